@@ -1,0 +1,109 @@
+/**
+ * Every error the kit produces, on the server, in the client and in the UI, is a
+ * `ResumableError` with one of these codes. Keeping the list in one place is what lets a
+ * server answer `{"error":{"code":"offset_expired"}}` and a client branch on the same word.
+ */
+export const ERROR_CODES = [
+  // HTTP contract (protocol.md, "Errors")
+  'bad_request',
+  'unauthorized',
+  'forbidden',
+  'run_not_found',
+  'thread_not_found',
+  'offset_expired',
+  'offset_ahead',
+  'payload_too_large',
+  'too_many_requests',
+  'store_unavailable',
+  'internal',
+  // Run outcomes reported through RUN_ERROR
+  'agent_lost',
+  'agent_failed',
+  'upstream_failed',
+  // Stream and fold faults
+  'malformed_event',
+  'unknown_event',
+  'offset_gap',
+  'event_after_terminal',
+  'bad_patch',
+  // Client-side conditions
+  'network',
+  'stalled',
+  'corrupt_record',
+  'storage_unavailable',
+  'aborted',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** HTTP status for the codes that cross the wire as an error response. */
+export const HTTP_STATUS_BY_CODE: Readonly<Partial<Record<ErrorCode, number>>> = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  run_not_found: 404,
+  thread_not_found: 404,
+  offset_ahead: 409,
+  offset_expired: 410,
+  payload_too_large: 413,
+  too_many_requests: 429,
+  internal: 500,
+  store_unavailable: 503,
+};
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string };
+}
+
+export class ResumableError extends Error {
+  override readonly name = 'ResumableError';
+  readonly code: ErrorCode;
+  /** HTTP status when the error came from, or goes to, an HTTP response. */
+  readonly status: number | undefined;
+  /** Seconds to wait before retrying (from `Retry-After`), when known. */
+  readonly retryAfter: number | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { status?: number; retryAfter?: number; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.status = options.status ?? HTTP_STATUS_BY_CODE[code];
+    this.retryAfter = options.retryAfter;
+  }
+
+  toBody(): ErrorBody {
+    return { error: { code: this.code, message: this.message } };
+  }
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
+}
+
+export function isResumableError(value: unknown): value is ResumableError {
+  return value instanceof ResumableError;
+}
+
+/**
+ * Reads an error response body (`{"error":{"code","message"}}`) into a typed error. A body
+ * that is not of that shape still yields an error, coded from the status.
+ */
+export function errorFromBody(status: number, body: unknown, retryAfter?: number): ResumableError {
+  const inner = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+  const code: ErrorCode = isErrorCode(inner?.code) ? inner.code : codeForStatus(status);
+  const message = typeof inner?.message === 'string' ? inner.message : `HTTP ${status}`;
+  return new ResumableError(code, message, {
+    status,
+    ...(retryAfter === undefined ? {} : { retryAfter }),
+  });
+}
+
+function codeForStatus(status: number): ErrorCode {
+  for (const [code, s] of Object.entries(HTTP_STATUS_BY_CODE)) {
+    if (s === status) return code as ErrorCode;
+  }
+  return status >= 500 ? 'internal' : 'bad_request';
+}
