@@ -1,0 +1,28 @@
+/**
+ * `pnpm bench`: runs every benchmark in this folder, one child process each (so one's
+ * memory or timers cannot skew another's figures), in a fixed order. Each writes its
+ * figures to bench/results/<name>.json and prints its own table.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const only = process.argv.slice(2);
+const suites = ['fold', 'server', 'resume', 'redis'].filter(
+  (name) => only.length === 0 || only.includes(name),
+);
+let failed = 0;
+for (const name of suites) {
+  const file = join(here, `${name}.bench.ts`);
+  if (!existsSync(file)) continue;
+  console.log(`\n━━ bench: ${name} ━━`);
+  const result = spawnSync(
+    process.execPath,
+    ['--conditions=source', '--import', 'tsx', '--expose-gc', file],
+    { stdio: 'inherit', cwd: join(here, '..') },
+  );
+  if (result.status !== 0) failed++;
+}
+process.exit(failed === 0 ? 0 : 1);

@@ -1,0 +1,74 @@
+import type { ResumableError, RunMessage, RunStatus } from '@resumable/protocol';
+
+/**
+ * The public shapes shared by the hooks and the UI. The UI renders only from these, so a
+ * custom UI (or another framework's adapter) can be driven by the same core.
+ */
+
+/** Where a session's connection is. `offline` while `navigator.onLine` is false. */
+export type ConnectionPhase =
+  | 'idle'
+  | 'connecting'
+  | 'streaming'
+  | 'reconnecting'
+  | 'offline'
+  | 'finished'
+  | 'cancelled'
+  | 'error';
+
+/** Facts about the connection, for status lines and inspectors. */
+export interface ConnectionInfo {
+  phase: ConnectionPhase;
+  /** Reconnect attempts since the last stable connection (0 when healthy). */
+  attempt: number;
+  /** When the next reconnect attempt is scheduled (epoch ms), or null. */
+  nextRetryAt: number | null;
+  /** The last transport error (network, stall, gap, HTTP error), or null. */
+  lastError: ResumableError | null;
+  /** Events applied from the first read after the last (re)connect: "caught up n events". */
+  caughtUp: number;
+  /** How many times this session resumed after a drop or reload. */
+  resumes: number;
+  /** The resume point (highest offset applied). */
+  offset: number;
+  /** `memory` when IndexedDB is not available and records do not survive a reload. */
+  persistence: 'indexeddb' | 'memory';
+}
+
+/** A prompt waiting in the outbox (typed offline, or whose POST has not been answered). */
+export interface OutboxItem {
+  /** The client-chosen run id the prompt will start (idempotent retries). */
+  runId: string;
+  text: string;
+  createdAt: number;
+}
+
+/** A message as the UI shows it: the folded AG-UI message, plus an optimistic marker. */
+export type ChatMessage = RunMessage & {
+  /** A user message shown before the server has it (sending or queued offline). */
+  pending?: 'sending' | 'queued';
+};
+
+/** What `useResumableChat` returns; `<ResumableChat>` is built only on this. */
+export interface ChatController {
+  threadId: string | null;
+  runId: string | null;
+  /** History pages, then the active run's messages, then the outbox's optimistic prompts. */
+  messages: readonly ChatMessage[];
+  status: RunStatus;
+  connection: ConnectionInfo;
+  error: ResumableError | null;
+  /** True while a reply streams: the composer shows Stop instead of Send. */
+  isStreaming: boolean;
+  outbox: readonly OutboxItem[];
+  hasOlder: boolean;
+  isLoadingOlder: boolean;
+  send(text: string): Promise<void>;
+  /** Cancels the run on the server (never a mere disconnect). */
+  stop(): Promise<void>;
+  /** Reconnects now after an error, or re-sends a failed prompt. */
+  retry(): void;
+  loadOlder(): Promise<void>;
+  /** Starts a new conversation (a new thread on the next send). */
+  reset(): void;
+}
