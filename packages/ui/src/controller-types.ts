@@ -1,0 +1,9 @@
+// The UI renders only from the hooks' public shapes. One import point, so the parts and the
+// drop-in agree on the contract with `useResumableChat`.
+export type {
+  ChatController,
+  ChatMessage,
+  ConnectionInfo,
+  ConnectionPhase,
+  OutboxItem,
+} from '../../hooks/src/core/types.js';

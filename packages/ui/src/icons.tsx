@@ -1,0 +1,62 @@
+import type { ReactNode } from 'react';
+
+// Inline icons (no icon font, no dependency). Decorative: every button carries its own name.
+function Icon({ children, filled = false }: { children: ReactNode; filled?: boolean }) {
+  return (
+    <svg
+      aria-hidden="true"
+      focusable="false"
+      width={16}
+      height={16}
+      viewBox="0 0 24 24"
+      fill={filled ? 'currentColor' : 'none'}
+      stroke={filled ? 'none' : 'currentColor'}
+      strokeWidth={2}
+      strokeLinecap="round"
+      strokeLinejoin="round"
+    >
+      {children}
+    </svg>
+  );
+}
+
+export function CopyIcon() {
+  return (
+    <Icon>
+      <rect x="9" y="9" width="12" height="12" rx="2" />
+      <path d="M5 15V5a2 2 0 0 1 2-2h10" />
+    </Icon>
+  );
+}
+
+export function CheckIcon() {
+  return (
+    <Icon>
+      <path d="M20 6 9 17l-5-5" />
+    </Icon>
+  );
+}
+
+export function SendIcon() {
+  return (
+    <Icon>
+      <path d="M12 19V5M5 12l7-7 7 7" />
+    </Icon>
+  );
+}
+
+export function StopIcon() {
+  return (
+    <Icon filled>
+      <rect x="6" y="6" width="12" height="12" rx="2" />
+    </Icon>
+  );
+}
+
+export function ArrowDownIcon() {
+  return (
+    <Icon>
+      <path d="M12 5v14M19 12l-7 7-7-7" />
+    </Icon>
+  );
+}

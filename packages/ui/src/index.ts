@@ -1,0 +1,35 @@
+export { Composer, type ComposerProps } from './composer.js';
+export {
+  ConnectionStatus,
+  type ConnectionStatusProps,
+  connectionStatusText,
+  errorText,
+  type StatusError,
+} from './connection-status.js';
+export type {
+  ChatController,
+  ChatMessage,
+  ConnectionInfo,
+  ConnectionPhase,
+  OutboxItem,
+} from './controller-types.js';
+export { CopyButton, type CopyButtonProps } from './copy-button.js';
+export { type ChatLabels, DEFAULT_LABELS, useLabels } from './labels.js';
+export { type ImagePolicy, Markdown, type MarkdownProps, splitBlocks } from './markdown.js';
+export { Message, type MessageProps } from './message.js';
+export { MessageList, type MessageListProps } from './message-list.js';
+export { type MessageStatus, messageStatus } from './message-status.js';
+export { ReplyAnnouncer, type ReplyAnnouncerProps } from './reply-announcer.js';
+export {
+  ResumableChatView,
+  type ResumableChatViewOptions,
+  type ResumableChatViewProps,
+} from './resumable-chat-view.js';
+export {
+  prettyJson,
+  ToolCall,
+  type ToolCallProps,
+  type ToolCallStatus,
+  toolCallStatus,
+  toolResultText,
+} from './tool-call.js';

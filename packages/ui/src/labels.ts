@@ -1,0 +1,147 @@
+import { useRef } from 'react';
+
+/**
+ * Every string the UI shows or announces, for translation. Strings that carry numbers are
+ * functions. Pass a partial object as `labels`; what you leave out keeps the English default.
+ */
+export interface ChatLabels {
+  /** Accessible name of the composer's textarea. @default 'Message' */
+  messageInput: string;
+  /** @default 'Send a message…' */
+  placeholder: string;
+  /** @default 'Send' */
+  send: string;
+  /** @default 'Stop' */
+  stop: string;
+  /** Hint under the composer while offline. */
+  offlineHint: string;
+  /** Accessible name of the transcript (`role="log"`). @default 'Conversation' */
+  transcript: string;
+  /** Shown in an empty transcript. */
+  empty: string;
+  /** @default 'Load older messages' */
+  loadOlder: string;
+  /** @default 'Loading older messages…' */
+  loadingOlder: string;
+  /** @default 'Jump to latest' */
+  jumpToLatest: string;
+  /** Visually hidden speaker names, read before each message. */
+  user: string;
+  assistant: string;
+  tool: string;
+  /** Summary of a finished reasoning block. @default 'Reasoning' */
+  reasoning: string;
+  /** Summary of a reasoning block that is still streaming. @default 'Thinking…' */
+  reasoningStreaming: string;
+  /** Shown while the assistant has not produced a token yet (screen readers get `replying`). */
+  thinking: string;
+  /** Marks a reply the user stopped; its text is kept. @default 'Stopped' */
+  stopped: string;
+  /** Marks a reply cut short by an error (distinct from stopped). */
+  errored: string;
+  /** An optimistic user message whose POST is in flight. @default 'Sending…' */
+  sending: string;
+  /** A user message typed offline, waiting in the outbox. @default 'Will send when online' */
+  queued: string;
+  /** @default 'Copy code' */
+  copyCode: string;
+  /** @default 'Copy message' */
+  copyMessage: string;
+  /** @default 'Copied' */
+  copied: string;
+  /** Stand-in for a remote image that was not loaded. */
+  imageBlocked: (alt: string) => string;
+  toolRunning: string;
+  toolDone: string;
+  toolError: string;
+  toolStopped: string;
+  toolArguments: string;
+  toolResult: string;
+  /** Polite announcements, once per reply. */
+  replying: string;
+  replyFinished: string;
+  replyStopped: string;
+  /** Connection status lines (`role="status"`). `seconds` is null when no retry is scheduled. */
+  reconnecting: (attempt: number, seconds: number | null) => string;
+  /** `running`: a reply was in progress when the network went away. */
+  offline: (running: boolean) => string;
+  resumed: (events: number) => string;
+  /** The run's worker died (`agent_lost`): the partial answer is kept. */
+  agentLost: string;
+  /** Any other error, as shown in the `role="alert"` notice. */
+  error: (message: string, code: string | undefined) => string;
+  /** @default 'Retry' */
+  retry: string;
+}
+
+export const DEFAULT_LABELS: ChatLabels = {
+  messageInput: 'Message',
+  placeholder: 'Send a message…',
+  send: 'Send',
+  stop: 'Stop',
+  offlineHint: 'You are offline. Messages will send when you are back online.',
+  transcript: 'Conversation',
+  empty: 'Send a message to start the conversation.',
+  loadOlder: 'Load older messages',
+  loadingOlder: 'Loading older messages…',
+  jumpToLatest: 'Jump to latest',
+  user: 'You',
+  assistant: 'Assistant',
+  tool: 'Tool',
+  reasoning: 'Reasoning',
+  reasoningStreaming: 'Thinking…',
+  thinking: 'Thinking…',
+  stopped: 'Stopped',
+  errored: 'Interrupted by an error',
+  sending: 'Sending…',
+  queued: 'Will send when online',
+  copyCode: 'Copy code',
+  copyMessage: 'Copy message',
+  copied: 'Copied',
+  imageBlocked: (alt) => (alt ? `Image not loaded: ${alt}` : 'Image not loaded'),
+  toolRunning: 'Running',
+  toolDone: 'Done',
+  toolError: 'Error',
+  toolStopped: 'Stopped',
+  toolArguments: 'Arguments',
+  toolResult: 'Result',
+  replying: 'Assistant is replying',
+  replyFinished: 'Reply finished',
+  replyStopped: 'Reply stopped',
+  reconnecting: (attempt, seconds) =>
+    seconds === null
+      ? `Reconnecting (attempt ${attempt})…`
+      : `Reconnecting (attempt ${attempt}), next try in ${seconds} s`,
+  offline: (running) =>
+    running
+      ? 'Offline — the answer keeps going on the server'
+      : 'Offline — messages will send when you are back online',
+  resumed: (events) => `Reconnected — caught up ${events} ${events === 1 ? 'event' : 'events'}`,
+  agentLost: 'The assistant stopped unexpectedly (run lost). The partial answer is kept.',
+  error: (message) => `Something went wrong: ${message}`,
+  retry: 'Retry',
+};
+
+/**
+ * Defaults merged with the caller's labels, kept referentially stable while the caller's
+ * values are shallow-equal: an inline `labels={{…}}` must not re-render every memoized row.
+ */
+export function useLabels(labels: Partial<ChatLabels> | undefined): ChatLabels {
+  const ref = useRef<{ input: Partial<ChatLabels> | undefined; merged: ChatLabels } | null>(null);
+  const prev = ref.current;
+  if (prev && shallowEqual(prev.input, labels)) return prev.merged;
+  const merged = labels ? { ...DEFAULT_LABELS, ...labels } : DEFAULT_LABELS;
+  ref.current = { input: labels, merged };
+  return merged;
+}
+
+function shallowEqual(a: object | undefined, b: object | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) {
+    if ((a as Record<string, unknown>)[k] !== (b as Record<string, unknown>)[k]) return false;
+  }
+  return true;
+}

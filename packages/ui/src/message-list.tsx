@@ -1,0 +1,184 @@
+import { type ComponentType, memo, useMemo, useRef } from 'react';
+import { useStickToBottom } from 'use-stick-to-bottom';
+import type { ChatMessage } from './controller-types.js';
+import { cx } from './cx.js';
+import { ArrowDownIcon } from './icons.js';
+import { type ChatLabels, useLabels } from './labels.js';
+import type { ImagePolicy } from './markdown.js';
+import { Message, type MessageProps } from './message.js';
+
+export interface MessageListProps {
+  messages: readonly ChatMessage[];
+  /**
+   * A reply is on its way: shows a typing indicator until its first message appears.
+   * @default false
+   */
+  isStreaming?: boolean;
+  /** More history exists before the first message: shows "load older" at the top. @default false */
+  hasOlder?: boolean;
+  /** @default false */
+  isLoadingOlder?: boolean;
+  onLoadOlder?: () => void;
+  /** @default false (remote images in replies are not loaded) */
+  allowRemoteImages?: ImagePolicy;
+  /**
+   * Renders each message; wrap or replace the default `<Message>`. It renders only when its
+   * own message (or tool results) change.
+   * @default Message
+   */
+  messageComponent?: ComponentType<MessageProps>;
+  labels?: Partial<ChatLabels>;
+  className?: string;
+}
+
+/**
+ * The transcript, `role="log"`. Sticks to the bottom while a reply streams unless the user
+ * scrolled up (then "Jump to latest" appears). Tool results are shown inside the call they
+ * answer; a settled row never re-renders while another streams.
+ */
+export function MessageList({
+  messages,
+  isStreaming = false,
+  hasOlder = false,
+  isLoadingOlder = false,
+  onLoadOlder,
+  allowRemoteImages = false,
+  messageComponent = Message,
+  labels: labelsProp,
+  className,
+}: MessageListProps) {
+  const labels = useLabels(labelsProp);
+  const { scrollRef, contentRef, isAtBottom, scrollToBottom } = useStickToBottom({
+    initial: 'instant',
+    resize: 'smooth',
+  });
+  const rows = useToolResultRows(messages);
+  const last = messages[messages.length - 1];
+  // Between Send and the first event of the reply, nothing in the transcript is streaming.
+  const awaitingReply = isStreaming && (!last || last.role === 'user');
+
+  return (
+    <div className={cx('rc-message-list', className)}>
+      <div
+        ref={scrollRef}
+        className="rc-message-list__scroll"
+        role="log"
+        aria-label={labels.transcript}
+        // role="log" is polite by default, which would read every token aloud; the reply's
+        // start and end are announced once by <ReplyAnnouncer> instead.
+        aria-live="off"
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard
+        tabIndex={0}
+      >
+        <div ref={contentRef} className="rc-message-list__content">
+          {hasOlder ? (
+            <div className="rc-message-list__older">
+              <button
+                type="button"
+                className="rc-button rc-button--ghost"
+                onClick={onLoadOlder}
+                disabled={isLoadingOlder}
+                aria-busy={isLoadingOlder || undefined}
+              >
+                {isLoadingOlder ? labels.loadingOlder : labels.loadOlder}
+              </button>
+            </div>
+          ) : null}
+          {messages.length === 0 && !isStreaming ? (
+            <p className="rc-message-list__empty">{labels.empty}</p>
+          ) : null}
+          {rows.map(({ message, toolResults }) => (
+            <MessageRow
+              key={message.id}
+              component={messageComponent}
+              message={message}
+              toolResults={toolResults}
+              allowRemoteImages={allowRemoteImages}
+              labels={labels}
+            />
+          ))}
+          {awaitingReply ? (
+            <div className="rc-message rc-message--assistant rc-message--placeholder">
+              <span className="rc-typing" role="img" aria-label={labels.thinking}>
+                <span />
+                <span />
+                <span />
+              </span>
+            </div>
+          ) : null}
+        </div>
+      </div>
+      {!isAtBottom ? (
+        <button
+          type="button"
+          className="rc-jump"
+          onClick={() => {
+            void scrollToBottom();
+          }}
+        >
+          <ArrowDownIcon />
+          <span>{labels.jumpToLatest}</span>
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+type RowProps = MessageProps & { component: ComponentType<MessageProps> };
+
+// Memoized here as well as in <Message>, so a custom `messageComponent` gets the guarantee too.
+const MessageRow = memo(
+  function MessageRow({ component: Component, ...props }: RowProps) {
+    return <Component {...props} />;
+  },
+  (a, b) =>
+    a.component === b.component &&
+    a.message === b.message &&
+    sameItems(a.toolResults, b.toolResults) &&
+    a.allowRemoteImages === b.allowRemoteImages &&
+    a.labels === b.labels,
+);
+
+function sameItems<T>(a: ReadonlyArray<T> | undefined, b: ReadonlyArray<T> | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b || a.length !== b.length) return false;
+  return a.every((item, i) => item === b[i]);
+}
+
+interface Row {
+  message: ChatMessage;
+  toolResults: ReadonlyArray<ChatMessage | undefined> | undefined;
+}
+
+/**
+ * Pairs each assistant tool call with the tool message answering it, and drops those tool
+ * messages from the top level (they render inside their call). A result whose call is not
+ * in view (an older page) stays a row of its own. The per-message arrays are reused while
+ * their items are the same, so memoized rows keep seeing equal props.
+ */
+function useToolResultRows(messages: readonly ChatMessage[]): Row[] {
+  const cache = useRef(new Map<string, ReadonlyArray<ChatMessage | undefined>>());
+  return useMemo(() => {
+    const results = new Map<string, ChatMessage>();
+    const calls = new Set<string>();
+    for (const m of messages) {
+      if (m.role === 'tool') results.set(m.toolCallId, m);
+      else if (m.role === 'assistant') for (const c of m.toolCalls ?? []) calls.add(c.id);
+    }
+    const next = new Map<string, ReadonlyArray<ChatMessage | undefined>>();
+    const rows: Row[] = [];
+    for (const m of messages) {
+      if (m.role === 'tool' && calls.has(m.toolCallId)) continue;
+      let toolResults: ReadonlyArray<ChatMessage | undefined> | undefined;
+      if (m.role === 'assistant' && m.toolCalls?.length) {
+        const fresh = m.toolCalls.map((c) => results.get(c.id));
+        const prev = cache.current.get(m.id);
+        toolResults = prev && sameItems(prev, fresh) ? prev : fresh;
+        next.set(m.id, toolResults);
+      }
+      rows.push({ message: m, toolResults });
+    }
+    cache.current = next;
+    return rows;
+  }, [messages]);
+}

@@ -1,0 +1,184 @@
+import { messageText } from '@resumable/protocol';
+import { memo, useState } from 'react';
+import type { ChatMessage } from './controller-types.js';
+import { CopyButton } from './copy-button.js';
+import { cx } from './cx.js';
+import { type ChatLabels, useLabels } from './labels.js';
+import { type ImagePolicy, Markdown } from './markdown.js';
+import { messageStatus } from './message-status.js';
+import { ToolCall, toolResultText } from './tool-call.js';
+
+export interface MessageProps {
+  message: ChatMessage;
+  /**
+   * For an assistant message with tool calls: the `role: 'tool'` message answering each call,
+   * in the order of `message.toolCalls` (undefined while it has not come).
+   */
+  toolResults?: ReadonlyArray<ChatMessage | undefined>;
+  /** @default false (remote images are not loaded) */
+  allowRemoteImages?: ImagePolicy;
+  labels?: Partial<ChatLabels>;
+  className?: string;
+}
+
+/**
+ * One message of the transcript: user, assistant (streaming Markdown, tool calls), reasoning
+ * (collapsible) or a tool result. The element carries `data-message-id`, `data-role` and
+ * `data-status`. Memoized on the message object's identity: the fold replaces only the
+ * message that changed, so settled rows skip rendering while another one streams.
+ */
+export const Message = memo(function Message({
+  message,
+  toolResults,
+  allowRemoteImages = false,
+  labels: labelsProp,
+  className,
+}: MessageProps) {
+  const labels = useLabels(labelsProp);
+  const status = messageStatus(message);
+  const role = message.role;
+  if (role === 'system' || role === 'developer' || role === 'activity') return null;
+
+  return (
+    <div
+      className={cx('rc-message', `rc-message--${role}`, className)}
+      data-message-id={message.id}
+      data-role={role}
+      data-status={status}
+      data-pending={message.pending}
+    >
+      {role === 'user' ? (
+        <UserBody message={message} labels={labels} />
+      ) : role === 'assistant' ? (
+        <AssistantBody
+          message={message}
+          toolResults={toolResults}
+          labels={labels}
+          allowRemoteImages={allowRemoteImages}
+        />
+      ) : role === 'reasoning' ? (
+        <ReasoningBody message={message} labels={labels} />
+      ) : (
+        <div className="rc-message__tool-result">
+          <span className="rc-sr-only">{labels.tool}: </span>
+          <pre className="rc-tool__json" data-part="result">
+            {toolResultText(message)}
+          </pre>
+        </div>
+      )}
+      {status === 'stopped' || status === 'error' ? (
+        <span className={cx('rc-badge', `rc-badge--${status}`)} data-part="ended">
+          {status === 'stopped' ? labels.stopped : labels.errored}
+        </span>
+      ) : null}
+    </div>
+  );
+}, areMessagePropsEqual);
+
+function areMessagePropsEqual(a: MessageProps, b: MessageProps): boolean {
+  return (
+    a.message === b.message &&
+    sameItems(a.toolResults, b.toolResults) &&
+    a.allowRemoteImages === b.allowRemoteImages &&
+    a.labels === b.labels &&
+    a.className === b.className
+  );
+}
+
+function sameItems<T>(a: ReadonlyArray<T> | undefined, b: ReadonlyArray<T> | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b || a.length !== b.length) return false;
+  return a.every((item, i) => item === b[i]);
+}
+
+function UserBody({ message, labels }: { message: ChatMessage; labels: ChatLabels }) {
+  return (
+    <>
+      <span className="rc-sr-only">{labels.user}: </span>
+      <div className="rc-message__bubble" data-part="text">
+        {messageText(message)}
+      </div>
+      {message.pending ? (
+        <span className="rc-message__pending" data-part="pending">
+          {message.pending === 'queued' ? labels.queued : labels.sending}
+        </span>
+      ) : null}
+    </>
+  );
+}
+
+function AssistantBody({
+  message,
+  toolResults,
+  labels,
+  allowRemoteImages,
+}: {
+  message: ChatMessage;
+  toolResults: ReadonlyArray<ChatMessage | undefined> | undefined;
+  labels: ChatLabels;
+  allowRemoteImages: ImagePolicy;
+}) {
+  const text = messageText(message);
+  const calls = message.toolCalls ?? [];
+  const waiting = message.streaming && text === '' && calls.length === 0;
+  return (
+    <>
+      <span className="rc-sr-only">{labels.assistant}: </span>
+      {text !== '' || waiting ? (
+        <div className="rc-message__content" data-part="text">
+          {waiting ? (
+            <span className="rc-typing" role="img" aria-label={labels.thinking}>
+              <span />
+              <span />
+              <span />
+            </span>
+          ) : (
+            <Markdown
+              text={text}
+              streaming={message.streaming === true}
+              allowRemoteImages={allowRemoteImages}
+              labels={labels}
+            />
+          )}
+        </div>
+      ) : null}
+      {calls.map((call, i) => (
+        <ToolCall
+          key={call.id}
+          call={call}
+          result={toolResults?.[i]}
+          ended={message.ended}
+          labels={labels}
+        />
+      ))}
+      {!message.streaming && text !== '' ? (
+        <div className="rc-message__actions">
+          <CopyButton text={text} label={labels.copyMessage} copiedLabel={labels.copied} />
+        </div>
+      ) : null}
+    </>
+  );
+}
+
+function ReasoningBody({ message, labels }: { message: ChatMessage; labels: ChatLabels }) {
+  // Open while it streams (the user sees the model think), folded once done, unless the
+  // user chose otherwise.
+  const [userOpen, setUserOpen] = useState<boolean | null>(null);
+  const streaming = message.streaming === true;
+  const open = userOpen ?? streaming;
+  return (
+    <details
+      className="rc-reasoning"
+      open={open}
+      onToggle={(e) => {
+        const next = (e.currentTarget as HTMLDetailsElement).open;
+        if (next !== open) setUserOpen(next);
+      }}
+    >
+      <summary>{streaming ? labels.reasoningStreaming : labels.reasoning}</summary>
+      <div className="rc-reasoning__text" data-part="text">
+        {messageText(message)}
+      </div>
+    </details>
+  );
+}

@@ -1,0 +1,70 @@
+import type { ChatController, ChatMessage, ConnectionInfo } from '../src/controller-types.js';
+
+export function user(id: string, content: string, extra: Partial<ChatMessage> = {}): ChatMessage {
+  return { id, role: 'user', content, ...extra } as ChatMessage;
+}
+
+export function assistant(
+  id: string,
+  content: string,
+  extra: Partial<Extract<ChatMessage, { role: 'assistant' }>> = {},
+): ChatMessage {
+  return { id, role: 'assistant', content, ...extra } as ChatMessage;
+}
+
+export function connection(extra: Partial<ConnectionInfo> = {}): ConnectionInfo {
+  return {
+    phase: 'idle',
+    attempt: 0,
+    nextRetryAt: null,
+    lastError: null,
+    caughtUp: 0,
+    resumes: 0,
+    offset: 0,
+    persistence: 'indexeddb',
+    ...extra,
+  };
+}
+
+export interface Calls {
+  send: string[];
+  stop: number;
+  retry: number;
+  loadOlder: number;
+}
+
+export function controller(extra: Partial<ChatController> = {}): {
+  controller: ChatController;
+  calls: Calls;
+} {
+  const calls: Calls = { send: [], stop: 0, retry: 0, loadOlder: 0 };
+  return {
+    calls,
+    controller: {
+      threadId: 't1',
+      runId: null,
+      messages: [],
+      status: 'idle',
+      connection: connection(),
+      error: null,
+      isStreaming: false,
+      outbox: [],
+      hasOlder: false,
+      isLoadingOlder: false,
+      send: async (text) => {
+        calls.send.push(text);
+      },
+      stop: async () => {
+        calls.stop++;
+      },
+      retry: () => {
+        calls.retry++;
+      },
+      loadOlder: async () => {
+        calls.loadOlder++;
+      },
+      reset: () => {},
+      ...extra,
+    },
+  };
+}
