@@ -1,0 +1,107 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { RESTART_EXIT_CODE } from './supervisor.js';
+
+/**
+ * Demo-only endpoints under `/api/__chaos/` that break things on purpose, for the chaos
+ * panel and the end-to-end tests. They exist in `apps/demo` only: the kit's server has no
+ * such door. The demo server listens on 127.0.0.1, and nothing here reads or leaks data.
+ *
+ * | method, path        | does                                                         |
+ * |---------------------|--------------------------------------------------------------|
+ * | GET  state          | `{ pid, startedAt, delayMs, agent }`                         |
+ * | POST cut `{runId?}` | closes open event streams server-side (clients must resume)  |
+ * | POST restart        | `202`, then the process exits; the supervisor starts it again |
+ * | POST slow `{delayMs}` | adds a delay before each event agents produce (0 = off)     |
+ */
+
+export const CHAOS_PREFIX = '/api/__chaos/';
+
+export interface ChaosOptions {
+  /** Closes open SSE streams (of one run, or all); returns how many when it knows. */
+  dropConnections(runId?: string): number | undefined | Promise<number | undefined>;
+  /** Name of the agent, for the panel. */
+  agent: string;
+  /**
+   * How the process ends on "restart". Tests inject a spy.
+   * @default exits with `RESTART_EXIT_CODE`, without a graceful shutdown (a crash)
+   */
+  exit?: () => void;
+}
+
+export interface Chaos {
+  /** Answers a `/api/__chaos/*` request. */
+  fetch(request: Request): Promise<Response>;
+  /** The current extra delay per event, in ms. */
+  readonly delayMs: number;
+  /** Wraps an agent so "slow the stream" applies to runs already going. */
+  slow<I, C extends { signal: AbortSignal }, E>(
+    agent: (input: I, context: C) => AsyncIterable<E>,
+  ): (input: I, context: C) => AsyncIterable<E>;
+}
+
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+
+async function readJson(request: Request): Promise<Record<string, unknown>> {
+  try {
+    const body: unknown = await request.json();
+    return body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+export function createChaos(options: ChaosOptions): Chaos {
+  const startedAt = Date.now();
+  const exit = options.exit ?? (() => process.exit(RESTART_EXIT_CODE));
+  let delayMs = 0;
+
+  return {
+    get delayMs() {
+      return delayMs;
+    },
+    slow(agent) {
+      return async function* slowed(input, context) {
+        for await (const event of agent(input, context)) {
+          // Read per event, so the switch takes effect in the middle of an answer.
+          if (delayMs > 0) await sleep(delayMs, undefined, { signal: context.signal });
+          yield event;
+        }
+      };
+    },
+    async fetch(request) {
+      const action = new URL(request.url).pathname.slice(CHAOS_PREFIX.length);
+      const method = request.method;
+      if (action === 'state' && method === 'GET') {
+        return json({ pid: process.pid, startedAt, delayMs, agent: options.agent });
+      }
+      if (action === 'cut' && method === 'POST') {
+        const { runId } = await readJson(request);
+        const dropped = await options.dropConnections(
+          typeof runId === 'string' && runId ? runId : undefined,
+        );
+        return json({ dropped: dropped ?? null });
+      }
+      if (action === 'restart' && method === 'POST') {
+        // Answer first, then die abruptly: no graceful close, like a crash or an OOM kill.
+        setTimeout(exit, 50);
+        return json({ restarting: true }, 202);
+      }
+      if (action === 'slow' && method === 'POST') {
+        const { delayMs: wanted } = await readJson(request);
+        if (typeof wanted !== 'number' || !Number.isFinite(wanted) || wanted < 0 || wanted > 5000) {
+          return json(
+            { error: { code: 'bad_request', message: 'delayMs must be a number from 0 to 5000' } },
+            400,
+          );
+        }
+        delayMs = wanted;
+        return json({ delayMs });
+      }
+      return json(
+        { error: { code: 'bad_request', message: `unknown chaos action ${action}` } },
+        400,
+      );
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { type Supervisor, superviseServer } from './supervisor.js';
+
+/** Shared by `pnpm dev` and `pnpm preview`: start the API server, then the web server. */
+
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+
+export interface WebServer {
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the supervised API server with the demo's defaults (SQLite under the repo's
+ * `.data/`, answers long enough to break on purpose), points the Vite proxy at it, runs
+ * `startWeb`, and stops both on Ctrl-C.
+ */
+export async function runWithApi(startWeb: (api: Supervisor) => Promise<WebServer>) {
+  mkdirSync(`${repoRoot}.data`, { recursive: true });
+  const api = await superviseServer({
+    port: Number(process.env.PORT ?? 8787),
+    env: {
+      RESUMABLE_STORE: process.env.RESUMABLE_STORE ?? `sqlite:${repoRoot}.data/resumable.db`,
+      // About 20 s per answer: time to reload, pull the network or restart the server.
+      SCRIPTED_TOKENS: process.env.SCRIPTED_TOKENS ?? '600',
+      SCRIPTED_TPS: process.env.SCRIPTED_TPS ?? '30',
+    },
+    log: (line) => console.log(`[api] ${line}`),
+  });
+  process.env.RESUMABLE_API_URL = api.origin;
+  const web = await startWeb(api);
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    console.log('\nStopping…');
+    await Promise.allSettled([web.close(), api.close()]);
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}

@@ -1,0 +1,92 @@
+import type { ConnectionInfo } from '@resumable/ui';
+import { useEffect, useRef } from 'react';
+import { inspectorLog, useInspectorLog } from './inspector-log.js';
+
+/**
+ * The event inspector: the client's connection facts (phase, resume point, attempts) and
+ * the timeline of what crossed the wire. Watching it while pressing the chaos buttons shows
+ * the whole mechanism: the resume point requested, the replayed burst, then live events.
+ */
+export function Inspector({
+  connection,
+  runId,
+}: {
+  connection: ConnectionInfo | null;
+  runId: string | null;
+}) {
+  const { rows, totals } = useInspectorLog();
+  const listRef = useRef<HTMLOListElement>(null);
+  useConnectionNotes(connection);
+
+  // Keep the newest row in view, like a terminal.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on each new row
+  useEffect(() => {
+    const list = listRef.current;
+    if (list) list.scrollTop = list.scrollHeight;
+  }, [rows]);
+
+  return (
+    <section className="demo-panel demo-inspector" aria-labelledby="inspector-title">
+      <div className="demo-panel-head">
+        <h2 id="inspector-title">Event inspector</h2>
+        <button type="button" className="demo-link" onClick={() => inspectorLog.clear()}>
+          Clear
+        </button>
+      </div>
+      <dl className="demo-facts">
+        <dt>Phase</dt>
+        <dd data-testid="inspector-phase">{connection?.phase ?? '—'}</dd>
+        <dt>Resume point</dt>
+        <dd data-testid="inspector-offset">{connection?.offset ?? 0}</dd>
+        <dt>Last resume from</dt>
+        <dd>{totals.lastAfter ?? '—'}</dd>
+        <dt>Resumes</dt>
+        <dd>{connection?.resumes ?? 0}</dd>
+        <dt>Replayed / live</dt>
+        <dd>
+          {totals.replayed} / {totals.live}
+        </dd>
+        <dt>Storage</dt>
+        <dd>{connection?.persistence ?? '—'}</dd>
+        <dt>Run</dt>
+        <dd title={runId ?? undefined}>{runId ? `${runId.slice(0, 8)}…` : '—'}</dd>
+      </dl>
+      <ol className="demo-timeline" ref={listRef} aria-label="Timeline">
+        {rows.map((row) => (
+          <li key={row.key} className={`demo-tone-${row.tone}`}>
+            <time>{new Date(row.at).toLocaleTimeString([], { hour12: false })}</time> {row.text}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+/** Writes each connection phase change, with its reason, into the timeline. */
+function useConnectionNotes(connection: ConnectionInfo | null) {
+  const previous = useRef<ConnectionInfo | null>(null);
+  useEffect(() => {
+    const before = previous.current;
+    previous.current = connection;
+    if (!connection) return;
+    if (before && before.phase === connection.phase && before.attempt === connection.attempt) {
+      return;
+    }
+    const { phase, attempt, lastError, nextRetryAt, caughtUp } = connection;
+    let text = `phase ${phase}`;
+    if (phase === 'reconnecting') {
+      const wait = nextRetryAt
+        ? ` in ${Math.max(0, (nextRetryAt - Date.now()) / 1000).toFixed(1)} s`
+        : '';
+      text += ` · attempt ${attempt}${wait}`;
+      if (lastError) text += ` · reason: ${lastError.code} (${lastError.message})`;
+    } else if (phase === 'streaming' && before && before.phase !== 'connecting') {
+      text += ` · resumed, caught up ${caughtUp}`;
+    } else if (phase === 'error' && lastError) {
+      text += ` · ${lastError.code}: ${lastError.message}`;
+    }
+    const tone =
+      phase === 'reconnecting' || phase === 'offline' || phase === 'error' ? 'warn' : 'info';
+    inspectorLog.note(text, tone);
+  }, [connection]);
+}

@@ -1,0 +1,38 @@
+import { threads, useThreads } from './threads.js';
+
+/** New / switch conversations. The list lives in localStorage, shared by all tabs. */
+export function ThreadList() {
+  const { threads: list, currentId } = useThreads();
+  const current = list.find((t) => t.id === currentId);
+  return (
+    <nav className="demo-threads" aria-label="Conversations">
+      <button type="button" className="demo-new" onClick={() => threads.create()}>
+        New conversation
+      </button>
+      <ul>
+        {list.map((thread) => (
+          <li key={thread.id}>
+            <button
+              type="button"
+              aria-current={thread.id === currentId ? 'page' : undefined}
+              onClick={() => threads.select(thread.id)}
+              title={thread.threadId ?? 'not started yet'}
+            >
+              {thread.title}
+            </button>
+          </li>
+        ))}
+      </ul>
+      {current?.threadId ? (
+        <a
+          className="demo-link"
+          href={`?thread=${encodeURIComponent(current.threadId)}`}
+          target="_blank"
+          rel="noreferrer"
+        >
+          Open this conversation in a second tab ↗
+        </a>
+      ) : null}
+    </nav>
+  );
+}

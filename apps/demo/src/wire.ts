@@ -1,0 +1,192 @@
+import { createParser } from 'eventsource-parser';
+
+/**
+ * The demo's window on the wire. It wraps `window.fetch` (before any other module runs) to
+ *  - record what the client really asks and gets: every `/api` request with its resume
+ *    point (`after`), the status, each event offset as it arrives, and how a stream ended;
+ *  - simulate going offline: `navigator.onLine` turns false, the `offline` event fires,
+ *    open response streams fail the way a dropped Wi-Fi fails them, and new requests are
+ *    refused until the time is up. (Chromium's own offline mode leaves open streams
+ *    running, so pulling the network by hand is the only faithful way to show a drop.)
+ * The client kit knows nothing of this: it sees exactly what a real network would show it.
+ */
+
+export type WireEvent =
+  | { kind: 'request'; id: number; at: number; method: string; path: string; after: number | null }
+  | { kind: 'response'; id: number; at: number; status: number; path: string }
+  | {
+      kind: 'offsets';
+      id: number;
+      at: number;
+      /** Offsets read in one chunk. */
+      offsets: number[];
+      /** True for the first read of a stream: events the server already had (a replay). */
+      replayed: boolean;
+    }
+  | { kind: 'end'; id: number; at: number; reason: 'complete' | 'dropped' | 'cancelled' }
+  | { kind: 'failed'; id: number; at: number; path: string; message: string }
+  | { kind: 'run'; at: number; runId: string; threadId: string }
+  | { kind: 'network'; at: number; online: boolean };
+
+type Listener = (event: WireEvent) => void;
+
+const listeners = new Set<Listener>();
+const openStreams = new Set<(error: Error) => void>();
+const realFetch = window.fetch.bind(window);
+let nextId = 1;
+let simulatedOffline = false;
+let offlineTimer: ReturnType<typeof setTimeout> | undefined;
+
+function emit(event: WireEvent) {
+  for (const listener of listeners) listener(event);
+}
+
+/** Subscribes to wire events; returns the unsubscribe function. */
+export function onWire(listener: Listener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export function isSimulatedOffline(): boolean {
+  return simulatedOffline;
+}
+
+/** Drops the network for `seconds`, then brings it back (events `offline` / `online`). */
+export function goOffline(seconds: number) {
+  clearTimeout(offlineTimer);
+  if (!simulatedOffline) {
+    simulatedOffline = true;
+    window.dispatchEvent(new Event('offline'));
+    const dropped = new TypeError('network error (simulated offline)');
+    for (const fail of [...openStreams]) fail(dropped);
+  }
+  offlineTimer = setTimeout(goOnline, seconds * 1000);
+}
+
+export function goOnline() {
+  clearTimeout(offlineTimer);
+  if (!simulatedOffline) return;
+  simulatedOffline = false;
+  window.dispatchEvent(new Event('online'));
+}
+
+function requestInfo(input: RequestInfo | URL, init?: RequestInit) {
+  const url = new URL(input instanceof Request ? input.url : String(input), location.href);
+  const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+  const after = url.searchParams.get('after');
+  return { url, method, after: after === null ? null : Number(after) };
+}
+
+/** Passes a response body through, reading event offsets and letting `goOffline` cut it. */
+function tapStream(id: number, body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let chunkOffsets: number[] = [];
+  const parser = createParser({
+    onEvent: (message) => {
+      if (message.id !== undefined && /^\d+$/.test(message.id)) chunkOffsets.push(+message.id);
+    },
+  });
+  let reads = 0;
+  let fail: ((error: Error) => void) | undefined;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      fail = (error) => {
+        openStreams.delete(fail!);
+        controller.error(error);
+        reader.cancel(error).catch(() => {});
+        emit({ kind: 'end', id, at: Date.now(), reason: 'dropped' });
+      };
+      openStreams.add(fail);
+    },
+    async pull(controller) {
+      let result: ReadableStreamReadResult<Uint8Array>;
+      try {
+        result = await reader.read();
+      } catch (error) {
+        if (!openStreams.has(fail!)) return;
+        openStreams.delete(fail!);
+        controller.error(error);
+        emit({ kind: 'end', id, at: Date.now(), reason: 'dropped' });
+        return;
+      }
+      if (!openStreams.has(fail!)) return;
+      if (result.done) {
+        openStreams.delete(fail!);
+        controller.close();
+        emit({ kind: 'end', id, at: Date.now(), reason: 'complete' });
+        return;
+      }
+      parser.feed(decoder.decode(result.value, { stream: true }));
+      if (chunkOffsets.length > 0) {
+        emit({
+          kind: 'offsets',
+          id,
+          at: Date.now(),
+          offsets: chunkOffsets,
+          replayed: reads === 0,
+        });
+        reads += 1;
+        chunkOffsets = [];
+      }
+      controller.enqueue(result.value);
+    },
+    cancel(reason) {
+      openStreams.delete(fail!);
+      emit({ kind: 'end', id, at: Date.now(), reason: 'cancelled' });
+      return reader.cancel(reason);
+    },
+  });
+}
+
+async function tappedFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  const { url, method, after } = requestInfo(input, init);
+  // The chaos panel's own calls bypass the tap: they must work while "offline".
+  const isApi = url.pathname.startsWith('/api/') && !url.pathname.startsWith('/api/__chaos/');
+  if (url.origin !== location.origin || !isApi) {
+    return realFetch(input, init);
+  }
+  const id = nextId++;
+  const path = url.pathname + url.search;
+  emit({ kind: 'request', id, at: Date.now(), method, path, after });
+  if (simulatedOffline) {
+    emit({ kind: 'failed', id, at: Date.now(), path, message: 'offline' });
+    throw new TypeError('Failed to fetch (simulated offline)');
+  }
+  let response: Response;
+  try {
+    response = await realFetch(input, init);
+  } catch (error) {
+    emit({ kind: 'failed', id, at: Date.now(), path, message: String(error) });
+    throw error;
+  }
+  emit({ kind: 'response', id, at: Date.now(), status: response.status, path });
+  if (method === 'POST' && url.pathname.endsWith('/runs') && response.ok) {
+    response
+      .clone()
+      .json()
+      .then((run: { runId?: string; threadId?: string }) => {
+        if (run.runId && run.threadId) {
+          emit({ kind: 'run', at: Date.now(), runId: run.runId, threadId: run.threadId });
+        }
+      })
+      .catch(() => {});
+  }
+  const type = response.headers.get('content-type') ?? '';
+  if (!response.body || !type.includes('text/event-stream')) return response;
+  return new Response(tapStream(id, response.body), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+// While simulating offline, `navigator.onLine` must say so, as it would on a real drop.
+const onLineDescriptor = Object.getOwnPropertyDescriptor(Navigator.prototype, 'onLine');
+Object.defineProperty(navigator, 'onLine', {
+  configurable: true,
+  get: () => !simulatedOffline && (onLineDescriptor?.get?.call(navigator) ?? true),
+});
+window.fetch = tappedFetch;
+window.addEventListener('online', () => emit({ kind: 'network', at: Date.now(), online: true }));
+window.addEventListener('offline', () => emit({ kind: 'network', at: Date.now(), online: false }));

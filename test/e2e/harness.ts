@@ -1,0 +1,119 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { build, type PreviewServer, preview } from 'vite';
+import { type Supervisor, superviseServer } from '../../apps/demo/server/supervisor.js';
+
+/**
+ * The e2e stack, started once per test file: the demo's API server as a real, restartable
+ * child process on an ephemeral 127.0.0.1 port (SQLite in a temp dir, the scripted agent
+ * tuned for long-but-fast answers), the demo app built once and served by `vite preview`
+ * with `/api` proxied to that server — the same code path as `pnpm preview` — and
+ * Chromium from Debian driven by playwright-core.
+ */
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const demoDir = fileURLToPath(new URL('../../apps/demo/', import.meta.url));
+export const artifactsDir = fileURLToPath(new URL('../artifacts/', import.meta.url));
+
+/** Long enough to break on purpose several times, short enough for a 2-core CI box. */
+export const SCRIPT = { tokens: 400, tokensPerSecond: 60 };
+
+/** Fails (never skips) when Chromium is missing, and says how to install it. */
+export function requireChromium() {
+  if (existsSync(CHROMIUM)) return;
+  const hint =
+    `Chromium not found at ${CHROMIUM}. The e2e suite drives a real browser: install it with\n` +
+    '  sudo apt-get install -y chromium\n' +
+    '(or set CHROMIUM_PATH to a Chromium/Chrome binary).';
+  console.error(hint);
+  throw new Error(hint);
+}
+
+export interface Stack {
+  /** The app, e.g. `http://127.0.0.1:41234` (its API is under `/api`). */
+  appUrl: string;
+  /** The API server itself, bypassing the proxy (for the test's own checks). */
+  api: Supervisor;
+  tmp: string;
+  close(): Promise<void>;
+}
+
+export async function startStack(): Promise<Stack> {
+  requireChromium();
+  const tmp = mkdtempSync(join(tmpdir(), 'resumable-e2e-'));
+  const api = await superviseServer({
+    port: 0,
+    stdio: process.env.E2E_VERBOSE ? 'inherit' : 'ignore',
+    env: {
+      RESUMABLE_STORE: `sqlite:${join(tmp, 'resumable.db')}`,
+      SCRIPTED_TOKENS: String(SCRIPT.tokens),
+      SCRIPTED_TPS: String(SCRIPT.tokensPerSecond),
+      // The openai agent must not be picked up from the developer's shell.
+      OPENAI_API_KEY: '',
+      OPENAI_BASE_URL: '',
+      RESUMABLE_AGENT: 'scripted',
+    },
+  });
+  let web: PreviewServer | undefined;
+  try {
+    // vite.config.ts reads the proxy target when it loads.
+    process.env.RESUMABLE_API_URL = api.origin;
+    const outDir = join(tmp, 'dist');
+    await build({
+      root: demoDir,
+      configFile: join(demoDir, 'vite.config.ts'),
+      logLevel: 'warn',
+      build: { outDir, emptyOutDir: true, sourcemap: false },
+    });
+    web = await preview({
+      root: demoDir,
+      configFile: join(demoDir, 'vite.config.ts'),
+      logLevel: 'warn',
+      build: { outDir },
+      preview: { host: '127.0.0.1', port: 0, strictPort: false, open: false },
+    });
+  } catch (error) {
+    await api.close();
+    throw error;
+  }
+  const address = web.httpServer.address();
+  if (!address || typeof address === 'string') throw new Error('preview server has no port');
+  const server = web;
+  return {
+    appUrl: `http://127.0.0.1:${address.port}`,
+    api,
+    tmp,
+    async close() {
+      await Promise.allSettled([server.close(), api.close()]);
+      rmSync(tmp, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A fresh browser profile (its own IndexedDB), persistent so reloads keep it. */
+export async function launchBrowser(tmp: string): Promise<BrowserContext> {
+  requireChromium();
+  const profile = mkdtempSync(join(tmp, 'profile-'));
+  return chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 860 },
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+export async function screenshot(page: Page, name: string) {
+  mkdirSync(artifactsDir, { recursive: true });
+  await page.screenshot({ path: join(artifactsDir, `${name}.png`) });
+}
