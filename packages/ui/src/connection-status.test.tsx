@@ -1,0 +1,162 @@
+import { ResumableError } from '@resumable/protocol';
+import { act, render, screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { connection } from '../test/fixtures.js';
+import { ConnectionStatus, connectionStatusText } from './connection-status.js';
+import type { ConnectionPhase } from './controller-types.js';
+import { DEFAULT_LABELS } from './labels.js';
+
+const NOW = 1_700_000_000_000;
+
+describe('connectionStatusText: the line for every ConnectionPhase', () => {
+  const cases: Array<
+    [ConnectionPhase, Parameters<typeof connection>[0], 'running' | 'idle', string | null]
+  > = [
+    ['idle', {}, 'idle', null],
+    ['connecting', {}, 'running', null],
+    ['connecting', { attempt: 2, nextRetryAt: null }, 'running', 'Reconnecting (attempt 2)…'],
+    ['streaming', {}, 'running', null],
+    [
+      'reconnecting',
+      { attempt: 3, nextRetryAt: NOW + 4200 },
+      'running',
+      'Reconnecting (attempt 3), next try in 5 s',
+    ],
+    ['reconnecting', { attempt: 1, nextRetryAt: null }, 'running', 'Reconnecting (attempt 1)…'],
+    ['offline', {}, 'running', 'Offline — the answer keeps going on the server'],
+    ['offline', {}, 'idle', 'Offline — messages will send when you are back online'],
+    ['finished', {}, 'idle', null],
+    ['cancelled', {}, 'idle', null],
+    ['error', {}, 'idle', null],
+  ];
+  for (const [phase, extra, status, expected] of cases) {
+    it(`${phase} ${JSON.stringify(extra)} (${status}) → ${JSON.stringify(expected)}`, () => {
+      expect(
+        connectionStatusText(connection({ ...extra, phase }), status, DEFAULT_LABELS, NOW),
+      ).toBe(expected);
+    });
+  }
+});
+
+describe('<ConnectionStatus>', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('is quiet while all is well: an empty role="status" and no alert', () => {
+    for (const phase of ['idle', 'connecting', 'streaming', 'finished', 'cancelled'] as const) {
+      const { unmount } = render(
+        <ConnectionStatus connection={connection({ phase })} status="running" />,
+      );
+      expect(screen.getByRole('status').textContent).toBe('');
+      expect(screen.queryByRole('alert')).toBeNull();
+      unmount();
+    }
+  });
+
+  it('counts down to the next reconnect attempt each second', () => {
+    vi.useFakeTimers({ now: NOW });
+    render(
+      <ConnectionStatus
+        connection={connection({ phase: 'reconnecting', attempt: 2, nextRetryAt: NOW + 3000 })}
+        status="running"
+      />,
+    );
+    expect(screen.getByRole('status').textContent).toBe(
+      'Reconnecting (attempt 2), next try in 3 s',
+    );
+    act(() => {
+      vi.advanceTimersByTime(1000);
+    });
+    expect(screen.getByRole('status').textContent).toBe(
+      'Reconnecting (attempt 2), next try in 2 s',
+    );
+    act(() => {
+      vi.advanceTimersByTime(2000);
+    });
+    expect(screen.getByRole('status').textContent).toBe(
+      'Reconnecting (attempt 2), next try in 0 s',
+    );
+  });
+
+  it('says the answer keeps going on the server while offline mid-reply', () => {
+    render(<ConnectionStatus connection={connection({ phase: 'offline' })} status="running" />);
+    expect(screen.getByRole('status').textContent).toBe(
+      'Offline — the answer keeps going on the server',
+    );
+  });
+
+  it('announces a resume with the number of events caught up, then goes quiet', () => {
+    vi.useFakeTimers({ now: NOW });
+    const { rerender } = render(
+      <ConnectionStatus
+        connection={connection({ phase: 'reconnecting', attempt: 1 })}
+        status="running"
+      />,
+    );
+    rerender(
+      <ConnectionStatus
+        connection={connection({ phase: 'streaming', resumes: 1, caughtUp: 42 })}
+        status="running"
+      />,
+    );
+    expect(screen.getByRole('status').textContent).toBe('Reconnected — caught up 42 events');
+    act(() => {
+      vi.advanceTimersByTime(4000);
+    });
+    expect(screen.getByRole('status').textContent).toBe('');
+  });
+
+  it('shows a lost run (agent_lost) as an alert with Retry', async () => {
+    const retries: number[] = [];
+    render(
+      <ConnectionStatus
+        connection={connection({ phase: 'error' })}
+        status="error"
+        error={new ResumableError('agent_lost', 'worker died')}
+        onRetry={() => retries.push(1)}
+      />,
+    );
+    const alert = screen.getByRole('alert');
+    expect(alert.textContent).toBe(
+      'The assistant stopped unexpectedly (run lost). The partial answer is kept.Retry',
+    );
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Retry' }));
+    expect(retries).toEqual([1]);
+  });
+
+  it("shows the transport's last error when the connection failed", () => {
+    render(
+      <ConnectionStatus
+        connection={connection({
+          phase: 'error',
+          lastError: new ResumableError('run_not_found', 'run r1 does not exist'),
+        })}
+        onRetry={() => {}}
+      />,
+    );
+    expect(screen.getByRole('alert').textContent).toBe(
+      'Something went wrong: run r1 does not existRetry',
+    );
+  });
+
+  it('takes its strings from labels', () => {
+    render(
+      <ConnectionStatus
+        connection={connection({ phase: 'offline' })}
+        status="running"
+        error={{ message: 'boom', code: 'internal' }}
+        onRetry={() => {}}
+        labels={{
+          offline: (running) => (running ? 'Hors ligne, la réponse continue' : 'Hors ligne'),
+          error: (message, code) => `Erreur ${code}: ${message}`,
+          retry: 'Réessayer',
+        }}
+      />,
+    );
+    expect(screen.getByRole('status').textContent).toBe('Hors ligne, la réponse continue');
+    expect(screen.getByRole('alert').textContent).toBe('Erreur internal: boomRéessayer');
+    expect(screen.getByRole('button', { name: 'Réessayer' })).toBeTruthy();
+  });
+});

@@ -1,0 +1,150 @@
+import { act, render, screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { Profiler, useState } from 'react';
+import { describe, expect, it } from 'vitest';
+import { assistant, user } from '../test/fixtures.js';
+import type { ChatMessage } from './controller-types.js';
+import { Message, type MessageProps } from './message.js';
+import { MessageList } from './message-list.js';
+
+describe('<MessageList>', () => {
+  it('is a role="log" named "Conversation", in message order', () => {
+    const { container } = render(
+      <MessageList messages={[user('u1', 'Hi'), assistant('a1', 'Hello')]} />,
+    );
+    const log = screen.getByRole('log', { name: 'Conversation' });
+    expect(log.getAttribute('aria-live')).toBe('off');
+    expect(
+      [...container.querySelectorAll('[data-message-id]')].map((e) =>
+        e.getAttribute('data-message-id'),
+      ),
+    ).toEqual(['u1', 'a1']);
+  });
+
+  it('shows the empty state, and a typing indicator between Send and the first token', () => {
+    const { rerender } = render(<MessageList messages={[]} />);
+    expect(screen.getByText('Send a message to start the conversation.')).toBeTruthy();
+    rerender(<MessageList messages={[user('u1', 'Hi')]} isStreaming />);
+    expect(screen.getByRole('img', { name: 'Thinking…' })).toBeTruthy();
+    rerender(
+      <MessageList
+        messages={[user('u1', 'Hi'), assistant('a1', 'He', { streaming: true })]}
+        isStreaming
+      />,
+    );
+    expect(screen.queryByRole('img', { name: 'Thinking…' })).toBeNull();
+  });
+
+  it('offers "Load older messages" at the top and says when it is loading', async () => {
+    let loads = 0;
+    const { rerender } = render(
+      <MessageList messages={[user('u1', 'Hi')]} hasOlder onLoadOlder={() => loads++} />,
+    );
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Load older messages' }));
+    expect(loads).toBe(1);
+    rerender(
+      <MessageList
+        messages={[user('u1', 'Hi')]}
+        hasOlder
+        isLoadingOlder
+        onLoadOlder={() => loads++}
+      />,
+    );
+    const busy = screen.getByRole('button', { name: 'Loading older messages…' });
+    expect(busy).toHaveProperty('disabled', true);
+    rerender(<MessageList messages={[user('u1', 'Hi')]} />);
+    expect(screen.queryByRole('button', { name: /older/ })).toBeNull();
+  });
+
+  it('does not show "Jump to latest" while at the bottom', () => {
+    render(<MessageList messages={[user('u1', 'Hi')]} />);
+    expect(screen.queryByRole('button', { name: 'Jump to latest' })).toBeNull();
+  });
+
+  it('shows a tool result inside the call it answers, not as a row of its own', () => {
+    const a = assistant('a1', 'Looking it up', {
+      toolCalls: [
+        { id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"q":1}' } },
+      ],
+    });
+    const t = { id: 't1', role: 'tool', toolCallId: 'c1', content: 'found' } as ChatMessage;
+    const orphan = {
+      id: 't0',
+      role: 'tool',
+      toolCallId: 'c0',
+      content: 'older result',
+    } as ChatMessage;
+    const { container } = render(
+      <MessageList messages={[orphan, a, t, assistant('a2', 'Done')]} />,
+    );
+    const log = screen.getByRole('log');
+    const top = [...log.querySelectorAll('[data-message-id]')].filter(
+      (e) => e.parentElement === container.querySelector('.rc-message-list__content'),
+    );
+    expect(top.map((e) => e.getAttribute('data-message-id'))).toEqual(['t0', 'a1', 'a2']);
+    const result = container.querySelector('[data-tool-call-id="c1"] [data-message-id="t1"]')!;
+    expect(result.querySelector('[data-part="result"]')!.textContent).toBe('found');
+  });
+});
+
+describe('re-render guarantee', () => {
+  it('1,000 deltas into one message of a 200-message thread render no other message', () => {
+    const renders = new Map<string, number>();
+    // Profiler's onRender fires once per commit in which the row rendered.
+    function ProfiledMessage(props: MessageProps) {
+      return (
+        <Profiler
+          id={props.message.id}
+          onRender={(id) => renders.set(id, (renders.get(id) ?? 0) + 1)}
+        >
+          <Message {...props} />
+        </Profiler>
+      );
+    }
+
+    const initial: ChatMessage[] = [];
+    for (let i = 0; i < 199; i++) {
+      initial.push(
+        i % 2 === 0 ? user(`m${i}`, `question ${i}`) : assistant(`m${i}`, `answer **${i}**`),
+      );
+    }
+    initial.push(assistant('m199', '', { streaming: true }));
+
+    let push: (delta: string) => void = () => {};
+    function Harness() {
+      const [messages, setMessages] = useState(initial);
+      // What the fold does: a new array and a new object for the message that changed only.
+      push = (delta) =>
+        setMessages((prev) => {
+          const last = prev[prev.length - 1]!;
+          const next = prev.slice(0, -1);
+          next.push({ ...last, content: `${last.content ?? ''}${delta}` } as ChatMessage);
+          return next;
+        });
+      return (
+        <MessageList
+          messages={messages}
+          isStreaming
+          labels={{ send: 'Send' }}
+          messageComponent={ProfiledMessage}
+        />
+      );
+    }
+
+    const { container } = render(<Harness />);
+    expect(renders.size).toBe(200);
+    renders.clear();
+
+    let expected = '';
+    for (let i = 0; i < 1000; i++) {
+      const delta = `w${i} `;
+      expected += delta;
+      act(() => push(delta));
+    }
+
+    expect([...renders.keys()]).toEqual(['m199']);
+    expect(renders.get('m199')).toBe(1000);
+    const streamed = container.querySelector('[data-message-id="m199"] [data-part="text"]')!;
+    expect(streamed.textContent).toBe(expected.trimEnd());
+  });
+});
