@@ -87,49 +87,49 @@ describe('<MessageList>', () => {
   });
 });
 
+// Profiler's onRender fires once per commit in which the row rendered.
+const renders = new Map<string, number>();
+function ProfiledMessage(props: MessageProps) {
+  return (
+    <Profiler id={props.message.id} onRender={(id) => renders.set(id, (renders.get(id) ?? 0) + 1)}>
+      <Message {...props} />
+    </Profiler>
+  );
+}
+
+const harness: { push: (delta: string) => void; initial: ChatMessage[] } = {
+  push: () => {},
+  initial: [],
+};
+function Harness() {
+  const [messages, setMessages] = useState(harness.initial);
+  // What the fold does: a new array, and a new object only for the message that changed.
+  harness.push = (delta) =>
+    setMessages((prev) => {
+      const last = prev[prev.length - 1]!;
+      const next = prev.slice(0, -1);
+      next.push({ ...last, content: `${last.content ?? ''}${delta}` } as ChatMessage);
+      return next;
+    });
+  // Inline labels on purpose: a new object each render must not re-render settled rows.
+  return (
+    <MessageList
+      messages={messages}
+      isStreaming
+      labels={{ send: 'Send' }}
+      messageComponent={ProfiledMessage}
+    />
+  );
+}
+
 describe('re-render guarantee', () => {
   it('1,000 deltas into one message of a 200-message thread render no other message', () => {
-    const renders = new Map<string, number>();
-    // Profiler's onRender fires once per commit in which the row rendered.
-    function ProfiledMessage(props: MessageProps) {
-      return (
-        <Profiler
-          id={props.message.id}
-          onRender={(id) => renders.set(id, (renders.get(id) ?? 0) + 1)}
-        >
-          <Message {...props} />
-        </Profiler>
-      );
-    }
-
-    const initial: ChatMessage[] = [];
     for (let i = 0; i < 199; i++) {
-      initial.push(
+      harness.initial.push(
         i % 2 === 0 ? user(`m${i}`, `question ${i}`) : assistant(`m${i}`, `answer **${i}**`),
       );
     }
-    initial.push(assistant('m199', '', { streaming: true }));
-
-    let push: (delta: string) => void = () => {};
-    function Harness() {
-      const [messages, setMessages] = useState(initial);
-      // What the fold does: a new array and a new object for the message that changed only.
-      push = (delta) =>
-        setMessages((prev) => {
-          const last = prev[prev.length - 1]!;
-          const next = prev.slice(0, -1);
-          next.push({ ...last, content: `${last.content ?? ''}${delta}` } as ChatMessage);
-          return next;
-        });
-      return (
-        <MessageList
-          messages={messages}
-          isStreaming
-          labels={{ send: 'Send' }}
-          messageComponent={ProfiledMessage}
-        />
-      );
-    }
+    harness.initial.push(assistant('m199', '', { streaming: true }));
 
     const { container } = render(<Harness />);
     expect(renders.size).toBe(200);
@@ -139,7 +139,7 @@ describe('re-render guarantee', () => {
     for (let i = 0; i < 1000; i++) {
       const delta = `w${i} `;
       expected += delta;
-      act(() => push(delta));
+      act(() => harness.push(delta));
     }
 
     expect([...renders.keys()]).toEqual(['m199']);
