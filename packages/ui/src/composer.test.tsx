@@ -83,7 +83,7 @@ describe('Composer', () => {
 
   it('still sends while offline and says the message will go out when online', async () => {
     const { sent, box, user } = setup({ offline: true });
-    const hint = screen.getByText('You are offline. Messages will send when you are back online.');
+    const hint = screen.getByText('Messages you send now will go out when you are back online.');
     expect(box.getAttribute('aria-describedby')).toBe(hint.id);
     await user.type(box, 'queued{Enter}');
     expect(sent).toEqual(['queued']);

@@ -25,7 +25,7 @@ describe('connectionStatusText: the line for every ConnectionPhase', () => {
     ],
     ['reconnecting', { attempt: 1, nextRetryAt: null }, 'running', 'Reconnecting (attempt 1)…'],
     ['offline', {}, 'running', 'Offline — the answer keeps going on the server'],
-    ['offline', {}, 'idle', 'Offline — messages will send when you are back online'],
+    ['offline', {}, 'idle', 'You are offline'],
     ['finished', {}, 'idle', null],
     ['cancelled', {}, 'idle', null],
     ['error', {}, 'idle', null],

@@ -79,7 +79,7 @@ export const DEFAULT_LABELS: ChatLabels = {
   placeholder: 'Send a message…',
   send: 'Send',
   stop: 'Stop',
-  offlineHint: 'You are offline. Messages will send when you are back online.',
+  offlineHint: 'Messages you send now will go out when you are back online.',
   transcript: 'Conversation',
   empty: 'Send a message to start the conversation.',
   loadOlder: 'Load older messages',
@@ -113,9 +113,7 @@ export const DEFAULT_LABELS: ChatLabels = {
       ? `Reconnecting (attempt ${attempt})…`
       : `Reconnecting (attempt ${attempt}), next try in ${seconds} s`,
   offline: (running) =>
-    running
-      ? 'Offline — the answer keeps going on the server'
-      : 'Offline — messages will send when you are back online',
+    running ? 'Offline — the answer keeps going on the server' : 'You are offline',
   resumed: (events) => `Reconnected — caught up ${events} ${events === 1 ? 'event' : 'events'}`,
   agentLost: 'The assistant stopped unexpectedly (run lost). The partial answer is kept.',
   error: (message) => `Something went wrong: ${message}`,

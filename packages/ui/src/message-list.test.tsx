@@ -56,6 +56,26 @@ describe('<MessageList>', () => {
     expect(screen.queryByRole('button', { name: /older/ })).toBeNull();
   });
 
+  it('keeps the reader in place when a page of older messages is prepended', () => {
+    const page = [user('o1', 'old q'), assistant('o2', 'old a')];
+    const recent = [user('u1', 'Hi'), assistant('a1', 'Hello')];
+    const { rerender } = render(<MessageList messages={recent} hasOlder />);
+    const log = screen.getByRole('log');
+    // jsdom does no layout: each message is 100px tall.
+    Object.defineProperty(log, 'scrollHeight', {
+      configurable: true,
+      get: () => log.querySelectorAll('[data-message-id]').length * 100,
+    });
+    rerender(<MessageList messages={recent} hasOlder isLoadingOlder />);
+    log.scrollTop = 0;
+    rerender(<MessageList messages={[...page, ...recent]} />);
+    expect(log.scrollTop).toBe(200);
+    // Streaming into the last message is not a prepend.
+    log.scrollTop = 50;
+    rerender(<MessageList messages={[...page, user('u1', 'Hi'), assistant('a1', 'Hello!')]} />);
+    expect(log.scrollTop).toBe(50);
+  });
+
   it('does not show "Jump to latest" while at the bottom', () => {
     render(<MessageList messages={[user('u1', 'Hi')]} />);
     expect(screen.queryByRole('button', { name: 'Jump to latest' })).toBeNull();

@@ -1,4 +1,4 @@
-import { type ComponentType, memo, useMemo, useRef } from 'react';
+import { type ComponentType, memo, type RefObject, useLayoutEffect, useMemo, useRef } from 'react';
 import { useStickToBottom } from 'use-stick-to-bottom';
 import type { ChatMessage } from './controller-types.js';
 import { cx } from './cx.js';
@@ -53,6 +53,7 @@ export function MessageList({
     resize: 'smooth',
   });
   const rows = useToolResultRows(messages);
+  useKeepPlaceOnPrepend(scrollRef, messages);
   const last = messages[messages.length - 1];
   // Between Send and the first event of the reply, nothing in the transcript is streaming.
   const awaitingReply = isStreaming && (!last || last.role === 'user');
@@ -122,6 +123,35 @@ export function MessageList({
       ) : null}
     </div>
   );
+}
+
+/**
+ * When a page of history is prepended, keeps the messages the reader was looking at in place
+ * (the content above grew by exactly the page's height). Done by hand rather than by
+ * `overflow-anchor`, which Safari lacks and which would fight the stick-to-bottom scrolling.
+ */
+function useKeepPlaceOnPrepend(
+  scrollRef: RefObject<HTMLElement | null>,
+  messages: readonly ChatMessage[],
+): void {
+  const before = useRef<{ firstId: string | undefined; height: number }>({
+    firstId: undefined,
+    height: 0,
+  });
+  const firstId = messages[0]?.id;
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    if (!el) return;
+    const prev = before.current;
+    if (
+      prev.firstId !== undefined &&
+      firstId !== prev.firstId &&
+      messages.some((m) => m.id === prev.firstId)
+    ) {
+      el.scrollTop += el.scrollHeight - prev.height;
+    }
+    before.current = { firstId, height: el.scrollHeight };
+  });
 }
 
 type RowProps = MessageProps & { component: ComponentType<MessageProps> };

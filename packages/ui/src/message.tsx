@@ -66,10 +66,8 @@ export const Message = memo(function Message({
           </pre>
         </div>
       )}
-      {status === 'stopped' || status === 'error' ? (
-        <span className={cx('rc-badge', `rc-badge--${status}`)} data-part="ended">
-          {status === 'stopped' ? labels.stopped : labels.errored}
-        </span>
+      {role !== 'assistant' && (status === 'stopped' || status === 'error') ? (
+        <EndedBadge status={status} labels={labels} />
       ) : null}
     </div>
   );
@@ -89,6 +87,14 @@ function sameItems<T>(a: ReadonlyArray<T> | undefined, b: ReadonlyArray<T> | und
   if (a === b) return true;
   if (!a || !b || a.length !== b.length) return false;
   return a.every((item, i) => item === b[i]);
+}
+
+function EndedBadge({ status, labels }: { status: 'stopped' | 'error'; labels: ChatLabels }) {
+  return (
+    <span className={cx('rc-badge', `rc-badge--${status}`)} data-part="ended">
+      {status === 'stopped' ? labels.stopped : labels.errored}
+    </span>
+  );
 }
 
 function UserBody({ message, labels }: { message: ChatMessage; labels: ChatLabels }) {
@@ -151,9 +157,12 @@ function AssistantBody({
           labels={labels}
         />
       ))}
-      {!message.streaming && text !== '' ? (
+      {!message.streaming && (text !== '' || message.ended) ? (
         <div className="rc-message__actions">
-          <CopyButton text={text} label={labels.copyMessage} copiedLabel={labels.copied} />
+          {text !== '' ? (
+            <CopyButton text={text} label={labels.copyMessage} copiedLabel={labels.copied} />
+          ) : null}
+          {message.ended ? <EndedBadge status={message.ended} labels={labels} /> : null}
         </div>
       ) : null}
     </>
