@@ -41,6 +41,10 @@ export interface OutboxItem {
   runId: string;
   text: string;
   createdAt: number;
+  /** Id of the optimistic user message (kept when the server echoes it back). */
+  messageId?: string;
+  /** Set when the server refused the prompt (not a network error): `retry()` re-sends it. */
+  error?: { code: string; message: string };
 }
 
 /** A message as the UI shows it: the folded AG-UI message, plus an optimistic marker. */

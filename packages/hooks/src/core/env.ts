@@ -1,0 +1,152 @@
+/**
+ * Everything the core reads from the outside world, in one injectable object — the
+ * TanStack Query habit (`onlineManager` / `focusManager`): production code uses the
+ * browser's, tests pass their own clock, fetch and signals and stay deterministic.
+ */
+
+/** A boolean fact that changes over time (online, page visible). */
+export interface Signal {
+  get(): boolean;
+  /** Calls `listener` with the new value on every change; returns the unsubscribe. */
+  subscribe(listener: (value: boolean) => void): () => void;
+}
+
+/** A signal you set by hand: tests, React Native's NetInfo, an app's own heuristics. */
+export interface ManualSignal extends Signal {
+  set(value: boolean): void;
+}
+
+export interface ResumableEnvironment {
+  /** @default globalThis.fetch */
+  fetch: typeof fetch;
+  /** Epoch milliseconds. @default Date.now */
+  now(): number;
+  /** @default globalThis.setTimeout */
+  setTimeout(callback: () => void, ms: number): unknown;
+  /** @default globalThis.clearTimeout */
+  clearTimeout(handle: unknown): void;
+  /** A number in [0, 1) for backoff jitter. @default Math.random */
+  random(): number;
+  /** Unguessable ids for client-chosen run ids. @default crypto.randomUUID */
+  randomUUID(): string;
+  /** `navigator.onLine` and the `online` / `offline` events. */
+  online: Signal;
+  /** `document.visibilityState === 'visible'` and `visibilitychange`. */
+  visible: Signal;
+  /**
+   * Calls `listener` when the page may be about to go away (`pagehide`, or
+   * `visibilitychange` to hidden): the last moment to flush a write.
+   */
+  onPageHide(listener: () => void): () => void;
+}
+
+export function createManualSignal(initial = true): ManualSignal {
+  let value = initial;
+  const listeners = new Set<(value: boolean) => void>();
+  return {
+    get: () => value,
+    set(next) {
+      if (next === value) return;
+      value = next;
+      for (const listener of [...listeners]) listener(next);
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+type EventHost = {
+  addEventListener(type: string, listener: () => void): void;
+  removeEventListener(type: string, listener: () => void): void;
+};
+
+function host(): EventHost | undefined {
+  const w = (globalThis as { window?: EventHost }).window;
+  return w && typeof w.addEventListener === 'function' ? w : undefined;
+}
+
+function doc(): (EventHost & { visibilityState?: string }) | undefined {
+  const d = (globalThis as { document?: EventHost & { visibilityState?: string } }).document;
+  return d && typeof d.addEventListener === 'function' ? d : undefined;
+}
+
+/** Online per `navigator.onLine` (true where there is no navigator: Node, tests). */
+export function browserOnlineSignal(): Signal {
+  return {
+    get() {
+      const nav = (globalThis as { navigator?: { onLine?: unknown } }).navigator;
+      return typeof nav?.onLine === 'boolean' ? nav.onLine : true;
+    },
+    subscribe(listener) {
+      const w = host();
+      if (!w) return () => {};
+      const on = () => listener(true);
+      const off = () => listener(false);
+      w.addEventListener('online', on);
+      w.addEventListener('offline', off);
+      return () => {
+        w.removeEventListener('online', on);
+        w.removeEventListener('offline', off);
+      };
+    },
+  };
+}
+
+export function browserVisibleSignal(): Signal {
+  const get = () => doc()?.visibilityState !== 'hidden';
+  return {
+    get,
+    subscribe(listener) {
+      const d = doc();
+      if (!d) return () => {};
+      const handler = () => listener(get());
+      d.addEventListener('visibilitychange', handler);
+      return () => d.removeEventListener('visibilitychange', handler);
+    },
+  };
+}
+
+function browserPageHide(listener: () => void): () => void {
+  const w = host();
+  const d = doc();
+  const onHidden = () => {
+    if (d?.visibilityState === 'hidden') listener();
+  };
+  w?.addEventListener('pagehide', listener);
+  d?.addEventListener('visibilitychange', onHidden);
+  return () => {
+    w?.removeEventListener('pagehide', listener);
+    d?.removeEventListener('visibilitychange', onHidden);
+  };
+}
+
+function defaultUUID(): string {
+  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  if (c?.randomUUID) return c.randomUUID();
+  // Only insecure-context pages lack randomUUID; the server rejects ids under 16 chars, and
+  // 32 hex digits from Math.random are still far from guessable by a stranger.
+  let id = '';
+  for (let i = 0; i < 32; i++) id += Math.floor(Math.random() * 16).toString(16);
+  return id;
+}
+
+/** The browser's environment, with any part replaced by `overrides`. */
+export function createEnvironment(
+  overrides: Partial<ResumableEnvironment> = {},
+): ResumableEnvironment {
+  return {
+    // Looked up per call, so a fetch polyfilled or mocked after import is still used.
+    fetch: (input, init) => globalThis.fetch(input, init),
+    now: () => Date.now(),
+    setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
+    clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof setTimeout>),
+    random: () => Math.random(),
+    randomUUID: defaultUUID,
+    online: browserOnlineSignal(),
+    visible: browserVisibleSignal(),
+    onPageHide: browserPageHide,
+    ...overrides,
+  };
+}

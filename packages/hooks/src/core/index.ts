@@ -1,0 +1,40 @@
+// The framework-free core: no React import anywhere below this folder (a test proves it).
+export type { ApiOptions, HeadersOption, HistoryPage, StartedRun, ThreadRun } from './api.js';
+export { RunApi } from './api.js';
+export type { BackoffOptions } from './backoff.js';
+export { backoffDelay, DEFAULT_BACKOFF } from './backoff.js';
+export type { ChatRecord, ChatSessionOptions, ChatState } from './chat.js';
+export { ChatSession, chatRecordKey } from './chat.js';
+export type { ManualSignal, ResumableEnvironment, Signal } from './env.js';
+export {
+  browserOnlineSignal,
+  browserVisibleSignal,
+  createEnvironment,
+  createManualSignal,
+} from './env.js';
+export { parseRetryAfter } from './http.js';
+export type { RunRecord } from './record.js';
+export { mergeRecord, parseRecord, RECORD_VERSION, recordOf, runRecordKey } from './record.js';
+export type { ClientOptions } from './registry.js';
+export { defaultClient, disposeDefaultClients, ResumableClient } from './registry.js';
+export type { AttachInput, RunSessionOptions, StartRunInput } from './session.js';
+export { RunSession } from './session.js';
+export type { IndexedDbStorageOptions, RecordStorage } from './storage.js';
+export {
+  createIndexedDbStorage,
+  createMemoryStorage,
+  defaultStorage,
+  hasIndexedDb,
+  withFallback,
+} from './storage.js';
+export type { RunSessionState } from './store.js';
+export { initialConnection } from './store.js';
+export type { StreamOutcome, StreamRequest } from './transport.js';
+export { readEventStream } from './transport.js';
+export type {
+  ChatController,
+  ChatMessage,
+  ConnectionInfo,
+  ConnectionPhase,
+  OutboxItem,
+} from './types.js';

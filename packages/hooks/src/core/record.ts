@@ -1,0 +1,97 @@
+import type { RunSnapshot, RunState, RunStatus } from '@resumable/protocol';
+import { isTerminalStatus, ResumableError, snapshotOf } from '@resumable/protocol';
+
+/**
+ * What survives a reload: the run to resume, the capability to read it, the resume point
+ * and the folded state *at that resume point* — written together, so a reload never
+ * resumes from an offset whose text it does not have (or has twice).
+ */
+export interface RunRecord {
+  v: 1;
+  key: string;
+  runId: string;
+  threadId: string;
+  token: string | null;
+  /** The resume point; always `snapshot.lastOffset`. */
+  offset: number;
+  snapshot: RunSnapshot;
+  status: RunStatus;
+  updatedAt: number;
+  /** The user stopped this run: never reconnect to it, only finish the cancel. */
+  stopped?: true;
+}
+
+export const RECORD_VERSION = 1;
+
+/** Storage key of a session's record. */
+export const runRecordKey = (key: string) => `run:${key}`;
+
+export function recordOf(
+  key: string,
+  state: RunState,
+  ids: { runId: string; threadId: string; token: string | null },
+  now: number,
+): RunRecord {
+  const snapshot = snapshotOf(state);
+  snapshot.runId = ids.runId;
+  snapshot.threadId = ids.threadId;
+  return {
+    v: RECORD_VERSION,
+    key,
+    runId: ids.runId,
+    threadId: ids.threadId,
+    token: ids.token,
+    offset: state.offset,
+    snapshot,
+    status: state.status,
+    updatedAt: now,
+  };
+}
+
+const STATUSES: readonly string[] = ['idle', 'running', 'finished', 'cancelled', 'error'];
+
+/**
+ * Checks a value read from storage. Anything that is not a version-1 record whose parts
+ * agree with each other is a `corrupt_record` error (returned, never thrown): storage is
+ * input like any other — another version of this kit, an extension, a half-written value.
+ */
+export function parseRecord(value: unknown, key: string): RunRecord | ResumableError | null {
+  if (value === undefined || value === null) return null;
+  const bad = (why: string) =>
+    new ResumableError('corrupt_record', `persisted record "${key}" discarded: ${why}`);
+  if (typeof value !== 'object' || Array.isArray(value)) return bad('not an object');
+  const r = value as Partial<RunRecord> & { v?: unknown };
+  if (r.v !== RECORD_VERSION) return bad(`unknown version ${JSON.stringify(r.v)}`);
+  if (typeof r.runId !== 'string' || r.runId === '') return bad('no runId');
+  if (typeof r.threadId !== 'string') return bad('no threadId');
+  if (r.token !== null && typeof r.token !== 'string') return bad('bad token');
+  if (typeof r.offset !== 'number' || !Number.isSafeInteger(r.offset) || r.offset < 0)
+    return bad('bad offset');
+  if (typeof r.status !== 'string' || !STATUSES.includes(r.status)) return bad('bad status');
+  const s = r.snapshot as Partial<RunSnapshot> | undefined;
+  if (typeof s !== 'object' || s === null || !Array.isArray(s.messages)) return bad('bad snapshot');
+  if (s.lastOffset !== r.offset) return bad('snapshot and offset disagree');
+  if (!s.messages.every((m) => typeof m === 'object' && m !== null && typeof m.id === 'string'))
+    return bad('bad message in snapshot');
+  return r as RunRecord;
+}
+
+/**
+ * The monotonic write: never replace a record of the same run with one at a lower offset
+ * (two tabs on one key both write; the one that got further wins), nor a terminal record
+ * with a non-terminal one at the same offset.
+ */
+export function mergeRecord(old: unknown, next: RunRecord): RunRecord {
+  const prev = parseRecord(old, next.key);
+  if (prev === null || prev instanceof ResumableError || prev.runId !== next.runId) return next;
+  // A stop in any tab sticks: no later write of the same run revives it.
+  if (prev.stopped && !next.stopped) next = { ...next, stopped: true };
+  if (prev.offset > next.offset) return prev;
+  if (
+    prev.offset === next.offset &&
+    isTerminalStatus(prev.status) &&
+    !isTerminalStatus(next.status)
+  )
+    return prev;
+  return next;
+}

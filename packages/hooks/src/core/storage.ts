@@ -1,0 +1,113 @@
+import { ResumableError } from '@resumable/protocol';
+import { createStore, del, get, update } from 'idb-keyval';
+
+/**
+ * Where records live. IndexedDB (via idb-keyval, in its own database so we never touch the
+ * app's) when the page has it; a memory map otherwise. Every operation is async so both
+ * look the same to the session.
+ */
+export interface RecordStorage {
+  /** `memory` means records do not survive a reload; the connection status says so. */
+  readonly kind: 'indexeddb' | 'memory';
+  get(key: string): Promise<unknown>;
+  /** Read-modify-write in one transaction: the updater sees the current value. */
+  update(key: string, updater: (old: unknown) => unknown): Promise<void>;
+  delete(key: string): Promise<void>;
+}
+
+export interface IndexedDbStorageOptions {
+  /** @default 'resumable' */
+  dbName?: string;
+  /** @default 'records' */
+  storeName?: string;
+}
+
+export function hasIndexedDb(): boolean {
+  return (
+    typeof (globalThis as { indexedDB?: unknown }).indexedDB === 'object' &&
+    (globalThis as { indexedDB?: unknown }).indexedDB !== null
+  );
+}
+
+/** IndexedDB storage. The database opens on first use, not at import. */
+export function createIndexedDbStorage(options: IndexedDbStorageOptions = {}): RecordStorage {
+  let store: ReturnType<typeof createStore> | undefined;
+  const db = () => {
+    store ??= createStore(options.dbName ?? 'resumable', options.storeName ?? 'records');
+    return store;
+  };
+  return {
+    kind: 'indexeddb',
+    get: (key) => get(key, db()),
+    // idb-keyval's update runs the updater inside one readwrite transaction: two tabs
+    // writing the same key are serialized by IndexedDB itself.
+    update: (key, updater) => update(key, updater, db()),
+    delete: (key) => del(key, db()),
+  };
+}
+
+const clone: <T>(value: T) => T =
+  typeof structuredClone === 'function' ? (value) => structuredClone(value) : (value) => value;
+
+export function createMemoryStorage(): RecordStorage {
+  const map = new Map<string, unknown>();
+  return {
+    kind: 'memory',
+    get: async (key) => clone(map.get(key)),
+    update: async (key, updater) => {
+      const next = updater(clone(map.get(key)));
+      if (next === undefined) map.delete(key);
+      else map.set(key, clone(next));
+    },
+    delete: async (key) => {
+      map.delete(key);
+    },
+  };
+}
+
+/**
+ * Uses `primary` until its first failure (Firefox private windows throw on open, Safari
+ * can lose the connection), then the memory fallback for good, saying so once through
+ * `onFallback`. Losing persistence is a degraded mode, never a crash.
+ */
+export function withFallback(
+  primary: RecordStorage,
+  fallback: RecordStorage,
+  onFallback: (error: ResumableError) => void,
+): RecordStorage {
+  let current = primary;
+  const run = async <T>(op: (storage: RecordStorage) => Promise<T>): Promise<T> => {
+    if (current === fallback) return op(fallback);
+    try {
+      return await op(current);
+    } catch (cause) {
+      current = fallback;
+      onFallback(
+        new ResumableError('storage_unavailable', 'IndexedDB failed; records are kept in memory', {
+          cause,
+        }),
+      );
+      return op(fallback);
+    }
+  };
+  return {
+    get kind() {
+      return current.kind;
+    },
+    get: (key) => run((s) => s.get(key)),
+    update: (key, updater) => run((s) => s.update(key, updater)),
+    delete: (key) => run((s) => s.delete(key)),
+  };
+}
+
+let pageDefault: RecordStorage | undefined;
+
+/** The page's shared storage: IndexedDB when present, else one memory map for the page. */
+export function defaultStorage(onFallback?: (error: ResumableError) => void): RecordStorage {
+  if (pageDefault) return pageDefault;
+  const memory = createMemoryStorage();
+  pageDefault = hasIndexedDb()
+    ? withFallback(createIndexedDbStorage(), memory, (error) => onFallback?.(error))
+    : memory;
+  return pageDefault;
+}

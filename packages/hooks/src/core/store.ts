@@ -1,0 +1,71 @@
+import type { RunMessage, RunState, RunStatus } from '@resumable/protocol';
+import { createRunState, ResumableError } from '@resumable/protocol';
+import type { StoreApi } from 'zustand/vanilla';
+import { createStore } from 'zustand/vanilla';
+import type { ConnectionInfo } from './types.js';
+
+/** Everything a run session shows. One object per store update; React selects from it. */
+export interface RunSessionState {
+  key: string;
+  runId: string | null;
+  threadId: string | null;
+  /** The folded run (messages, tool calls, state, warnings of the fold). */
+  run: RunState;
+  /** `run.messages`: settled messages keep their identity while another one streams. */
+  messages: readonly RunMessage[];
+  status: RunStatus;
+  connection: ConnectionInfo;
+  /** What stopped the session (404, 401, a failed run, retries exhausted), or null. */
+  error: ResumableError | null;
+  /** The most recent warnings the session survived (bad frames, corrupt records…). */
+  warnings: readonly ResumableError[];
+  /** True once the persisted record (if any) has been read. */
+  hydrated: boolean;
+  /** The user stopped this run; it is never reconnected to. */
+  stopped: boolean;
+}
+
+export const MAX_SESSION_WARNINGS = 20;
+
+export function initialConnection(persistence: ConnectionInfo['persistence']): ConnectionInfo {
+  return {
+    phase: 'idle',
+    attempt: 0,
+    nextRetryAt: null,
+    lastError: null,
+    caughtUp: 0,
+    resumes: 0,
+    offset: 0,
+    persistence,
+  };
+}
+
+export function createSessionStore(
+  key: string,
+  persistence: ConnectionInfo['persistence'],
+): StoreApi<RunSessionState> {
+  const run = createRunState();
+  return createStore<RunSessionState>()(() => ({
+    key,
+    runId: null,
+    threadId: null,
+    run,
+    messages: run.messages,
+    status: run.status,
+    connection: initialConnection(persistence),
+    error: null,
+    warnings: [],
+    hydrated: false,
+    stopped: false,
+  }));
+}
+
+/** A run that ended in RUN_ERROR, as the typed error the UI shows. */
+export function runErrorOf(run: RunState): ResumableError | null {
+  if (run.status !== 'error' || run.error === null) return null;
+  const code = run.error.code;
+  return new ResumableError(
+    code === 'agent_lost' || code === 'upstream_failed' ? code : 'agent_failed',
+    run.error.message,
+  );
+}

@@ -1,0 +1,155 @@
+import type { Envelope } from '@resumable/protocol';
+import { decodeEnvelope, ResumableError } from '@resumable/protocol';
+import { createParser } from '#sse-parser';
+import { errorFromResponse, isAbort, networkError } from './http.js';
+
+/**
+ * How one event-stream request ended. The transport only reports; the session decides
+ * what each outcome means (resume, snapshot, give up).
+ */
+export type StreamOutcome =
+  /** The body closed. Whether that was after a terminal event is the session's call. */
+  | { kind: 'ended' }
+  /** 204: the run is over and nothing is after the resume point. */
+  | { kind: 'no_content' }
+  /** A non-2xx answer (401/403/404/409/410/429/5xx…), typed from its JSON body. */
+  | { kind: 'http'; error: ResumableError }
+  /** The request or the body failed: connection refused, reset, offline. */
+  | { kind: 'network'; error: ResumableError }
+  /** No byte (not even a heartbeat) for `stallMs`. */
+  | { kind: 'stalled'; error: ResumableError }
+  /** The caller aborted, or `onBatch` asked to stop. */
+  | { kind: 'aborted' };
+
+export interface StreamRequest {
+  fetch: typeof fetch;
+  url: string;
+  /** The `after` of this request: the stream must send only offsets above it. */
+  after: number;
+  headers: Record<string, string>;
+  /** Aborting it ends the stream with `{kind:'aborted'}`. */
+  signal: AbortSignal;
+  /** Abort when no byte arrived for this long; 0 disables. */
+  stallMs: number;
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+  now(): number;
+  /** Called once the response is a 200 event stream. */
+  onOpen?(): void;
+  /**
+   * Every envelope decoded from one read of the body, in order — one call per read, so
+   * a replay that arrives in one chunk is folded and published once. Return `false` to
+   * close the stream (a gap: the caller reconnects from its resume point).
+   */
+  onBatch(envelopes: Envelope[]): boolean | undefined;
+  /** Bad frames the stream survives: no offset, an offset that went backwards. */
+  onWarning(error: ResumableError): void;
+  /** Bytes received on the wire, per read (for the bench). */
+  onBytes?(bytes: number): void;
+}
+
+/**
+ * Opens `GET …/events` with fetch (not `EventSource`: we need the Authorization header,
+ * the status code and abort) and parses it with eventsource-parser. `id:` is the offset.
+ */
+export async function readEventStream(request: StreamRequest): Promise<StreamOutcome> {
+  const local = new AbortController();
+  let stalled = false;
+  let stopped = false;
+  const onOuterAbort = () => local.abort();
+  if (request.signal.aborted) return { kind: 'aborted' };
+  request.signal.addEventListener('abort', onOuterAbort, { once: true });
+
+  let stallTimer: unknown;
+  const armStall = () => {
+    if (request.stallMs <= 0) return;
+    if (stallTimer !== undefined) request.clearTimeout(stallTimer);
+    stallTimer = request.setTimeout(() => {
+      stalled = true;
+      local.abort();
+    }, request.stallMs);
+  };
+  const stallError = () =>
+    new ResumableError(
+      'stalled',
+      `no data for ${request.stallMs} ms: the connection is presumed dead`,
+    );
+
+  try {
+    armStall();
+    let response: Response;
+    try {
+      response = await request.fetch(request.url, {
+        headers: { Accept: 'text/event-stream', ...request.headers },
+        signal: local.signal,
+        cache: 'no-store',
+      });
+    } catch (error) {
+      if (stalled) return { kind: 'stalled', error: stallError() };
+      if (isAbort(error, request.signal)) return { kind: 'aborted' };
+      return { kind: 'network', error: networkError(error) };
+    }
+    if (response.status === 204) return { kind: 'no_content' };
+    if (!response.ok)
+      return { kind: 'http', error: await errorFromResponse(response, request.now()) };
+    if (!response.body) return { kind: 'ended' };
+    request.onOpen?.();
+
+    let batch: Envelope[] = [];
+    let lastId = request.after;
+    const parser = createParser({
+      onEvent(message) {
+        const decoded = decodeEnvelope(message.id, message.data);
+        if (decoded instanceof ResumableError) {
+          request.onWarning(decoded);
+          return;
+        }
+        if (decoded.offset === lastId) return; // a duplicate delivery: drop quietly
+        if (decoded.offset < lastId) {
+          // Redelivery across connections is normal and the fold drops it; going backwards
+          // inside one response is a server fault worth reporting.
+          request.onWarning(
+            new ResumableError(
+              'offset_gap',
+              `offset went backwards in one stream: ${decoded.offset} after ${lastId}`,
+            ),
+          );
+          return;
+        }
+        lastId = decoded.offset;
+        batch.push(decoded);
+      },
+    });
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        armStall();
+        request.onBytes?.(value.byteLength);
+        parser.feed(decoder.decode(value, { stream: true }));
+        if (batch.length > 0) {
+          const envelopes = batch;
+          batch = [];
+          if (request.onBatch(envelopes) === false) {
+            stopped = true;
+            local.abort();
+            break;
+          }
+        }
+      }
+    } catch (error) {
+      if (stalled) return { kind: 'stalled', error: stallError() };
+      if (stopped || isAbort(error, request.signal)) return { kind: 'aborted' };
+      return { kind: 'network', error: networkError(error) };
+    } finally {
+      reader.cancel().catch(() => {});
+    }
+    if (stopped) return { kind: 'aborted' };
+    return { kind: 'ended' };
+  } finally {
+    if (stallTimer !== undefined) request.clearTimeout(stallTimer);
+    request.signal.removeEventListener('abort', onOuterAbort);
+  }
+}

@@ -1,0 +1,79 @@
+import type { RunRecord } from './record.js';
+import { mergeRecord } from './record.js';
+import type { RecordStorage } from './storage.js';
+
+export interface WriterOptions {
+  storage: RecordStorage;
+  storageKey: string;
+  /** Produces the record to write, at write time (so a delayed write is never stale). */
+  produce(): RunRecord | null;
+  /** Least time between two throttled writes, in ms (250 ms = at most 4 writes a second). */
+  minIntervalMs: number;
+  now(): number;
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+  onError(error: unknown): void;
+}
+
+/**
+ * Throttled, serialized, monotonic record writes. While a run streams, `schedule()` after
+ * every batch costs nothing until the interval has passed; `flush()` (terminal event,
+ * pagehide) writes now. Writes are chained so they reach storage in order.
+ */
+export class RecordWriter {
+  private dirty = false;
+  private timer: unknown;
+  private last = Number.NEGATIVE_INFINITY;
+  private chain: Promise<void> = Promise.resolve();
+  /** Writes issued so far (the bench reports writes per second). */
+  writes = 0;
+
+  constructor(private readonly options: WriterOptions) {}
+
+  schedule(): void {
+    this.dirty = true;
+    if (this.timer !== undefined) return;
+    const wait = this.last + this.options.minIntervalMs - this.options.now();
+    if (wait <= 0) {
+      void this.flush();
+      return;
+    }
+    this.timer = this.options.setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, wait);
+  }
+
+  /** Writes the current record now if anything changed; resolves when it is stored. */
+  flush(): Promise<void> {
+    if (this.timer !== undefined) {
+      this.options.clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (!this.dirty) return this.chain;
+    this.dirty = false;
+    const record = this.options.produce();
+    if (record === null) return this.chain;
+    this.last = this.options.now();
+    this.writes++;
+    const { storage, storageKey } = this.options;
+    this.chain = this.chain
+      .then(() => storage.update(storageKey, (old) => mergeRecord(old, record)))
+      .catch((error) => this.options.onError(error));
+    return this.chain;
+  }
+
+  /** Drops a pending write (the record is being deleted). */
+  cancel(): void {
+    this.dirty = false;
+    if (this.timer !== undefined) {
+      this.options.clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  /** Resolves once every write issued so far has settled. */
+  idle(): Promise<void> {
+    return this.chain;
+  }
+}

@@ -1,0 +1,58 @@
+import { isTerminalStatus } from '@resumable/protocol';
+import { useCallback, useMemo } from 'react';
+import { useStore } from 'zustand';
+import type { ChatSessionOptions } from '../core/chat.js';
+import type { ChatController } from '../core/types.js';
+import { useResumableClient } from './provider.js';
+import { useRetained } from './use-resumable-run.js';
+
+export interface UseResumableChatOptions extends Partial<Omit<ChatSessionOptions, 'key'>> {
+  /**
+   * Where the conversation is persisted (outbox, active run).
+   * @default threadId ?? 'chat'
+   */
+  key?: string;
+}
+
+/**
+ * A conversation: history pages, the active run (resumed after reloads and drops), an
+ * optimistic outbox that survives offline spells, and stop = server cancel.
+ */
+export function useResumableChat(options: UseResumableChatOptions = {}): ChatController {
+  const { key = options.threadId ?? 'chat', endpoint, ...overrides } = options;
+  const client = useResumableClient(endpoint);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: options are read when the key's session is made
+  const chat = useMemo(() => client.chatSession(key, overrides), [client, key]);
+  useRetained(chat);
+  const chatState = useStore(chat.store);
+  const runState = useStore(chat.run.store);
+  const send = useCallback((text: string) => chat.send(text), [chat]);
+  const stop = useCallback(() => chat.stop(), [chat]);
+  const retry = useCallback(() => chat.retry(), [chat]);
+  const loadOlder = useCallback(() => chat.loadOlder(), [chat]);
+  const reset = useCallback(() => chat.reset(), [chat]);
+  return useMemo(
+    () => ({
+      threadId: chatState.threadId ?? runState.threadId,
+      runId: runState.runId,
+      messages: chatState.messages,
+      status: runState.status,
+      connection: runState.connection,
+      error: chatState.error ?? runState.error,
+      isStreaming:
+        runState.runId !== null &&
+        !runState.stopped &&
+        runState.error === null &&
+        !isTerminalStatus(runState.status),
+      outbox: chatState.outbox,
+      hasOlder: chatState.hasOlder,
+      isLoadingOlder: chatState.isLoadingOlder,
+      send,
+      stop,
+      retry,
+      loadOlder,
+      reset,
+    }),
+    [chatState, runState, send, stop, retry, loadOlder, reset],
+  );
+}
