@@ -1,3 +1,4 @@
+export { ChatRoot, type ChatRootProps } from './chat-root.js';
 export { Composer, type ComposerProps } from './composer.js';
 export {
   ConnectionStatus,

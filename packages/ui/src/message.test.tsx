@@ -23,11 +23,11 @@ describe('<Message> DOM contract', () => {
       assistant('a4', 'Broken', { ended: 'error' }),
     ];
     const { container } = render(
-      <>
+      <div>
         {messages.map((m) => (
           <Message key={m.id} message={m} />
         ))}
-      </>,
+      </div>,
     );
     const facts = [...container.querySelectorAll('[data-message-id]')].map((e) => [
       e.getAttribute('data-message-id'),

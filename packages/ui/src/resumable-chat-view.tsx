@@ -1,8 +1,8 @@
 import type { ComponentType } from 'react';
+import { ChatRoot } from './chat-root.js';
 import { Composer } from './composer.js';
 import { ConnectionStatus } from './connection-status.js';
 import type { ChatController } from './controller-types.js';
-import { cx } from './cx.js';
 import { type ChatLabels, useLabels } from './labels.js';
 import type { ImagePolicy } from './markdown.js';
 import type { MessageProps } from './message.js';
@@ -44,7 +44,7 @@ export function ResumableChatView({
   const labels = useLabels(labelsProp);
   const c = controller;
   return (
-    <div className={cx('rc-root', 'rc-chat', className)} data-theme={theme}>
+    <ChatRoot className={className} theme={theme}>
       <ConnectionStatus
         connection={c.connection}
         status={c.status}
@@ -73,6 +73,6 @@ export function ResumableChatView({
         labels={labels}
       />
       <ReplyAnnouncer isStreaming={c.isStreaming} status={c.status} labels={labels} />
-    </div>
+    </ChatRoot>
   );
 }
