@@ -16,6 +16,8 @@ export const ERROR_CODES = [
   'too_many_requests',
   'store_unavailable',
   'internal',
+  // No such route (a wrong path or method), as distinct from an unknown run or thread.
+  'not_found',
   // Run outcomes reported through RUN_ERROR
   'agent_lost',
   'agent_failed',
@@ -49,6 +51,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Partial<Record<ErrorCode, number>>> =
   too_many_requests: 429,
   internal: 500,
   store_unavailable: 503,
+  not_found: 404,
 };
 
 export interface ErrorBody {

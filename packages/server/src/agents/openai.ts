@@ -1,0 +1,180 @@
+import type { AGUIEvent, Message, RunAgentInput } from '@resumable/protocol';
+import { EventType, messageText, ResumableError } from '@resumable/protocol';
+import { fetchUpstream, readSse } from './sse-reader.js';
+import type { Agent } from './types.js';
+
+export interface OpenAIAgentOptions {
+  /**
+   * Base URL of an OpenAI-compatible API (`…/v1`); `/chat/completions` is appended.
+   * @default env OPENAI_BASE_URL, else 'https://api.openai.com/v1'
+   */
+  baseUrl?: string;
+  /** @default env OPENAI_API_KEY */
+  apiKey?: string;
+  /** @default env OPENAI_MODEL, else 'gpt-4o-mini' */
+  model?: string;
+  /** Extra fields for the request body (temperature, max_tokens…). */
+  body?: Record<string, unknown>;
+  /** @default globalThis.fetch */
+  fetch?: typeof fetch;
+}
+
+interface ChatDelta {
+  content?: string | null;
+  tool_calls?: Array<{
+    index?: number;
+    id?: string;
+    function?: { name?: string; arguments?: string };
+  }>;
+}
+
+interface ChatChunk {
+  choices?: Array<{ delta?: ChatDelta; finish_reason?: string | null }>;
+  error?: { message?: string };
+}
+
+/**
+ * Any OpenAI-compatible Chat Completions endpoint, streamed: text deltas become
+ * `TEXT_MESSAGE_*`, tool-call deltas `TOOL_CALL_*` (the client runs the tools, as AG-UI
+ * frontends do). Errors of the endpoint end the run with `code:"upstream_failed"`.
+ */
+export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
+  const baseUrl = (
+    options.baseUrl ??
+    process.env.OPENAI_BASE_URL ??
+    'https://api.openai.com/v1'
+  ).replace(/\/+$/, '');
+  const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY;
+  const model = options.model ?? process.env.OPENAI_MODEL ?? 'gpt-4o-mini';
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  return async function* (input, { signal }) {
+    const what = `the OpenAI-compatible endpoint ${baseUrl}`;
+    const tools = input.tools.map((tool) => ({
+      type: 'function',
+      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+    }));
+    const response = await fetchUpstream(
+      fetchImpl,
+      `${baseUrl}/chat/completions`,
+      {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'text/event-stream',
+          ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}),
+        },
+        body: JSON.stringify({
+          model,
+          stream: true,
+          messages: toChatMessages(input),
+          ...(tools.length > 0 ? { tools } : {}),
+          ...options.body,
+        }),
+        signal,
+      },
+      what,
+    );
+
+    const messageId = `msg-${input.runId}`;
+    let textOpen = false;
+    /** index → toolCallId, in the order they started. */
+    const calls = new Map<number, string>();
+    let finished = false;
+    for await (const message of readSse(response, what)) {
+      if (message.data.trim() === '[DONE]') {
+        finished = true;
+        break;
+      }
+      let chunk: ChatChunk;
+      try {
+        chunk = JSON.parse(message.data) as ChatChunk;
+      } catch {
+        throw new ResumableError('upstream_failed', `${what} sent data that is not JSON`);
+      }
+      if (chunk.error) {
+        throw new ResumableError('upstream_failed', `${what}: ${chunk.error.message ?? 'error'}`);
+      }
+      const choice = chunk.choices?.[0];
+      if (!choice) continue;
+      const delta = choice.delta ?? {};
+      if (typeof delta.content === 'string' && delta.content !== '') {
+        if (!textOpen) {
+          textOpen = true;
+          yield { type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' };
+        }
+        yield { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: delta.content };
+      }
+      for (const call of delta.tool_calls ?? []) {
+        const index = call.index ?? 0;
+        let toolCallId = calls.get(index);
+        if (toolCallId === undefined) {
+          toolCallId = call.id ?? `call-${input.runId}-${index}`;
+          calls.set(index, toolCallId);
+          yield {
+            type: EventType.TOOL_CALL_START,
+            toolCallId,
+            toolCallName: call.function?.name ?? 'unknown',
+            parentMessageId: messageId,
+          };
+        }
+        const args = call.function?.arguments;
+        if (typeof args === 'string' && args !== '') {
+          yield { type: EventType.TOOL_CALL_ARGS, toolCallId, delta: args };
+        }
+      }
+      if (choice.finish_reason) finished = true;
+    }
+    if (signal.aborted) return;
+    if (!finished) {
+      throw new ResumableError('upstream_failed', `${what} ended its stream before finishing`);
+    }
+    const closing: AGUIEvent[] = [];
+    if (textOpen) closing.push({ type: EventType.TEXT_MESSAGE_END, messageId });
+    for (const toolCallId of calls.values()) {
+      closing.push({ type: EventType.TOOL_CALL_END, toolCallId });
+    }
+    yield* closing;
+  };
+}
+
+/** AG-UI messages (and context) as Chat Completions messages. */
+export function toChatMessages(input: RunAgentInput): unknown[] {
+  const out: unknown[] = [];
+  if (input.context.length > 0) {
+    out.push({
+      role: 'system',
+      content: `Context:\n${input.context.map((c) => `- ${c.description}: ${c.value}`).join('\n')}`,
+    });
+  }
+  for (const m of input.messages as Message[]) {
+    switch (m.role) {
+      case 'system':
+      case 'developer':
+      case 'user':
+        out.push({ role: m.role, content: messageText(m) });
+        break;
+      case 'assistant':
+        out.push({
+          role: 'assistant',
+          content: m.content ?? null,
+          ...(m.toolCalls && m.toolCalls.length > 0
+            ? {
+                tool_calls: m.toolCalls.map((c) => ({
+                  id: c.id,
+                  type: 'function',
+                  function: { name: c.function.name, arguments: c.function.arguments },
+                })),
+              }
+            : {}),
+        });
+        break;
+      case 'tool':
+        out.push({ role: 'tool', tool_call_id: m.toolCallId, content: messageText(m) });
+        break;
+      default:
+        // Activity and reasoning messages are UI state, not model input.
+        break;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,133 @@
+import type { Hono } from 'hono';
+import { scriptedAgent } from './agents/scripted.js';
+import type { Agent } from './agents/types.js';
+import { type Authorize, tokenPolicy } from './auth.js';
+import { createHttpApp } from './http.js';
+import { DEFAULT_LIMITS, RunManager } from './run-manager.js';
+import { openStore } from './stores/open.js';
+import type { EventStore } from './stores/types.js';
+
+export interface ServerLimits {
+  /**
+   * Largest `POST /runs` body; larger answers `413 payload_too_large`.
+   * @default 1048576 (1 MiB)
+   */
+  maxBodyBytes: number;
+  /** @default 100 */
+  maxConcurrentRuns: number;
+  /** @default 2000 */
+  maxSubscribersPerRun: number;
+  /** @default 1000 */
+  subscriberBufferEvents: number;
+}
+
+export interface ResumableServerOptions {
+  /**
+   * Where runs are kept: an `EventStore`, or `'memory'`, `'sqlite:<path>'`.
+   * @default 'memory'
+   */
+  store?: EventStore | string;
+  /**
+   * Produces the events of each run.
+   * @default scriptedAgent()
+   */
+  agent?: Agent;
+  /**
+   * Replaces the thread-token policy (protocol.md, "Access").
+   * @default the token policy: a thread's token for everything on it
+   */
+  authorize?: Authorize;
+  /**
+   * Browser origins allowed to call the API. CORS is closed when absent.
+   * @default { origins: [] }
+   */
+  cors?: { origins: string[] };
+  limits?: Partial<ServerLimits>;
+  retention?: {
+    /**
+     * Hours a finished run's events are kept (its snapshot is kept with the thread).
+     * @default 168
+     */
+    eventsHours?: number;
+  };
+  /**
+   * Idle time after which a live stream sends `: ping`.
+   * @default 15000
+   */
+  heartbeatMs?: number;
+  /**
+   * Path every route is mounted under.
+   * @default '' (the root) for `createResumableApp`, '/api' for `startServer`
+   */
+  basePath?: string;
+  /**
+   * This instance's id (the owner of the runs it produces).
+   * @default a random UUID
+   */
+  instanceId?: string;
+}
+
+export interface ResumableApp {
+  /** A Hono app: `app.fetch` is the Web `(Request) => Response` handler. */
+  app: Hono;
+  manager: RunManager;
+  store: EventStore;
+  /** Resolves once start-up work is done (orphaned runs ended); requests wait for it. */
+  ready: Promise<void>;
+  /** Ends streams and runs, then closes the store. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * The whole server as a Web handler, for any runtime that speaks `Request`/`Response`
+ * (Node via `startServer`, Next.js route handlers, Bun, Deno).
+ */
+export function createResumableApp(options: ResumableServerOptions = {}): ResumableApp {
+  const store =
+    typeof options.store === 'object' ? options.store : openStore(options.store ?? 'memory');
+  const manager = new RunManager({
+    store,
+    agent: options.agent ?? scriptedAgent(),
+    limits: {
+      maxConcurrentRuns: options.limits?.maxConcurrentRuns ?? DEFAULT_LIMITS.maxConcurrentRuns,
+      maxSubscribersPerRun:
+        options.limits?.maxSubscribersPerRun ?? DEFAULT_LIMITS.maxSubscribersPerRun,
+      subscriberBufferEvents:
+        options.limits?.subscriberBufferEvents ?? DEFAULT_LIMITS.subscriberBufferEvents,
+    },
+    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    ...(options.retention?.eventsHours === undefined
+      ? {}
+      : { retentionHours: options.retention.eventsHours }),
+    ...(options.instanceId === undefined ? {} : { instanceId: options.instanceId }),
+  });
+  const ready = manager.init();
+  // Surface start-up failures to whoever awaits `ready`, not as an unhandled rejection.
+  ready.catch(() => {});
+  const http = createHttpApp({
+    manager,
+    authorize: options.authorize ?? tokenPolicy,
+    corsOrigins: options.cors?.origins ?? [],
+    maxBodyBytes: options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    basePath: options.basePath ?? '',
+    ready,
+  });
+  const app = http;
+  let closed: Promise<void> | null = null;
+  return {
+    app,
+    manager,
+    store,
+    ready,
+    close() {
+      closed ??= (async () => {
+        await ready.catch(() => {});
+        await manager.close();
+        await store.close();
+      })();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,28 @@
+export { type AguiProxyAgentOptions, aguiProxyAgent } from './agents/agui.js';
+export { type OpenAIAgentOptions, openaiAgent } from './agents/openai.js';
+export {
+  replyTokens,
+  type ScriptedAgentOptions,
+  type ScriptOptions,
+  scriptedAgent,
+} from './agents/scripted.js';
+export type { Agent, AgentContext } from './agents/types.js';
+export {
+  createResumableApp,
+  DEFAULT_MAX_BODY_BYTES,
+  type ResumableApp,
+  type ResumableServerOptions,
+  type ServerLimits,
+} from './app.js';
+export { type Authorize, type AuthorizeTarget, tokenOf, tokenPolicy } from './auth.js';
+export { type RunningServer, type StartServerOptions, startServer } from './node.js';
+export {
+  DEFAULT_LIMITS,
+  type RunLimits,
+  RunManager,
+  type RunManagerOptions,
+} from './run-manager.js';
+export { MemoryStore } from './stores/memory.js';
+export { openStore } from './stores/open.js';
+export { SqliteStore, type SqliteStoreOptions } from './stores/sqlite.js';
+export * from './stores/types.js';

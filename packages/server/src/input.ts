@@ -1,0 +1,105 @@
+import type { Message, RunAgentInput } from '@resumable/protocol';
+import { ResumableError } from '@resumable/protocol';
+
+/** Ids are opaque, but they travel in URLs and logs: keep them to a safe alphabet. */
+const ID = /^[A-Za-z0-9._:-]{1,200}$/;
+/** A client-chosen runId is a secret (protocol.md): at least this long. */
+export const MIN_RUN_ID_LENGTH = 16;
+const ROLES = new Set([
+  'user',
+  'assistant',
+  'system',
+  'developer',
+  'tool',
+  'activity',
+  'reasoning',
+]);
+
+/** `POST /runs` body after validation: `threadId` / `runId` may still be absent. */
+export type RunRequest = Omit<RunAgentInput, 'threadId' | 'runId'> & {
+  threadId?: string;
+  runId?: string;
+};
+
+function bad(message: string): ResumableError {
+  return new ResumableError('bad_request', message);
+}
+
+export function isValidId(value: string): boolean {
+  return ID.test(value);
+}
+
+/**
+ * Checks an untrusted `POST /runs` body (the AG-UI `RunAgentInput` shape). Only what the
+ * server relies on is checked, with a precise message for each field; unknown fields pass
+ * through to the agent untouched.
+ */
+export function parseRunRequest(body: unknown): RunRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw bad('the body must be a JSON object (an AG-UI RunAgentInput)');
+  }
+  const b = body as Record<string, unknown>;
+  const out: RunRequest = {
+    ...(b as object),
+    messages: parseMessages(b.messages),
+    tools: optionalArray(b.tools, 'tools'),
+    context: optionalArray(b.context, 'context'),
+  } as RunRequest;
+  if (b.threadId !== undefined && b.threadId !== null) {
+    if (typeof b.threadId !== 'string' || !isValidId(b.threadId)) {
+      throw bad('threadId must be 1-200 characters of A-Z a-z 0-9 . _ : -');
+    }
+    out.threadId = b.threadId;
+  } else {
+    delete out.threadId;
+  }
+  if (b.runId !== undefined && b.runId !== null) {
+    if (typeof b.runId !== 'string' || !isValidId(b.runId)) {
+      throw bad('runId must be 1-200 characters of A-Z a-z 0-9 . _ : -');
+    }
+    if (b.runId.length < MIN_RUN_ID_LENGTH) {
+      throw bad(
+        `runId must be unguessable: at least ${MIN_RUN_ID_LENGTH} characters (use a random UUID)`,
+      );
+    }
+    out.runId = b.runId;
+  } else {
+    delete out.runId;
+  }
+  if (
+    b.forwardedProps !== undefined &&
+    b.forwardedProps !== null &&
+    (typeof b.forwardedProps !== 'object' || Array.isArray(b.forwardedProps))
+  ) {
+    throw bad('forwardedProps must be an object');
+  }
+  return out;
+}
+
+function optionalArray(value: unknown, name: string): never[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw bad(`${name} must be an array`);
+  return value as never[];
+}
+
+function parseMessages(value: unknown): Message[] {
+  if (!Array.isArray(value)) throw bad('messages must be an array of AG-UI messages');
+  value.forEach((m, i) => {
+    if (typeof m !== 'object' || m === null || Array.isArray(m)) {
+      throw bad(`messages[${i}] must be an object`);
+    }
+    const { id, role, content } = m as Record<string, unknown>;
+    if (typeof id !== 'string' || id === '') throw bad(`messages[${i}].id must be a string`);
+    if (typeof role !== 'string' || !ROLES.has(role)) {
+      throw bad(`messages[${i}].role must be one of ${[...ROLES].join(', ')}`);
+    }
+    if (
+      (role === 'user' || role === 'system' || role === 'developer' || role === 'tool') &&
+      typeof content !== 'string' &&
+      !Array.isArray(content)
+    ) {
+      throw bad(`messages[${i}].content must be a string or an array of parts`);
+    }
+  });
+  return value as Message[];
+}

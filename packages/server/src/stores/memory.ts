@@ -1,0 +1,179 @@
+import type { Message } from '@resumable/protocol';
+import type {
+  EventStore,
+  MessagePage,
+  NewRun,
+  RunEnd,
+  RunRecord,
+  StoredEvent,
+  ThreadRecord,
+} from './types.js';
+import { AppendConflictError } from './types.js';
+
+interface MemoryRun {
+  record: RunRecord;
+  events: StoredEvent[];
+}
+
+interface MemoryThread {
+  record: ThreadRecord;
+  /** Run ids in creation order. */
+  runs: string[];
+  /** History in order; `seq` is the page cursor. */
+  messages: Array<{ seq: number; id: string; message: Message }>;
+  messageIndex: Map<string, number>;
+  nextSeq: number;
+}
+
+/**
+ * Everything in this process's memory: for tests, the demo without a disk, and as the
+ * reference implementation of the `EventStore` rules. Nothing survives a restart.
+ * Records are copied in and out so callers can never alias the stored state.
+ */
+export class MemoryStore implements EventStore {
+  readonly kind = 'memory';
+  readonly shared = false;
+  private readonly threads = new Map<string, MemoryThread>();
+  private readonly runs = new Map<string, MemoryRun>();
+
+  async createThread(thread: ThreadRecord): Promise<boolean> {
+    if (this.threads.has(thread.threadId)) return false;
+    this.threads.set(thread.threadId, {
+      record: { ...thread },
+      runs: [],
+      messages: [],
+      messageIndex: new Map(),
+      nextSeq: 1,
+    });
+    return true;
+  }
+
+  async getThread(threadId: string): Promise<ThreadRecord | null> {
+    const thread = this.threads.get(threadId);
+    return thread ? { ...thread.record } : null;
+  }
+
+  async createRun(run: NewRun): Promise<{ created: boolean; run: RunRecord }> {
+    const existing = this.runs.get(run.runId);
+    if (existing) return { created: false, run: copy(existing.record) };
+    const thread = this.threads.get(run.threadId);
+    if (!thread) throw new Error(`thread ${run.threadId} does not exist`);
+    const record: RunRecord = {
+      ...run,
+      status: 'running',
+      endedAt: null,
+      lastOffset: 0,
+      eventsPruned: false,
+      snapshot: null,
+    };
+    this.runs.set(run.runId, { record, events: [] });
+    thread.runs.push(run.runId);
+    return { created: true, run: copy(record) };
+  }
+
+  async getRun(runId: string): Promise<RunRecord | null> {
+    const run = this.runs.get(runId);
+    return run ? copy(run.record) : null;
+  }
+
+  async listRuns(threadId: string, limit: number): Promise<RunRecord[]> {
+    const thread = this.threads.get(threadId);
+    if (!thread) return [];
+    const out: RunRecord[] = [];
+    for (let i = thread.runs.length - 1; i >= 0 && out.length < limit; i--) {
+      const run = this.runs.get(thread.runs[i]!);
+      if (run) out.push(copy(run.record));
+    }
+    return out;
+  }
+
+  async append(runId: string, events: readonly StoredEvent[], end?: RunEnd): Promise<void> {
+    const run = this.runs.get(runId);
+    if (!run) throw new Error(`run ${runId} does not exist`);
+    const first = events[0]?.offset ?? run.record.lastOffset + 1;
+    if (run.record.status !== 'running' || first !== run.record.lastOffset + 1) {
+      throw new AppendConflictError(runId, run.record.lastOffset + 1, first);
+    }
+    for (let i = 0; i < events.length; i++) {
+      if (events[i]!.offset !== first + i) {
+        throw new AppendConflictError(runId, first + i, events[i]!.offset);
+      }
+    }
+    for (const event of events) run.events.push({ offset: event.offset, json: event.json });
+    run.record.lastOffset = first + events.length - 1;
+    if (end) {
+      run.record.status = end.status;
+      run.record.endedAt = end.endedAt;
+      run.record.snapshot = structuredClone(end.snapshot);
+    }
+  }
+
+  async readEvents(runId: string, after: number, limit: number): Promise<StoredEvent[]> {
+    const run = this.runs.get(runId);
+    if (!run || run.events.length === 0) return [];
+    // Offsets are 1..N in array order, so the index of offset k is k - first.
+    const first = run.events[0]!.offset;
+    const start = Math.max(0, after + 1 - first);
+    return run.events.slice(start, start + limit);
+  }
+
+  async putMessages(threadId: string, _runId: string, messages: readonly Message[]) {
+    const thread = this.threads.get(threadId);
+    if (!thread) throw new Error(`thread ${threadId} does not exist`);
+    for (const message of messages) {
+      const at = thread.messageIndex.get(message.id);
+      if (at !== undefined) {
+        thread.messages[at]!.message = structuredClone(message);
+      } else {
+        thread.messageIndex.set(message.id, thread.messages.length);
+        thread.messages.push({
+          seq: thread.nextSeq++,
+          id: message.id,
+          message: structuredClone(message),
+        });
+      }
+    }
+  }
+
+  async listMessages(threadId: string, before: number | null, limit: number): Promise<MessagePage> {
+    const all = this.threads.get(threadId)?.messages ?? [];
+    let end = all.length;
+    if (before !== null) {
+      end = 0;
+      while (end < all.length && all[end]!.seq < before) end++;
+    }
+    const start = Math.max(0, end - limit);
+    const page = all.slice(start, end);
+    return {
+      messages: page.map((m) => structuredClone(m.message)),
+      nextBefore: start > 0 ? page[0]!.seq : null,
+    };
+  }
+
+  async findOrphanedRuns(): Promise<RunRecord[]> {
+    // A memory store dies with its process, so at start-up there is never an orphan.
+    return [];
+  }
+
+  async pruneEvents(endedBefore: number): Promise<number> {
+    let pruned = 0;
+    for (const run of this.runs.values()) {
+      const { endedAt } = run.record;
+      if (endedAt !== null && endedAt < endedBefore && !run.record.eventsPruned) {
+        run.events = [];
+        run.record.eventsPruned = true;
+        pruned++;
+      }
+    }
+    return pruned;
+  }
+
+  async close(): Promise<void> {
+    this.threads.clear();
+    this.runs.clear();
+  }
+}
+
+function copy(record: RunRecord): RunRecord {
+  return { ...record, snapshot: record.snapshot ? structuredClone(record.snapshot) : null };
+}

@@ -1,0 +1,494 @@
+import type { Message, RunSnapshot } from '@resumable/protocol';
+import { ResumableError } from '@resumable/protocol';
+import { Redis, type RedisOptions } from 'ioredis';
+import { RedisKeys, entryId, offsetOf } from './redis/keys.js';
+import { SCRIPTS, type ScriptCommands } from './redis/scripts.js';
+import { TailReader, unavailable } from './redis/tail.js';
+import type {
+  EventStore,
+  MessagePage,
+  NewRun,
+  RunEnd,
+  RunRecord,
+  StoredEvent,
+  StoredRunStatus,
+  ThreadRecord,
+} from './types.js';
+import { AppendConflictError } from './types.js';
+
+export interface RedisStoreOptions {
+  /**
+   * The Redis server, as a `redis://[user:password@]host:port[/db]` URL
+   * (`rediss://` for TLS).
+   * @default 'redis://127.0.0.1:6379'
+   */
+  url?: string;
+  /**
+   * Prefix of every key, so deployments (or tests) can share one Redis database.
+   * @default 'resumable:'
+   */
+  prefix?: string;
+  /**
+   * How long a finished run's events stay: the run's stream gets this TTL when its
+   * terminal event is stored. The run record and its snapshot stay (like SQLite's).
+   * Keep it at least the server's `retention.eventsHours`.
+   * @default 604800000 (168 hours)
+   */
+  eventsTtlMs?: number;
+  /**
+   * Lease a new run gets from `createRun` until its producer's `acquireLease`.
+   * @default 15000
+   */
+  leaseMs?: number;
+  /**
+   * How long an operation waits for a connecting or reconnecting Redis before it fails
+   * with `store_unavailable` (503). Requests never queue longer than this.
+   * @default 1000
+   */
+  connectWaitMs?: number;
+  /**
+   * Time after which a command without a reply fails with `store_unavailable`.
+   * @default 5000
+   */
+  commandTimeoutMs?: number;
+  /**
+   * `XREAD BLOCK` time of the shared live-tail reader.
+   * @default 5000
+   */
+  blockMs?: number;
+  /**
+   * Longest pause between reconnect attempts while Redis is away (ioredis `retryStrategy`
+   * grows by 100 ms per attempt up to this).
+   * @default 1000
+   */
+  maxReconnectDelayMs?: number;
+  /** More ioredis options (TLS, Sentinel, …); the store's own settings win. */
+  redisOptions?: RedisOptions;
+  /** Where connection warnings go. @default console.warn */
+  log?: (message: string) => void;
+}
+
+type Client = Redis & ScriptCommands;
+
+/**
+ * Runs in Redis, shared by any number of server instances: every event in a Redis Stream
+ * per run (entry id = offset, so offsets stay 1..N and any instance serves any offset),
+ * run records and thread history in hashes and sorted sets, conditional appends in Lua
+ * (atomic: one terminal event even when instances race), ownership leases (`SET NX PX`)
+ * whose lapse marks a run orphaned, live tails through one shared `XREAD BLOCK` reader,
+ * and cancel requests through pub/sub.
+ *
+ * Connections fail fast: no offline queue, no retried requests. While Redis is away
+ * every operation throws `ResumableError('store_unavailable')` (HTTP 503) within
+ * `connectWaitMs`, nothing is half-written (each write is one script), and ioredis
+ * reconnects on its own when Redis is back.
+ */
+export class RedisStore implements EventStore {
+  readonly kind = 'redis';
+  readonly shared = true;
+  readonly keys: RedisKeys;
+  private readonly client: Client;
+  private readonly url: string;
+  private readonly connection: RedisOptions;
+  private readonly eventsTtlMs: number;
+  private readonly leaseMs: number;
+  private readonly connectWaitMs: number;
+  private readonly blockMs: number;
+  private readonly log: (message: string) => void;
+  private readonly waits = new WeakMap<Redis, Promise<void>>();
+  private readonly extraClients: Redis[] = [];
+  private readonly cancelListeners = new Set<(runId: string) => void>();
+  private tails: TailReader | null = null;
+  private subscriber: Redis | null = null;
+  private closed = false;
+
+  constructor(options: RedisStoreOptions = {}) {
+    this.url = options.url ?? 'redis://127.0.0.1:6379';
+    this.keys = new RedisKeys(options.prefix ?? 'resumable:');
+    this.eventsTtlMs = Math.max(1, Math.round(options.eventsTtlMs ?? 168 * 3_600_000));
+    this.leaseMs = options.leaseMs ?? 15_000;
+    this.connectWaitMs = options.connectWaitMs ?? 1000;
+    this.blockMs = options.blockMs ?? 5000;
+    this.log = options.log ?? ((message) => console.warn(`[resumable] ${message}`));
+    const maxDelay = options.maxReconnectDelayMs ?? 1000;
+    this.connection = {
+      ...options.redisOptions,
+      // RESP2 keeps the reply shapes of XREAD/XRANGE/HGETALL stable and simple.
+      protocol: 2,
+      // Fail fast: a request while Redis is away answers 503 instead of waiting in a
+      // queue, and a command in flight when the connection drops is never re-sent
+      // behind the caller's back (the caller already got an error and may retry).
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
+      retryStrategy: (times: number) => Math.min(times * 100, maxDelay),
+    };
+    this.client = this.connect('main', options.commandTimeoutMs ?? 5000) as Client;
+    for (const [name, definition] of Object.entries(SCRIPTS)) {
+      this.client.defineCommand(name, definition);
+    }
+  }
+
+  // ---- threads -------------------------------------------------------------------------
+
+  async createThread(thread: ThreadRecord): Promise<boolean> {
+    const reply = await this.call('createThread', (c) =>
+      c.rsCreateThread(this.keys.thread(thread.threadId), thread.token, thread.createdAt),
+    );
+    return reply === 1;
+  }
+
+  async getThread(threadId: string): Promise<ThreadRecord | null> {
+    const fields = await this.call('getThread', (c) =>
+      c.hmget(this.keys.thread(threadId), 'token', 'createdAt'),
+    );
+    const [token, createdAt] = fields;
+    if (token == null || createdAt == null) return null;
+    return { threadId, token, createdAt: Number(createdAt) };
+  }
+
+  // ---- runs ------------------------------------------------------------------------------
+
+  async createRun(run: NewRun): Promise<{ created: boolean; run: RunRecord }> {
+    const k = this.keys;
+    const reply = (await this.call('createRun', (c) =>
+      c.rsCreateRun(
+        k.run(run.runId),
+        k.thread(run.threadId),
+        k.threadRuns(run.threadId),
+        k.running,
+        k.lease(run.runId),
+        run.runId,
+        run.threadId,
+        run.createdAt,
+        run.owner,
+        this.leaseMs,
+      ),
+    )) as [number, string[]?];
+    if (reply[0] === -1) throw new Error(`thread ${run.threadId} does not exist`);
+    return { created: reply[0] === 1, run: toRecord(reply[1] ?? [], 1)! };
+  }
+
+  async getRun(runId: string): Promise<RunRecord | null> {
+    const [fields, streamExists] = (await this.call('getRun', (c) =>
+      c.rsGetRun(this.keys.run(runId), this.keys.events(runId)),
+    )) as [string[], number];
+    return toRecord(fields, streamExists);
+  }
+
+  async listRuns(threadId: string, limit: number): Promise<RunRecord[]> {
+    if (limit <= 0) return [];
+    const ids = await this.call('listRuns', (c) =>
+      c.zrevrange(this.keys.threadRuns(threadId), 0, limit - 1),
+    );
+    const records = await Promise.all(ids.map((id) => this.getRun(id)));
+    return records.filter((r): r is RunRecord => r !== null);
+  }
+
+  async append(runId: string, events: readonly StoredEvent[], end?: RunEnd): Promise<void> {
+    const first = events[0]?.offset ?? -1;
+    for (let i = 1; i < events.length; i++) {
+      if (events[i]!.offset !== first + i) {
+        throw new AppendConflictError(runId, first + i, events[i]!.offset);
+      }
+    }
+    const k = this.keys;
+    const reply = (await this.call('append', (c) =>
+      c.rsAppend(
+        k.run(runId),
+        k.events(runId),
+        k.running,
+        k.ended,
+        k.lease(runId),
+        runId,
+        first,
+        events.length,
+        end ? 1 : 0,
+        end?.status ?? '',
+        end?.endedAt ?? 0,
+        end ? JSON.stringify(end.snapshot) : '',
+        this.eventsTtlMs,
+        ...events.map((event) => event.json),
+      ),
+    )) as [number, number?];
+    if (reply[0] === -1) throw new Error(`run ${runId} does not exist`);
+    if (reply[0] === 0) {
+      const expected = reply[1]!;
+      throw new AppendConflictError(runId, expected, first === -1 ? expected : first);
+    }
+  }
+
+  async readEvents(runId: string, after: number, limit: number): Promise<StoredEvent[]> {
+    if (limit <= 0) return [];
+    const entries = (await this.call('readEvents', (c) =>
+      c.xrange(this.keys.events(runId), entryId(after + 1), '+', 'COUNT', limit),
+    )) as Array<[string, string[]]>;
+    return entries.map(([id, fields]) => ({ offset: offsetOf(id), json: fields[1] ?? 'null' }));
+  }
+
+  // ---- history ---------------------------------------------------------------------------
+
+  async putMessages(threadId: string, _runId: string, messages: readonly Message[]) {
+    const args: string[] = [];
+    for (const message of messages) args.push(message.id, JSON.stringify(message));
+    const k = this.keys;
+    const reply = await this.call('putMessages', (c) =>
+      c.rsPutMessages(k.thread(threadId), k.history(threadId), k.messages(threadId), ...args),
+    );
+    if (reply === -1) throw new Error(`thread ${threadId} does not exist`);
+  }
+
+  async listMessages(threadId: string, before: number | null, limit: number): Promise<MessagePage> {
+    if (limit <= 0) return { messages: [], nextBefore: null };
+    const [rows, bodies] = (await this.call('listMessages', (c) =>
+      c.rsListMessages(
+        this.keys.history(threadId),
+        this.keys.messages(threadId),
+        before === null ? '' : before,
+        limit,
+      ),
+    )) as [string[], Array<string | null>];
+    const found = rows.length / 2;
+    const take = Math.min(found, limit);
+    const messages: Message[] = [];
+    // Newest first from Redis; the page is oldest to newest.
+    for (let i = take - 1; i >= 0; i--) {
+      const body = bodies[i];
+      if (body != null) messages.push(JSON.parse(body) as Message);
+    }
+    const oldestSeq = take > 0 ? Number(rows[(take - 1) * 2 + 1]) : null;
+    return { messages, nextBefore: found > limit ? oldestSeq : null };
+  }
+
+  // ---- orphans and retention -------------------------------------------------------------
+
+  async findOrphanedRuns(): Promise<RunRecord[]> {
+    const ids = await this.call('findOrphanedRuns', (c) => c.smembers(this.keys.running));
+    if (ids.length === 0) return [];
+    const leases = await Promise.all(
+      ids.map((id) => this.call('findOrphanedRuns', (c) => c.exists(this.keys.lease(id)))),
+    );
+    const lapsed = ids.filter((_, i) => leases[i] === 0);
+    const records = await Promise.all(lapsed.map((id) => this.getRun(id)));
+    const orphans: RunRecord[] = [];
+    for (let i = 0; i < lapsed.length; i++) {
+      const record = records[i];
+      if (record?.status === 'running') orphans.push(record);
+      else if (!record) {
+        // The run's hash is gone (deleted by hand): stop scanning it.
+        await this.call('findOrphanedRuns', (c) => c.srem(this.keys.running, lapsed[i]!));
+      }
+    }
+    return orphans;
+  }
+
+  async pruneEvents(endedBefore: number): Promise<number> {
+    let pruned = 0;
+    // Bounded: at most 1,000 batches of 100 runs per sweep; the next sweep goes on.
+    for (let round = 0; round < 1000; round++) {
+      const ids = await this.call('pruneEvents', (c) =>
+        c.zrangebyscore(this.keys.ended, '-inf', `(${endedBefore}`, 'LIMIT', 0, 100),
+      );
+      for (const id of ids) {
+        const k = this.keys;
+        const done = await this.call('pruneEvents', (c) =>
+          c.rsPruneRun(k.run(id), k.events(id), k.ended, id),
+        );
+        if (done === 1) pruned++;
+      }
+      if (ids.length < 100) break;
+    }
+    return pruned;
+  }
+
+  // ---- shared-store members --------------------------------------------------------------
+
+  subscribe(
+    runId: string,
+    after: number,
+    onEvents: (events: StoredEvent[]) => void,
+    onError?: (error: unknown) => void,
+  ): () => void {
+    this.tails ??= new TailReader({
+      reader: this.connect('tail', undefined),
+      control: this.client,
+      ready: (client) => this.ready(client),
+      blockMs: this.blockMs,
+      count: 1000,
+      log: this.log,
+    });
+    return this.tails.add(runId, this.keys.events(runId), after, onEvents, onError);
+  }
+
+  async requestCancel(runId: string): Promise<void> {
+    await this.call('requestCancel', (c) =>
+      c.rsRequestCancel(this.keys.run(runId), this.keys.cancelChannel, runId),
+    );
+  }
+
+  onCancelRequest(listener: (runId: string) => void): () => void {
+    this.cancelListeners.add(listener);
+    if (!this.subscriber && !this.closed) {
+      // Subscriptions are re-made by ioredis after a reconnect, so this one may queue.
+      const subscriber = this.connect('cancel', undefined, { enableOfflineQueue: true });
+      this.subscriber = subscriber;
+      subscriber.on('message', (channel: string, runId: string) => {
+        if (channel === this.keys.cancelChannel) this.emitCancel(runId);
+      });
+      subscriber.subscribe(this.keys.cancelChannel).catch((error: unknown) => {
+        this.log(`redis: cannot subscribe to cancel requests: ${String(error)}`);
+      });
+    }
+    return () => {
+      this.cancelListeners.delete(listener);
+    };
+  }
+
+  async acquireLease(runId: string, owner: string, ttlMs: number): Promise<boolean> {
+    const reply = await this.call('acquireLease', (c) =>
+      c.rsAcquireLease(this.keys.lease(runId), owner, Math.max(1, Math.round(ttlMs))),
+    );
+    return reply === 1;
+  }
+
+  async renewLease(runId: string, owner: string, ttlMs: number): Promise<boolean> {
+    const [renewed, cancel] = (await this.call('renewLease', (c) =>
+      c.rsRenewLease(
+        this.keys.lease(runId),
+        this.keys.run(runId),
+        owner,
+        Math.max(1, Math.round(ttlMs)),
+      ),
+    )) as [number, number];
+    // A cancel whose pub/sub message this instance missed (it was reconnecting).
+    if (cancel === 1) this.emitCancel(runId);
+    return renewed === 1;
+  }
+
+  async releaseLease(runId: string, owner: string): Promise<void> {
+    await this.call('releaseLease', (c) => c.rsReleaseLease(this.keys.lease(runId), owner));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.tails?.close();
+    this.cancelListeners.clear();
+    await Promise.all([this.client, ...this.extraClients].map(quit));
+  }
+
+  // ---- connections -----------------------------------------------------------------------
+
+  private connect(
+    name: string,
+    commandTimeout: number | undefined,
+    extra: RedisOptions = {},
+  ): Redis {
+    const client = new Redis(this.url, {
+      ...this.connection,
+      ...extra,
+      connectionName: `resumable-${name}`,
+      ...(commandTimeout === undefined ? {} : { commandTimeout }),
+    });
+    let down = false;
+    client.on('error', (error: Error) => {
+      // One line per outage and connection, not one per reconnect attempt.
+      if (down || this.closed) return;
+      down = true;
+      this.log(`redis (${name}) unreachable: ${error.message}; reconnecting`);
+    });
+    client.on('ready', () => {
+      if (down) this.log(`redis (${name}) reconnected`);
+      down = false;
+    });
+    if (name !== 'main') this.extraClients.push(client);
+    return client;
+  }
+
+  /** Resolves when `client` is connected; `store_unavailable` after `connectWaitMs`. */
+  private async ready(client: Redis = this.client): Promise<void> {
+    if (client.status === 'ready') return;
+    if (this.closed || client.status === 'end') throw unavailable('the Redis store is closed');
+    let wait = this.waits.get(client);
+    if (!wait) {
+      wait = new Promise<void>((resolve) => client.once('ready', () => resolve()));
+      this.waits.set(client, wait);
+      void wait.then(() => this.waits.delete(client));
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            unavailable(
+              `Redis at ${redactedUrl(this.url)} is unreachable (${client.status} for ${this.connectWaitMs} ms)`,
+            ),
+          ),
+        this.connectWaitMs,
+      );
+    });
+    try {
+      await Promise.race([wait, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Runs one Redis operation; any failure of Redis itself becomes `store_unavailable`. */
+  private async call<T>(what: string, op: (client: Client) => Promise<T>): Promise<T> {
+    await this.ready();
+    try {
+      return await op(this.client);
+    } catch (error) {
+      if (error instanceof ResumableError) throw error;
+      throw unavailable(`Redis ${what} failed: ${(error as Error)?.message ?? error}`, error);
+    }
+  }
+
+  private emitCancel(runId: string): void {
+    for (const listener of [...this.cancelListeners]) {
+      try {
+        listener(runId);
+      } catch (error) {
+        this.log(`a cancel listener threw: ${String(error)}`);
+      }
+    }
+  }
+}
+
+function toRecord(flat: string[], streamExists: number): RunRecord | null {
+  if (!flat || flat.length === 0) return null;
+  const h: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) h[flat[i]!] = flat[i + 1]!;
+  const status = h.status as StoredRunStatus;
+  const lastOffset = Number(h.lastOffset ?? 0);
+  const ended = status !== 'running';
+  return {
+    runId: h.runId!,
+    threadId: h.threadId!,
+    status,
+    createdAt: Number(h.createdAt),
+    endedAt: h.endedAt === undefined ? null : Number(h.endedAt),
+    lastOffset,
+    // Pruned by a sweep, or the stream's TTL ran out.
+    eventsPruned: h.eventsPruned === '1' || (ended && lastOffset > 0 && streamExists === 0),
+    snapshot: h.snapshot ? (JSON.parse(h.snapshot) as RunSnapshot) : null,
+    owner: h.owner ?? null,
+  };
+}
+
+async function quit(client: Redis): Promise<void> {
+  try {
+    if (client.status === 'ready') {
+      await client.quit();
+      return;
+    }
+  } catch {
+    // Redis went away meanwhile: drop the socket below.
+  }
+  client.disconnect();
+}
+
+function redactedUrl(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@');
+}

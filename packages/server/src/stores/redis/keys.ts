@@ -1,0 +1,62 @@
+/**
+ * Every key the Redis store uses, under one prefix so several deployments (or tests) can
+ * share a Redis database without seeing each other.
+ *
+ * | key | type | holds |
+ * |---|---|---|
+ * | `thread:<id>` | hash | token, createdAt, run and message counters |
+ * | `thread:<id>:runs` | sorted set | run ids scored by creation order |
+ * | `thread:<id>:history` | sorted set | message ids scored by history position |
+ * | `thread:<id>:messages` | hash | message id → message JSON |
+ * | `run:<id>` | hash | the `RunRecord` (status, lastOffset, snapshot, owner, …) |
+ * | `run:<id>:events` | stream | one entry per event, id `<offset>-0`, field `e` = JSON |
+ * | `run:<id>:lease` | string | the owning instance's id, with a TTL |
+ * | `running` | set | ids of runs still running (what the orphan sweep scans) |
+ * | `ended` | sorted set | ended runs whose events are kept, scored by `endedAt` |
+ * | `cancel` | channel | run ids whose cancel was requested |
+ */
+export class RedisKeys {
+  constructor(readonly prefix: string) {}
+
+  thread(threadId: string): string {
+    return `${this.prefix}thread:${threadId}`;
+  }
+  threadRuns(threadId: string): string {
+    return `${this.prefix}thread:${threadId}:runs`;
+  }
+  history(threadId: string): string {
+    return `${this.prefix}thread:${threadId}:history`;
+  }
+  messages(threadId: string): string {
+    return `${this.prefix}thread:${threadId}:messages`;
+  }
+  run(runId: string): string {
+    return `${this.prefix}run:${runId}`;
+  }
+  events(runId: string): string {
+    return `${this.prefix}run:${runId}:events`;
+  }
+  lease(runId: string): string {
+    return `${this.prefix}run:${runId}:lease`;
+  }
+  get running(): string {
+    return `${this.prefix}running`;
+  }
+  get ended(): string {
+    return `${this.prefix}ended`;
+  }
+  get cancelChannel(): string {
+    return `${this.prefix}cancel`;
+  }
+}
+
+/** Stream entry id of an offset (offsets are the ids' millisecond part). */
+export function entryId(offset: number): string {
+  return `${offset}-0`;
+}
+
+/** Offset of a stream entry id `<offset>-0`. */
+export function offsetOf(id: string): number {
+  const dash = id.indexOf('-');
+  return Number(dash === -1 ? id : id.slice(0, dash));
+}

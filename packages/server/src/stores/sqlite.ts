@@ -1,0 +1,290 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Message, RunSnapshot } from '@resumable/protocol';
+import Database from 'libsql';
+import type {
+  EventStore,
+  MessagePage,
+  NewRun,
+  RunEnd,
+  RunRecord,
+  StoredEvent,
+  ThreadRecord,
+} from './types.js';
+import { AppendConflictError } from './types.js';
+
+export interface SqliteStoreOptions {
+  /** Database file; created with its directory when missing. `:memory:` for a throwaway. */
+  path: string;
+  /**
+   * SQLite `synchronous` in WAL mode. `NORMAL` survives a process crash (what "stored
+   * before sent" needs against a dying server); `FULL` also survives power loss, at a
+   * cost per append.
+   * @default 'NORMAL'
+   */
+  synchronous?: 'NORMAL' | 'FULL';
+}
+
+const SCHEMA_VERSION = 1;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS threads (
+  thread_id  TEXT PRIMARY KEY,
+  token      TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  next_seq   INTEGER NOT NULL DEFAULT 1
+);
+CREATE TABLE IF NOT EXISTS runs (
+  run_id        TEXT PRIMARY KEY,
+  thread_id     TEXT NOT NULL,
+  status        TEXT NOT NULL,
+  created_at    INTEGER NOT NULL,
+  ended_at      INTEGER,
+  last_offset   INTEGER NOT NULL DEFAULT 0,
+  events_pruned INTEGER NOT NULL DEFAULT 0,
+  snapshot      TEXT,
+  owner         TEXT
+);
+CREATE INDEX IF NOT EXISTS runs_by_thread ON runs (thread_id, created_at);
+CREATE INDEX IF NOT EXISTS runs_running ON runs (status) WHERE status = 'running';
+CREATE TABLE IF NOT EXISTS events (
+  run_id       TEXT NOT NULL,
+  event_offset INTEGER NOT NULL,
+  json         TEXT NOT NULL,
+  PRIMARY KEY (run_id, event_offset)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS messages (
+  thread_id  TEXT NOT NULL,
+  seq        INTEGER NOT NULL,
+  message_id TEXT NOT NULL,
+  run_id     TEXT NOT NULL,
+  json       TEXT NOT NULL,
+  PRIMARY KEY (thread_id, seq),
+  UNIQUE (thread_id, message_id)
+);
+`;
+
+interface RunRow {
+  run_id: string;
+  thread_id: string;
+  status: RunRecord['status'];
+  created_at: number;
+  ended_at: number | null;
+  last_offset: number;
+  events_pruned: number;
+  snapshot: string | null;
+  owner: string | null;
+}
+
+/**
+ * An embedded SQLite file (via `libsql`, a better-sqlite3-compatible driver whose npm
+ * package ships prebuilt binaries): one table of events keyed by (run, offset), one of
+ * runs, one of threads, one of messages for history. WAL mode, so readers (replays) never
+ * block the writer. Events are stored as the JSON text the SSE frames carry.
+ *
+ * The driver is synchronous; each call is short (an indexed read or one transaction), so
+ * it runs on the event loop instead of paying a thread hop per event.
+ */
+export class SqliteStore implements EventStore {
+  readonly kind = 'sqlite';
+  readonly shared = false;
+  readonly path: string;
+  private readonly db: Database.Database;
+  private readonly stmt;
+  private readonly appendTx: (runId: string, events: readonly StoredEvent[], end?: RunEnd) => void;
+  private readonly putMessagesTx: (
+    threadId: string,
+    runId: string,
+    messages: readonly Message[],
+  ) => void;
+  private closed = false;
+
+  constructor(options: SqliteStoreOptions) {
+    this.path = options.path;
+    if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+    const db = new Database(options.path);
+    this.db = db;
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
+    db.pragma('busy_timeout = 5000');
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > SCHEMA_VERSION) {
+      throw new Error(
+        `${options.path} has schema version ${version}; this server knows ${SCHEMA_VERSION}`,
+      );
+    }
+    db.exec(SCHEMA);
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+
+    this.stmt = {
+      insertThread: db.prepare(
+        'INSERT OR IGNORE INTO threads (thread_id, token, created_at) VALUES (?, ?, ?)',
+      ),
+      getThread: db.prepare('SELECT thread_id, token, created_at FROM threads WHERE thread_id = ?'),
+      insertRun: db.prepare(
+        `INSERT OR IGNORE INTO runs (run_id, thread_id, status, created_at, owner)
+         VALUES (?, ?, 'running', ?, ?)`,
+      ),
+      getRun: db.prepare('SELECT * FROM runs WHERE run_id = ?'),
+      listRuns: db.prepare(
+        'SELECT * FROM runs WHERE thread_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?',
+      ),
+      runHead: db.prepare('SELECT status, last_offset FROM runs WHERE run_id = ?'),
+      insertEvent: db.prepare('INSERT INTO events (run_id, event_offset, json) VALUES (?, ?, ?)'),
+      advance: db.prepare('UPDATE runs SET last_offset = ? WHERE run_id = ?'),
+      end: db.prepare(
+        'UPDATE runs SET last_offset = ?, status = ?, ended_at = ?, snapshot = ? WHERE run_id = ?',
+      ),
+      readEvents: db.prepare(
+        `SELECT event_offset AS offset, json FROM events
+         WHERE run_id = ? AND event_offset > ? ORDER BY event_offset LIMIT ?`,
+      ),
+      nextSeq: db.prepare(
+        'UPDATE threads SET next_seq = next_seq + 1 WHERE thread_id = ? RETURNING next_seq - 1 AS seq',
+      ),
+      updateMessage: db.prepare(
+        'UPDATE messages SET json = ?, run_id = ? WHERE thread_id = ? AND message_id = ?',
+      ),
+      insertMessage: db.prepare(
+        'INSERT INTO messages (thread_id, seq, message_id, run_id, json) VALUES (?, ?, ?, ?, ?)',
+      ),
+      pageNewest: db.prepare(
+        'SELECT seq, json FROM messages WHERE thread_id = ? ORDER BY seq DESC LIMIT ?',
+      ),
+      pageBefore: db.prepare(
+        'SELECT seq, json FROM messages WHERE thread_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
+      ),
+      running: db.prepare("SELECT * FROM runs WHERE status = 'running'"),
+      expired: db.prepare(
+        'SELECT run_id FROM runs WHERE ended_at IS NOT NULL AND ended_at < ? AND events_pruned = 0',
+      ),
+      deleteEvents: db.prepare('DELETE FROM events WHERE run_id = ?'),
+      markPruned: db.prepare('UPDATE runs SET events_pruned = 1 WHERE run_id = ?'),
+    };
+
+    const s = this.stmt;
+    this.appendTx = db.transaction(
+      (runId: string, events: readonly StoredEvent[], end?: RunEnd) => {
+        const head = s.runHead.get(runId) as { status: string; last_offset: number } | undefined;
+        if (!head) throw new Error(`run ${runId} does not exist`);
+        let next = head.last_offset + 1;
+        if (head.status !== 'running') {
+          throw new AppendConflictError(runId, next, events[0]?.offset ?? next);
+        }
+        for (const event of events) {
+          if (event.offset !== next) throw new AppendConflictError(runId, next, event.offset);
+          s.insertEvent.run(runId, event.offset, event.json);
+          next++;
+        }
+        if (end) {
+          s.end.run(next - 1, end.status, end.endedAt, JSON.stringify(end.snapshot), runId);
+        } else {
+          s.advance.run(next - 1, runId);
+        }
+      },
+    );
+    this.putMessagesTx = db.transaction(
+      (threadId: string, runId: string, messages: readonly Message[]) => {
+        for (const message of messages) {
+          const json = JSON.stringify(message);
+          const updated = s.updateMessage.run(json, runId, threadId, message.id);
+          if (updated.changes > 0) continue;
+          const row = s.nextSeq.get(threadId) as { seq: number } | undefined;
+          if (!row) throw new Error(`thread ${threadId} does not exist`);
+          s.insertMessage.run(threadId, row.seq, message.id, runId, json);
+        }
+      },
+    );
+  }
+
+  async createThread(thread: ThreadRecord): Promise<boolean> {
+    return this.stmt.insertThread.run(thread.threadId, thread.token, thread.createdAt).changes > 0;
+  }
+
+  async getThread(threadId: string): Promise<ThreadRecord | null> {
+    const row = this.stmt.getThread.get(threadId) as
+      | { thread_id: string; token: string; created_at: number }
+      | undefined;
+    return row ? { threadId: row.thread_id, token: row.token, createdAt: row.created_at } : null;
+  }
+
+  async createRun(run: NewRun): Promise<{ created: boolean; run: RunRecord }> {
+    const created =
+      this.stmt.insertRun.run(run.runId, run.threadId, run.createdAt, run.owner).changes > 0;
+    const record = await this.getRun(run.runId);
+    return { created, run: record! };
+  }
+
+  async getRun(runId: string): Promise<RunRecord | null> {
+    const row = this.stmt.getRun.get(runId) as RunRow | undefined;
+    return row ? toRecord(row) : null;
+  }
+
+  async listRuns(threadId: string, limit: number): Promise<RunRecord[]> {
+    return (this.stmt.listRuns.all(threadId, limit) as RunRow[]).map(toRecord);
+  }
+
+  async append(runId: string, events: readonly StoredEvent[], end?: RunEnd): Promise<void> {
+    this.appendTx(runId, events, end);
+  }
+
+  async readEvents(runId: string, after: number, limit: number): Promise<StoredEvent[]> {
+    return this.stmt.readEvents.all(runId, after, limit) as StoredEvent[];
+  }
+
+  async putMessages(threadId: string, runId: string, messages: readonly Message[]) {
+    this.putMessagesTx(threadId, runId, messages);
+  }
+
+  async listMessages(threadId: string, before: number | null, limit: number): Promise<MessagePage> {
+    // One extra row tells whether an older page exists.
+    const rows = (
+      before === null
+        ? this.stmt.pageNewest.all(threadId, limit + 1)
+        : this.stmt.pageBefore.all(threadId, before, limit + 1)
+    ) as Array<{ seq: number; json: string }>;
+    const more = rows.length > limit;
+    const page = rows.slice(0, limit).reverse();
+    return {
+      messages: page.map((row) => JSON.parse(row.json) as Message),
+      nextBefore: more && page.length > 0 ? page[0]!.seq : null,
+    };
+  }
+
+  async findOrphanedRuns(): Promise<RunRecord[]> {
+    // One process owns the file, so at start-up every run still `running` lost its agent.
+    return (this.stmt.running.all() as RunRow[]).map(toRecord);
+  }
+
+  async pruneEvents(endedBefore: number): Promise<number> {
+    const runs = this.stmt.expired.all(endedBefore) as Array<{ run_id: string }>;
+    const prune = this.db.transaction(() => {
+      for (const { run_id } of runs) {
+        this.stmt.deleteEvents.run(run_id);
+        this.stmt.markPruned.run(run_id);
+      }
+    });
+    prune();
+    return runs.length;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+}
+
+function toRecord(row: RunRow): RunRecord {
+  return {
+    runId: row.run_id,
+    threadId: row.thread_id,
+    status: row.status,
+    createdAt: row.created_at,
+    endedAt: row.ended_at,
+    lastOffset: row.last_offset,
+    eventsPruned: row.events_pruned === 1,
+    snapshot: row.snapshot === null ? null : (JSON.parse(row.snapshot) as RunSnapshot),
+    owner: row.owner,
+  };
+}

@@ -1,0 +1,179 @@
+import type { Message, RunSnapshot } from '@resumable/protocol';
+
+/**
+ * The storage contract of `@resumable/server`.
+ *
+ * A `RunManager` owns the agents and the live fan-out; an `EventStore` only keeps what must
+ * survive a process: threads, runs, every event of a run under its offset, the folded
+ * snapshot of a finished run, and the thread's message history. Two stores ship here
+ * (`memory`, `sqlite`); a shared store (Redis Streams) implements the same interface plus
+ * the optional cross-instance members at the end, and the manager uses them when present.
+ *
+ * Rules every implementation must keep:
+ * 1. **Gapless, exactly-once offsets.** `append` is atomic and conditional: it stores the
+ *    batch only if its first offset is `lastOffset + 1` and the run is still `running`;
+ *    otherwise it throws {@link AppendConflictError} and stores nothing. This is what makes
+ *    "one terminal event" hold even when two instances race to close the same run.
+ * 2. **Durable before visible.** When `append` resolves the events are readable by
+ *    `readEvents` (for durable stores: on disk). The manager publishes to subscribers
+ *    only after that.
+ * 3. **Events are JSON text.** `StoredEvent.json` is the AG-UI event exactly as it goes in
+ *    the SSE `data:` line; a store never re-serializes it, so replays cost no JSON work.
+ * 4. **Errors.** An unreachable backend throws `ResumableError('store_unavailable')`
+ *    (answered as 503); nothing is half-written.
+ */
+
+export type StoredRunStatus = 'running' | 'finished' | 'cancelled' | 'error';
+
+export interface ThreadRecord {
+  threadId: string;
+  /** The thread's capability token (protocol.md, "Access"). */
+  token: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+}
+
+export interface RunRecord {
+  runId: string;
+  threadId: string;
+  status: StoredRunStatus;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  /** Epoch milliseconds when the terminal event was stored; null while running. */
+  endedAt: number | null;
+  /** Highest stored offset (0 before the first event). */
+  lastOffset: number;
+  /** True once retention deleted the run's events (the snapshot stays). */
+  eventsPruned: boolean;
+  /** The folded state at the terminal event (protocol `RunSnapshot`); null while running. */
+  snapshot: RunSnapshot | null;
+  /** Id of the server instance that runs the agent (see `RunManagerOptions.instanceId`). */
+  owner: string | null;
+}
+
+export interface NewRun {
+  runId: string;
+  threadId: string;
+  createdAt: number;
+  owner: string;
+}
+
+/** One event of a run's log. */
+export interface StoredEvent {
+  offset: number;
+  /** The AG-UI event as JSON text, one line. */
+  json: string;
+}
+
+/** Stored atomically with a batch whose last event is terminal. */
+export interface RunEnd {
+  status: Exclude<StoredRunStatus, 'running'>;
+  endedAt: number;
+  snapshot: RunSnapshot;
+}
+
+export interface MessagePage {
+  /** Oldest to newest inside the page. */
+  messages: Message[];
+  /** Cursor for the next older page (`?before=`), null when this page reaches the start. */
+  nextBefore: number | null;
+}
+
+export interface EventStore {
+  /** `memory`, `sqlite`, `redis`: shown in logs and the README. */
+  readonly kind: string;
+  /**
+   * True when several server instances share this store. The manager then sweeps for
+   * orphaned runs periodically (not only at start-up), and serves runs owned by other
+   * instances through `subscribe` (or by polling when a store lacks it).
+   */
+  readonly shared: boolean;
+
+  /** Creates the thread; false (and no change) when the id already exists. */
+  createThread(thread: ThreadRecord): Promise<boolean>;
+  getThread(threadId: string): Promise<ThreadRecord | null>;
+
+  /**
+   * Creates the run in status `running` with `lastOffset` 0, atomically: when `runId`
+   * exists already nothing changes and `created` is false (an idempotent POST retry, or
+   * two racing POSTs with the same id: exactly one of them gets `created: true`).
+   */
+  createRun(run: NewRun): Promise<{ created: boolean; run: RunRecord }>;
+  getRun(runId: string): Promise<RunRecord | null>;
+  /** The thread's runs, newest first. */
+  listRuns(threadId: string, limit: number): Promise<RunRecord[]>;
+
+  /**
+   * Appends a batch of events with consecutive offsets. Atomic and conditional (rule 1).
+   * With `end`, the last event is the terminal one and the run's status, `endedAt` and
+   * snapshot are stored in the same atomic step.
+   */
+  append(runId: string, events: readonly StoredEvent[], end?: RunEnd): Promise<void>;
+  /** Events with offset > `after`, ascending, at most `limit`. */
+  readEvents(runId: string, after: number, limit: number): Promise<StoredEvent[]>;
+
+  /**
+   * Upserts messages into the thread's history by message id: a new id goes after every
+   * message already there; a known id keeps its place and takes the new content.
+   */
+  putMessages(threadId: string, runId: string, messages: readonly Message[]): Promise<void>;
+  /** A page of history older than `before` (a cursor from `nextBefore`; null = newest). */
+  listMessages(threadId: string, before: number | null, limit: number): Promise<MessagePage>;
+
+  /**
+   * Runs still `running` whose producer is gone. For a single-process store, called once
+   * at start-up, that is every `running` run. A shared store returns the runs whose
+   * ownership lease lapsed. The manager ends each with `RUN_ERROR code:"agent_lost"` via a
+   * conditional `append`, so only one instance succeeds.
+   */
+  findOrphanedRuns(): Promise<RunRecord[]>;
+  /** Deletes the events of runs that ended before `endedBefore` (epoch ms); returns runs pruned. */
+  pruneEvents(endedBefore: number): Promise<number>;
+
+  /** Releases connections and files; the store is unusable afterwards. */
+  close(): Promise<void>;
+
+  // ---- Optional: what a shared (multi-instance) store adds ---------------------------
+
+  /**
+   * Live tail of a run appended by any instance: calls `onEvents` with every event after
+   * `after`, in order, with no gaps and no repeats, until the returned function is called
+   * (a Redis store: `XREAD BLOCK` from the entry id of `after`). The manager opens one tail
+   * per run that has local subscribers and is produced elsewhere.
+   */
+  subscribe?(
+    runId: string,
+    after: number,
+    onEvents: (events: StoredEvent[]) => void,
+    onError?: (error: unknown) => void,
+  ): () => void;
+
+  /** Asks whichever instance owns the run to cancel it (a Redis store: PUBLISH). */
+  requestCancel?(runId: string): Promise<void>;
+  /** Tells this instance about cancel requests made on any instance. */
+  onCancelRequest?(listener: (runId: string) => void): () => void;
+
+  /**
+   * Ownership lease: the instance producing a run holds it (`SET NX PX`) and renews it
+   * every `ttlMs / 3`; `findOrphanedRuns` returns runs whose lease lapsed.
+   */
+  acquireLease?(runId: string, owner: string, ttlMs: number): Promise<boolean>;
+  renewLease?(runId: string, owner: string, ttlMs: number): Promise<boolean>;
+  releaseLease?(runId: string, owner: string): Promise<void>;
+}
+
+/**
+ * Thrown by `EventStore.append` when the batch does not continue the run's log (its first
+ * offset is not `lastOffset + 1`) or the run has already ended. The manager treats it as
+ * "someone else wrote this run" and stops producing.
+ */
+export class AppendConflictError extends Error {
+  override readonly name = 'AppendConflictError';
+  constructor(
+    readonly runId: string,
+    readonly expectedOffset: number,
+    readonly gotOffset: number,
+  ) {
+    super(`run ${runId}: append at offset ${gotOffset}, the log expects ${expectedOffset}`);
+  }
+}

@@ -1,0 +1,234 @@
+import { encodeFrameJson, PING_FRAME } from '@resumable/protocol';
+import { sleep } from './sleep.js';
+import type { EventStore, StoredEvent } from './stores/types.js';
+
+/** Events read from the store per page while a subscriber catches up. */
+const PAGE_EVENTS = 256;
+/** Queue size (in events) under which a catching-up stream reads its next page. */
+const QUEUE_LOW_WATER = 64;
+
+const encoder = new TextEncoder();
+
+/**
+ * Where live events of one run come from: the local producer, or a store's cross-instance
+ * tail. `lastPublished` only ever moves after the events are in the store, which is what
+ * lets a subscriber switch from reading the store to listening without missing any.
+ */
+export class Hub {
+  readonly subscribers = new Set<Subscription>();
+  lastPublished: number;
+  /** Offset of the terminal event once it has been published. */
+  terminalOffset: number | null = null;
+  /** True when no more events will come through this hub (ended, failed or shut down). */
+  closed = false;
+  /** For a remote tail: stops it. */
+  stopTail: (() => void) | null = null;
+
+  constructor(
+    readonly runId: string,
+    lastPublished: number,
+  ) {
+    this.lastPublished = lastPublished;
+  }
+
+  publish(events: readonly StoredEvent[], terminal: boolean): void {
+    const last = events[events.length - 1];
+    if (!last) return;
+    this.lastPublished = last.offset;
+    if (terminal) {
+      this.terminalOffset = last.offset;
+      this.closed = true;
+    }
+    for (const sub of this.subscribers) sub.push(events);
+  }
+
+  /** No more events through this hub; subscribers fall back to the store. */
+  shut(): void {
+    this.closed = true;
+    for (const sub of this.subscribers) sub.wake();
+  }
+}
+
+export interface SubscriptionOptions {
+  store: EventStore;
+  runId: string;
+  after: number;
+  /** Live feed, when the run is still being produced (here or through a store tail). */
+  hub: Hub | null;
+  /** Known when the run had ended at subscribe time. */
+  terminalOffset: number | null;
+  /** A live subscriber with more than this many events queued is disconnected. */
+  bufferEvents: number;
+  /** How often to re-check the store for a run with no live feed. */
+  pollMs: number;
+  onClose: (sub: Subscription) => void;
+}
+
+/**
+ * One SSE response: replays the store from the resume point, then follows the run live,
+ * and closes the body right after the terminal event.
+ *
+ * Two modes. `catchup` reads pages from the store, only while the client keeps up (the
+ * stream's pull), so a replay of a huge log holds one page in memory. `live` takes events
+ * pushed by the hub. A gap in what is pushed (the hub ran ahead while this stream was
+ * paused) switches back to `catchup`. A live client that falls more than `bufferEvents`
+ * behind is disconnected: its body ends without a terminal event and it resumes by offset,
+ * so the producer never waits for anyone and memory stays bounded.
+ */
+export class Subscription {
+  readonly stream: ReadableStream<Uint8Array>;
+  readonly runId: string;
+  cursor: number;
+  lastWrite = Date.now();
+  private mode: 'catchup' | 'live' = 'catchup';
+  private closed = false;
+  private pumping = false;
+  private terminalOffset: number | null;
+  private controller!: ReadableStreamDefaultController<Uint8Array>;
+  private readonly abort = new AbortController();
+  private readonly sizes = new WeakMap<Uint8Array, number>();
+
+  constructor(private readonly options: SubscriptionOptions) {
+    this.runId = options.runId;
+    this.cursor = options.after;
+    this.terminalOffset = options.terminalOffset;
+    this.stream = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.controller = controller;
+        },
+        pull: () => {
+          void this.pump();
+        },
+        cancel: () => this.close(false),
+      },
+      { highWaterMark: QUEUE_LOW_WATER, size: (chunk) => this.sizes.get(chunk) ?? 1 },
+    );
+    options.hub?.subscribers.add(this);
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Events the client has not taken yet. */
+  private get queued(): number {
+    return QUEUE_LOW_WATER - (this.controller.desiredSize ?? 0);
+  }
+
+  /** From the hub: events just stored, in order. */
+  push(events: readonly StoredEvent[]): void {
+    if (this.closed || this.mode !== 'live') return;
+    const first = events[0]!.offset;
+    if (first > this.cursor + 1) {
+      this.mode = 'catchup';
+      void this.pump();
+      return;
+    }
+    this.write(events);
+    if (!this.closed && this.queued > this.options.bufferEvents) this.close(true);
+  }
+
+  /** The hub closed without a terminal event: read what is left from the store. */
+  wake(): void {
+    if (this.closed) return;
+    this.mode = 'catchup';
+    void this.pump();
+  }
+
+  /** Sends `: ping` when nothing was written for `idleMs` and the client is keeping up. */
+  ping(now: number, idleMs: number): void {
+    if (this.closed || now - this.lastWrite < idleMs || this.queued > 0) return;
+    this.enqueue(encoder.encode(PING_FRAME), 0);
+  }
+
+  /**
+   * Ends the response. `graceful` lets the client read what is queued first (server-side
+   * drop, slow client, shutdown); otherwise the client is gone and the queue is dropped.
+   */
+  close(graceful = true): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.abort.abort();
+    this.options.hub?.subscribers.delete(this);
+    if (graceful) {
+      try {
+        this.controller.close();
+      } catch {
+        // already closed or errored by the consumer
+      }
+    }
+    this.options.onClose(this);
+  }
+
+  private async pump(): Promise<void> {
+    if (this.pumping || this.closed || this.mode !== 'catchup') return;
+    this.pumping = true;
+    const { store, runId, hub } = this.options;
+    try {
+      while (!this.closed && this.mode === 'catchup' && this.queued < QUEUE_LOW_WATER) {
+        const events = await store.readEvents(runId, this.cursor, PAGE_EVENTS);
+        if (this.closed) return;
+        if (events.length > 0) {
+          this.write(events);
+          continue;
+        }
+        const terminal = this.terminalOffset ?? hub?.terminalOffset ?? null;
+        if (terminal !== null && this.cursor >= terminal) {
+          this.close(true);
+          return;
+        }
+        if (hub && !hub.closed) {
+          // Same tick as the check: nothing can be published in between.
+          if (this.cursor >= hub.lastPublished) this.mode = 'live';
+          continue;
+        }
+        // No live feed (ended elsewhere, or a shared store without a tail): ask the store.
+        const run = await store.getRun(runId);
+        if (this.closed) return;
+        if (run?.status !== 'running') {
+          this.terminalOffset = run?.lastOffset ?? this.cursor;
+          if (this.cursor >= this.terminalOffset) this.close(true);
+          continue;
+        }
+        await sleep(this.options.pollMs, this.abort.signal);
+      }
+    } catch (error) {
+      // The store failed mid-replay: end the body; the client resumes from what it got.
+      console.error(`[resumable] replay of run ${runId} failed:`, error);
+      this.close(true);
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private write(events: readonly StoredEvent[]): void {
+    let text = '';
+    let count = 0;
+    let terminalSeen = false;
+    const terminal = this.terminalOffset ?? this.options.hub?.terminalOffset ?? null;
+    for (const event of events) {
+      if (event.offset <= this.cursor) continue;
+      if (event.offset !== this.cursor + 1) break;
+      text += encodeFrameJson(event.offset, event.json);
+      this.cursor = event.offset;
+      count++;
+      if (terminal !== null && event.offset >= terminal) {
+        terminalSeen = true;
+        break;
+      }
+    }
+    if (count > 0) this.enqueue(encoder.encode(text), count);
+    if (terminalSeen) this.close(true);
+  }
+
+  private enqueue(chunk: Uint8Array, events: number): void {
+    this.sizes.set(chunk, events);
+    try {
+      this.controller.enqueue(chunk);
+      this.lastWrite = Date.now();
+    } catch {
+      this.close(false);
+    }
+  }
+}

@@ -1,0 +1,122 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EventSourceParserStream } from 'eventsource-parser/stream';
+import { type RunningServer, type StartServerOptions, startServer } from '../src/index.js';
+import { MemoryStore } from '../src/stores/memory.js';
+import { SqliteStore } from '../src/stores/sqlite.js';
+import type { EventStore } from '../src/stores/types.js';
+
+/** A temp directory removed by `cleanup()`. */
+export function tempDir(): { path: string; cleanup(): void } {
+  const path = mkdtempSync(join(tmpdir(), 'resumable-server-'));
+  return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/**
+ * The stores the store-facing suites run against. A Redis entry goes here (issue 7):
+ * `{ name: 'redis', create: (dir) => new RedisStore(...) }`.
+ */
+export const STORES: Array<{ name: string; create: (dir: string) => EventStore }> = [
+  { name: 'memory', create: () => new MemoryStore() },
+  { name: 'sqlite', create: (dir) => new SqliteStore({ path: join(dir, 'runs.db') }) },
+];
+
+export async function serve(
+  create: (dir: string) => EventStore,
+  dir: string,
+  options: Omit<StartServerOptions, 'store'> = {},
+): Promise<RunningServer> {
+  return startServer({ port: 0, store: create(dir), ...options });
+}
+
+export interface Frame {
+  offset: number;
+  json: string;
+}
+
+export interface StreamRead {
+  status: number;
+  headers: Headers;
+  frames: Frame[];
+  /** Comments such as `: ping` are not parsed by eventsource-parser; raw text kept for them. */
+  body: string;
+}
+
+/** Reads an SSE response to its end (or until `stopAfter` frames, then aborts). */
+export async function readEvents(
+  url: string,
+  init: RequestInit = {},
+  stopAfter = Number.POSITIVE_INFINITY,
+): Promise<StreamRead> {
+  const controller = new AbortController();
+  const response = await fetch(url, { ...init, signal: controller.signal });
+  const frames: Frame[] = [];
+  if (response.status !== 200 || !response.body) {
+    return {
+      status: response.status,
+      headers: response.headers,
+      frames,
+      body: await response.text(),
+    };
+  }
+  const [forParser, forRaw] = response.body.tee();
+  const rawText = new Response(forRaw).text().catch(() => '');
+  const reader = forParser
+    .pipeThrough(new TextDecoderStream())
+    .pipeThrough(new EventSourceParserStream())
+    .getReader();
+  try {
+    while (frames.length < stopAfter) {
+      const step = await reader.read();
+      if (step.done) break;
+      frames.push({ offset: Number(step.value.id), json: step.value.data });
+    }
+  } finally {
+    if (frames.length >= stopAfter) controller.abort();
+  }
+  const body = frames.length >= stopAfter ? '' : await rawText;
+  return { status: response.status, headers: response.headers, frames, body };
+}
+
+export function bearer(token: string): Record<string, string> {
+  return { Authorization: `Bearer ${token}` };
+}
+
+export interface Started {
+  runId: string;
+  threadId: string;
+  token: string;
+}
+
+export async function postRun(
+  base: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: Started & Record<string, unknown>; headers: Headers }> {
+  const response = await fetch(`${base}/runs`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, json: await response.json(), headers: response.headers };
+}
+
+export function prompt(text: string, script?: Record<string, unknown>, id = 'u1') {
+  return {
+    messages: [{ id, role: 'user', content: text }],
+    ...(script ? { forwardedProps: { script } } : {}),
+  };
+}
+
+export function types(frames: Frame[]): string[] {
+  return frames.map((f) => (JSON.parse(f.json) as { type: string }).type);
+}
+
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000) {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
