@@ -6,4 +6,4 @@ export type {
   ConnectionInfo,
   ConnectionPhase,
   OutboxItem,
-} from '../../hooks/src/core/types.js';
+} from '@resumable/hooks/core';

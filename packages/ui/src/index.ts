@@ -21,6 +21,7 @@ export { Message, type MessageProps } from './message.js';
 export { MessageList, type MessageListProps } from './message-list.js';
 export { type MessageStatus, messageStatus } from './message-status.js';
 export { ReplyAnnouncer, type ReplyAnnouncerProps } from './reply-announcer.js';
+export { ResumableChat, type ResumableChatProps } from './resumable-chat.js';
 export {
   ResumableChatView,
   type ResumableChatViewOptions,

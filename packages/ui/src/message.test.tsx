@@ -45,6 +45,14 @@ describe('<Message> DOM contract', () => {
     expect(text(container, 'a2')).toBe('Hello there');
   });
 
+  it('keeps the exact Markdown source in data-text while rendering it', () => {
+    const md = '## Title\n\nSome **bold** text\n\n```ts\nconst a = 1;\n```\n';
+    const { container } = render(<Message message={assistant('a1', md)} />);
+    const part = el(container, 'a1').querySelector('[data-part="text"]')!;
+    expect(part.getAttribute('data-text')).toBe(md);
+    expect(part.querySelector('h2')!.textContent).toBe('Title');
+  });
+
   it('keeps a stopped reply and marks it "Stopped", distinct from an error', () => {
     const { container } = render(
       <>

@@ -131,7 +131,8 @@ function AssistantBody({
     <>
       <span className="rc-sr-only">{labels.assistant}: </span>
       {text !== '' || waiting ? (
-        <div className="rc-message__content" data-part="text">
+        // data-text: the exact Markdown source, for tests and tools (the rendering loses it).
+        <div className="rc-message__content" data-part="text" data-text={text}>
           {waiting ? (
             <span className="rc-typing" role="img" aria-label={labels.thinking}>
               <span />

@@ -1,0 +1,30 @@
+import { type UseResumableChatOptions, useResumableChat } from '@resumable/hooks';
+import { ResumableChatView, type ResumableChatViewOptions } from './resumable-chat-view.js';
+
+export interface ResumableChatProps extends ResumableChatViewOptions {
+  /**
+   * Base URL of the Resumable server routes, e.g. `/api`.
+   * @default the enclosing <ResumableProvider>'s
+   */
+  endpoint?: string;
+  /**
+   * Continue this conversation.
+   * @default a new thread on the first send
+   */
+  threadId?: string;
+  /** Further `useResumableChat` options (persistence key, …). @default {} */
+  chatOptions?: Omit<UseResumableChatOptions, 'endpoint' | 'threadId'>;
+}
+
+/**
+ * One line to a working, resumable chat: `<ResumableChat endpoint="/api" />`. It is
+ * `useResumableChat` wired into `<ResumableChatView>`, itself made only of the exported parts.
+ */
+export function ResumableChat({ endpoint, threadId, chatOptions, ...view }: ResumableChatProps) {
+  const controller = useResumableChat({
+    ...chatOptions,
+    ...(endpoint === undefined ? {} : { endpoint }),
+    ...(threadId === undefined ? {} : { threadId }),
+  });
+  return <ResumableChatView controller={controller} {...view} />;
+}
