@@ -80,6 +80,8 @@ export class FakeServer {
   duplicate = false;
   /** Stop sending anything (no events, no pings) on open streams: a stalled connection. */
   silent = false;
+  /** Redeliver this many already-seen events on the next stream (allowed by the protocol). */
+  rewind = 0;
   /** Offsets at or below this are no longer retained: `after` below it answers 410. */
   expiredBelow = 0;
   /** Runs unknown to the server from now on. */
@@ -296,11 +298,13 @@ export class FakeServer {
           }
           return this.json(res, override.status, override.body, override.headers);
         }
-        const after = Number(afterText ?? req.headers['last-event-id'] ?? 0);
-        if (after > run.events.length) return this.error(res, 409, 'offset_ahead');
-        if (after < this.expiredBelow) return this.error(res, 410, 'offset_expired');
+        const requested = Number(afterText ?? req.headers['last-event-id'] ?? 0);
+        const after = Math.max(0, requested - this.rewind);
+        this.rewind = 0;
+        if (requested > run.events.length) return this.error(res, 409, 'offset_ahead');
+        if (requested < this.expiredBelow) return this.error(res, 410, 'offset_expired');
         const ended = run.pending.length === 0 && run.timer === null && isOver(run);
-        if (ended && after >= run.events.length) {
+        if (ended && requested >= run.events.length) {
           res.writeHead(204);
           return void res.end();
         }

@@ -250,7 +250,14 @@ export class ChatSession {
       createdAt: env.now(),
       messageId: env.randomUUID(),
     };
-    this.store.setState({ outbox: [...this.getState().outbox, item], error: null });
+    const { outbox, sending } = this.getState();
+    // Shown as "sending" straight away when it will go out now, "queued" otherwise.
+    const now = outbox.length === 0 && sending === null && env.online.get() && !this.busy();
+    this.store.setState({
+      outbox: [...outbox, item],
+      error: null,
+      ...(now ? { sending: item } : {}),
+    });
     this.compose();
     await this.persist();
     await this.drain();
