@@ -160,10 +160,10 @@ export class RunManager {
   /** Ends orphaned runs, prunes expired events and starts the housekeeping timers. */
   async init(): Promise<void> {
     await this.endOrphans();
-    await this.prune();
+    await this.pruneExpiredEvents();
     const tick = Math.max(10, Math.floor(this.heartbeatMs / 3));
     this.timers.push(setInterval(() => this.heartbeat(), tick));
-    this.timers.push(setInterval(() => void this.prune(), 10 * 60_000));
+    this.timers.push(setInterval(() => void this.pruneExpiredEvents(), 10 * 60_000));
     if (this.store.shared) {
       this.timers.push(setInterval(() => void this.endOrphans(), this.leaseMs));
       if (this.store.renewLease) {
@@ -184,7 +184,9 @@ export class RunManager {
   /** Open event streams (of one run, or all). */
   subscriberCount(runId?: string): number {
     if (runId === undefined) return this.subscriptions.size;
-    return this.hubs.get(runId)?.subscribers.size ?? 0;
+    let count = 0;
+    for (const sub of this.subscriptions) if (sub.runId === runId) count++;
+    return count;
   }
 
   /**
@@ -286,8 +288,7 @@ export class RunManager {
         ),
       };
     }
-    const hub = ended ? null : (local?.hub ?? this.remoteHub(record));
-    const open = hub?.subscribers.size ?? 0;
+    const open = this.subscriberCount(record.runId);
     if (open >= this.limits.maxSubscribersPerRun) {
       return {
         kind: 'error',
@@ -298,6 +299,7 @@ export class RunManager {
         ),
       };
     }
+    const hub = ended ? null : (local?.hub ?? this.remoteHub(record));
     const subscription = new Subscription({
       store: this.store,
       runId: record.runId,
@@ -584,7 +586,8 @@ export class RunManager {
     }
   }
 
-  private async prune(): Promise<void> {
+  /** Deletes events past retention now (also runs at start-up and every 10 minutes). */
+  async pruneExpiredEvents(): Promise<void> {
     try {
       await this.store.pruneEvents(Date.now() - this.retentionMs);
     } catch (error) {

@@ -39,7 +39,7 @@ export interface StreamRead {
   status: number;
   headers: Headers;
   frames: Frame[];
-  /** Comments such as `: ping` are not parsed by eventsource-parser; raw text kept for them. */
+  /** The raw body, when `raw` was asked for (comments such as `: ping` are not frames). */
   body: string;
 }
 
@@ -48,6 +48,7 @@ export async function readEvents(
   url: string,
   init: RequestInit = {},
   stopAfter = Number.POSITIVE_INFINITY,
+  raw = false,
 ): Promise<StreamRead> {
   const controller = new AbortController();
   const response = await fetch(url, { ...init, signal: controller.signal });
@@ -60,8 +61,9 @@ export async function readEvents(
       body: await response.text(),
     };
   }
-  const [forParser, forRaw] = response.body.tee();
-  const rawText = new Response(forRaw).text().catch(() => '');
+  // The raw text (for comments such as `: ping`) only when asked: teeing costs time.
+  const [forParser, forRaw] = raw ? response.body.tee() : [response.body, null];
+  const rawText = forRaw ? new Response(forRaw).text().catch(() => '') : Promise.resolve('');
   const reader = forParser
     .pipeThrough(new TextDecoderStream())
     .pipeThrough(new EventSourceParserStream())

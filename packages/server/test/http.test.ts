@@ -54,9 +54,12 @@ describe.each(STORES)('HTTP endpoints on the $name store', ({ create }) => {
 
   it('GET /runs/:id/events replays the exact log, offsets 1..N, and ends after the terminal', async () => {
     const run = await finishedRun();
-    const read = await readEvents(`${base}/runs/${run.runId}/events`, {
-      headers: bearer(run.token),
-    });
+    const read = await readEvents(
+      `${base}/runs/${run.runId}/events`,
+      { headers: bearer(run.token) },
+      Number.POSITIVE_INFINITY,
+      true,
+    );
     expect(read.status).toBe(200);
     expect(read.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     expect(read.headers.get('cache-control')).toBe('no-cache, no-transform');

@@ -1,7 +1,7 @@
 import type { Message, RunSnapshot } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
 import { Redis, type RedisOptions } from 'ioredis';
-import { RedisKeys, entryId, offsetOf } from './redis/keys.js';
+import { entryId, offsetOf, RedisKeys } from './redis/keys.js';
 import { SCRIPTS, type ScriptCommands } from './redis/scripts.js';
 import { TailReader, unavailable } from './redis/tail.js';
 import type {

@@ -1,0 +1,21 @@
+import { inject } from 'vitest';
+import { RedisStore, type RedisStoreOptions } from '../../src/stores/redis.js';
+
+/** URL of the project's test redis-server; throws (the test fails) when there is none. */
+export function testRedisUrl(): string {
+  const error = inject('redisError');
+  if (error) throw new Error(error);
+  return inject('redisUrl');
+}
+
+let seq = 0;
+
+/** A key prefix no other test uses. */
+export function uniquePrefix(): string {
+  return `t${process.pid}-${Date.now().toString(36)}-${++seq}:`;
+}
+
+/** A Redis store on the test redis-server under a fresh prefix. */
+export function testRedisStore(options: RedisStoreOptions = {}): RedisStore {
+  return new RedisStore({ url: testRedisUrl(), prefix: uniquePrefix(), ...options });
+}

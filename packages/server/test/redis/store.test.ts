@@ -1,0 +1,197 @@
+import { ResumableError, type RunSnapshot } from '@resumable/protocol';
+import { afterAll, describe, expect, it } from 'vitest';
+import { RedisStore } from '../../src/stores/redis.js';
+import { AppendConflictError, type StoredEvent } from '../../src/stores/types.js';
+import { testRedisStore, testRedisUrl, uniquePrefix } from './shared.js';
+
+const stores: RedisStore[] = [];
+function store(options: ConstructorParameters<typeof RedisStore>[0] = {}): RedisStore {
+  const s = testRedisStore(options);
+  stores.push(s);
+  return s;
+}
+/** Two stores on the same keys: what two server instances see. */
+function pair(): [RedisStore, RedisStore] {
+  const prefix = uniquePrefix();
+  const url = testRedisUrl();
+  const a = new RedisStore({ url, prefix });
+  const b = new RedisStore({ url, prefix });
+  stores.push(a, b);
+  return [a, b];
+}
+
+afterAll(async () => {
+  await Promise.all(stores.map((s) => s.close()));
+});
+
+function events(from: number, to: number): StoredEvent[] {
+  const out: StoredEvent[] = [];
+  for (let o = from; o <= to; o++) out.push({ offset: o, json: `{"type":"CUSTOM","n":${o}}` });
+  return out;
+}
+
+function snapshot(runId: string, lastOffset: number): RunSnapshot {
+  return { runId, threadId: 't', status: 'finished', lastOffset, messages: [] };
+}
+
+async function newRun(s: RedisStore, runId = 'r', owner = 'A') {
+  await s.createThread({ threadId: 't', token: 'tok', createdAt: 1 });
+  return s.createRun({ runId, threadId: 't', createdAt: 2, owner });
+}
+
+describe('RedisStore (Redis-specific behaviour)', () => {
+  it('stores events in a stream whose entry ids are the offsets', async () => {
+    const s = store();
+    await newRun(s);
+    await s.append('r', events(1, 3));
+    expect(await s.readEvents('r', 0, 10)).toEqual(events(1, 3));
+    expect(await s.readEvents('r', 2, 10)).toEqual(events(3, 3));
+    expect(await s.readEvents('r', 3, 10)).toEqual([]);
+    expect(await s.readEvents('r', 0, 2)).toEqual(events(1, 2));
+  });
+
+  it('two instances racing to append the same offset: exactly one wins, the log stays gapless', async () => {
+    const [a, b] = pair();
+    await newRun(a);
+    await a.append('r', events(1, 5));
+    const lostA = { offset: 6, json: '{"type":"RUN_ERROR","message":"a","code":"agent_lost"}' };
+    const lostB = { offset: 6, json: '{"type":"RUN_ERROR","message":"b","code":"agent_lost"}' };
+    const end = { status: 'error' as const, endedAt: 9, snapshot: snapshot('r', 6) };
+    const results = await Promise.allSettled([
+      a.append('r', [lostA], end),
+      b.append('r', [lostB], end),
+    ]);
+    const won = results.filter((r) => r.status === 'fulfilled');
+    const lost = results.filter((r) => r.status === 'rejected');
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(1);
+    expect((lost[0] as PromiseRejectedResult).reason).toBeInstanceOf(AppendConflictError);
+    const log = await b.readEvents('r', 0, 100);
+    expect(log.map((e) => e.offset)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect([lostA.json, lostB.json]).toContain(log[5]!.json);
+    expect((await a.getRun('r'))?.status).toBe('error');
+  });
+
+  it('a conflicting batch writes nothing: not the events, not the end', async () => {
+    const s = store();
+    await newRun(s);
+    await s.append('r', events(1, 2));
+    await expect(
+      s.append('r', events(2, 4), { status: 'finished', endedAt: 5, snapshot: snapshot('r', 4) }),
+    ).rejects.toEqual(new AppendConflictError('r', 3, 2));
+    await expect(s.append('r', [events(3, 3)[0]!, events(5, 5)[0]!])).rejects.toEqual(
+      new AppendConflictError('r', 4, 5),
+    );
+    const run = await s.getRun('r');
+    expect(run).toMatchObject({ status: 'running', lastOffset: 2, endedAt: null, snapshot: null });
+    expect(await s.readEvents('r', 0, 10)).toEqual(events(1, 2));
+  });
+
+  it('subscribe tails another instance live: from 0 and from a middle offset, in order, once', async () => {
+    const [a, b] = pair();
+    await newRun(a);
+    await a.append('r', events(1, 4));
+    const fromZero: StoredEvent[] = [];
+    const fromMiddle: StoredEvent[] = [];
+    const stopZero = b.subscribe('r', 0, (batch) => fromZero.push(...batch));
+    const stopMiddle = b.subscribe('r', 3, (batch) => fromMiddle.push(...batch));
+    for (let o = 5; o <= 40; o++) await a.append('r', events(o, o));
+    await waitUntil(() => fromZero.length === 40 && fromMiddle.length === 37);
+    expect(fromZero).toEqual(events(1, 40));
+    expect(fromMiddle).toEqual(events(4, 40));
+    stopZero();
+    stopMiddle();
+  });
+
+  it('a tail added while the shared reader is blocked gets its events at once', async () => {
+    const [a, b] = pair();
+    await newRun(a, 'r1');
+    await a.createRun({ runId: 'r2', threadId: 't', createdAt: 3, owner: 'A' });
+    const first: StoredEvent[] = [];
+    const stop1 = b.subscribe('r1', 0, (batch) => first.push(...batch));
+    // The reader is now blocked on r1 only (blockMs is 5 s by default).
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const second: StoredEvent[] = [];
+    const started = Date.now();
+    const stop2 = b.subscribe('r2', 0, (batch) => second.push(...batch));
+    await a.append('r2', events(1, 1));
+    await waitUntil(() => second.length === 1);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(second).toEqual(events(1, 1));
+    expect(first).toEqual([]);
+    stop1();
+    stop2();
+  });
+
+  it('leases: SET NX PX, renewal by the holder only, lapse makes the run an orphan', async () => {
+    const [a, b] = pair();
+    await newRun(a, 'r', 'A');
+    // createRun holds a provisional lease, so a brand-new run is no orphan.
+    expect(await b.findOrphanedRuns()).toEqual([]);
+    expect(await a.acquireLease('r', 'A', 300)).toBe(true);
+    expect(await b.acquireLease('r', 'B', 300)).toBe(false);
+    expect(await b.renewLease('r', 'B', 300)).toBe(false);
+    expect(await a.renewLease('r', 'A', 300)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 450));
+    const orphans = await b.findOrphanedRuns();
+    expect(orphans.map((r) => [r.runId, r.status, r.owner])).toEqual([['r', 'running', 'A']]);
+    // A holder whose lease lapsed while its run still runs takes it back on renewal.
+    expect(await a.renewLease('r', 'A', 5000)).toBe(true);
+    expect(await b.findOrphanedRuns()).toEqual([]);
+    await a.releaseLease('r', 'A');
+    expect((await b.findOrphanedRuns()).map((r) => r.runId)).toEqual(['r']);
+    // An ended run is never an orphan.
+    await b.append('r', events(1, 1), { status: 'error', endedAt: 3, snapshot: snapshot('r', 1) });
+    expect(await a.findOrphanedRuns()).toEqual([]);
+  });
+
+  it('cancel from any instance reaches the owner through pub/sub, and again through the lease renewal', async () => {
+    const [a, b] = pair();
+    await newRun(a, 'r', 'A');
+    const heard: string[] = [];
+    const off = a.onCancelRequest((runId) => heard.push(runId));
+    // Let the subscription reach Redis before publishing.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await b.requestCancel('r');
+    await waitUntil(() => heard.length === 1);
+    expect(heard).toEqual(['r']);
+    // A missed message is not lost: the flag is seen when the owner renews its lease.
+    expect(await a.renewLease('r', 'A', 1000)).toBe(true);
+    expect(heard).toEqual(['r', 'r']);
+    off();
+  });
+
+  it('retention: the events stream expires after the run ends, the run and its snapshot stay', async () => {
+    const s = store({ eventsTtlMs: 200 });
+    await newRun(s);
+    await s.append('r', events(1, 3), {
+      status: 'finished',
+      endedAt: 10,
+      snapshot: snapshot('r', 3),
+    });
+    expect((await s.getRun('r'))?.eventsPruned).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    const run = await s.getRun('r');
+    expect(run).toMatchObject({ status: 'finished', lastOffset: 3, eventsPruned: true });
+    expect(run?.snapshot).toEqual(snapshot('r', 3));
+    expect(await s.readEvents('r', 0, 10)).toEqual([]);
+  });
+
+  it('an unreachable Redis fails fast with store_unavailable, and the store recovers', async () => {
+    const s = store({ url: 'redis://127.0.0.1:1', connectWaitMs: 200, log: () => {} });
+    const started = Date.now();
+    const error = await s.getRun('r').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResumableError);
+    expect((error as ResumableError).code).toBe('store_unavailable');
+    expect((error as ResumableError).status).toBe(503);
+    expect(Date.now() - started).toBeLessThan(1500);
+  });
+});
+
+async function waitUntil(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
