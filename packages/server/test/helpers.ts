@@ -6,6 +6,7 @@ import { type RunningServer, type StartServerOptions, startServer } from '../src
 import { MemoryStore } from '../src/stores/memory.js';
 import { SqliteStore } from '../src/stores/sqlite.js';
 import type { EventStore } from '../src/stores/types.js';
+import { testRedisStore } from './redis/shared.js';
 
 /** A temp directory removed by `cleanup()`. */
 export function tempDir(): { path: string; cleanup(): void } {
@@ -14,12 +15,13 @@ export function tempDir(): { path: string; cleanup(): void } {
 }
 
 /**
- * The stores the store-facing suites run against. A Redis entry goes here (issue 7):
- * `{ name: 'redis', create: (dir) => new RedisStore(...) }`.
+ * The stores the store-facing suites run against: one suite, three stores. The Redis one
+ * uses the project's test redis-server (test/redis/global-setup.ts) under a fresh prefix.
  */
 export const STORES: Array<{ name: string; create: (dir: string) => EventStore }> = [
   { name: 'memory', create: () => new MemoryStore() },
   { name: 'sqlite', create: (dir) => new SqliteStore({ path: join(dir, 'runs.db') }) },
+  { name: 'redis', create: () => testRedisStore() },
 ];
 
 export async function serve(
