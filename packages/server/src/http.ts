@@ -61,6 +61,15 @@ export function createHttpApp(options: HttpOptions): Hono {
     if (!run) throw new ResumableError('run_not_found', `no run ${runId}`);
     return run;
   };
+  /** The run, once a racing request has created it (bounded: 2 s). */
+  const waitForRun = async (runId: string): Promise<RunRecord | null> => {
+    for (let i = 0; i < 100; i++) {
+      const run = await store.getRun(runId);
+      if (run) return run;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return null;
+  };
   const loadThread = async (threadId: string): Promise<ThreadRecord> => {
     const thread = await store.getThread(threadId);
     if (!thread) throw new ResumableError('thread_not_found', `no thread ${threadId}`);
@@ -110,7 +119,14 @@ export function createHttpApp(options: HttpOptions): Hono {
         const fresh: ThreadRecord = { threadId, token: newToken(), createdAt: Date.now() };
         thread = (await store.createThread(fresh)) ? fresh : await loadThread(threadId);
         if (thread !== fresh) {
-          // Another request created it first: its token is required like for any thread.
+          // Another request created it first. The same runId is a racing retry (its runId
+          // is its credential): answer it once that request has created the run. With a
+          // shared store the two may even run on different instances.
+          if (parsed.runId !== undefined) {
+            const raced = await waitForRun(parsed.runId);
+            if (raced) return answerExisting(request, raced, parsed.threadId, wantsStream);
+          }
+          // Otherwise its token is required like for any thread.
           await authorizeOrThrow(authorize, request, { action: 'create', threadId, runId, thread });
         }
       }
