@@ -1,14 +1,19 @@
 import { ResumableError } from '@resumable/protocol';
 import { MemoryStore } from './memory.js';
+import { RedisStore } from './redis.js';
 import { SqliteStore } from './sqlite.js';
 import type { EventStore } from './types.js';
 
 /**
- * Opens a store from its text form (the `RESUMABLE_STORE` variable): `memory`, or
- * `sqlite:<path>` (relative paths resolve against the working directory).
+ * Opens a store from its text form (the `RESUMABLE_STORE` variable): `memory`,
+ * `sqlite:<path>` (relative paths resolve against the working directory), or a Redis URL
+ * `redis://host:port[/db]` / `rediss://…` (several instances share it).
  */
 export function openStore(spec: string): EventStore {
   if (spec === 'memory') return new MemoryStore();
+  if (spec.startsWith('redis://') || spec.startsWith('rediss://')) {
+    return new RedisStore({ url: spec });
+  }
   if (spec.startsWith('sqlite:')) {
     const path = spec.slice('sqlite:'.length);
     if (path === '')
@@ -20,6 +25,6 @@ export function openStore(spec: string): EventStore {
   }
   throw new ResumableError(
     'bad_request',
-    `unknown store "${spec}": use "memory" or "sqlite:<path>"`,
+    `unknown store "${spec}": use "memory", "sqlite:<path>" or "redis://host:port"`,
   );
 }
