@@ -24,5 +24,6 @@ export {
 } from './run-manager.js';
 export { MemoryStore } from './stores/memory.js';
 export { openStore } from './stores/open.js';
+export { RedisStore, type RedisStoreOptions } from './stores/redis.js';
 export { SqliteStore, type SqliteStoreOptions } from './stores/sqlite.js';
 export * from './stores/types.js';
