@@ -65,6 +65,13 @@ export interface ResumableServerOptions {
    * @default a random UUID
    */
   instanceId?: string;
+  /**
+   * With a shared store (Redis): how long the ownership lease of a run lasts without
+   * renewal (renewed every third of it). When an instance dies, another one ends its runs
+   * `agent_lost` once their leases lapse.
+   * @default 15000
+   */
+  leaseMs?: number;
 }
 
 export interface ResumableApp {
@@ -102,6 +109,7 @@ export function createResumableApp(options: ResumableServerOptions = {}): Resuma
       ? {}
       : { retentionHours: options.retention.eventsHours }),
     ...(options.instanceId === undefined ? {} : { instanceId: options.instanceId }),
+    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
   });
   const ready = manager.init();
   // Surface start-up failures to whoever awaits `ready`, not as an unhandled rejection.
