@@ -699,7 +699,8 @@ export class RunSession {
       },
       { runId: ids.runId, threadId: ids.threadId, error: null, stopped: false },
     );
-    this.writer.schedule();
+    // Written by the caller's flush (start, attach) before any event is applied.
+    this.writer.touch();
   }
 
   private produceRecord(): RunRecord | null {

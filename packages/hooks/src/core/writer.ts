@@ -44,6 +44,11 @@ export class RecordWriter {
     }, wait);
   }
 
+  /** Marks the record changed without scheduling: the caller flushes. */
+  touch(): void {
+    this.dirty = true;
+  }
+
   /** Writes the current record now if anything changed; resolves when it is stored. */
   flush(): Promise<void> {
     if (this.timer !== undefined) {

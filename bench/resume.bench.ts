@@ -1,0 +1,241 @@
+/**
+ * `pnpm bench resume`: what a resume costs.
+ *
+ * 1. A 5,000-token run is cut at 90%. Ours resumes with `after=<offset>` (the persisted
+ *    resume point); the peers' way (LangGraph `reconnectOnMount`, Vercel's resume,
+ *    Cloudflare's agents) replays from offset 0. Both through the same `RunSession` on the
+ *    same server: bytes on the wire and time until caught up (terminal event applied).
+ * 2. IndexedDB record writes per second while a run streams (goal ≤ 4).
+ *
+ * Writes bench/results/resume.json and prints a table.
+ */
+import 'fake-indexeddb/auto';
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  createIndexedDbStorage,
+  createMemoryStorage,
+  type RecordStorage,
+  RunSession,
+  recordOf,
+  runRecordKey,
+} from '@resumable/hooks/core';
+import type { Envelope } from '@resumable/protocol';
+import { applyEnvelopes, createRunState, decodeEnvelope, encodeFrame } from '@resumable/protocol';
+import { startServer } from '@resumable/server';
+
+const TOKENS = 5000;
+const CUT = 0.9;
+const REPEATS = 7;
+const here = dirname(fileURLToPath(import.meta.url));
+
+const server = await startServer({ port: 0, store: 'memory' });
+
+async function post(body: unknown): Promise<{ runId: string; threadId: string; token: string }> {
+  const response = await fetch(`${server.url}/runs`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`POST /runs: ${response.status}`);
+  return (await response.json()) as { runId: string; threadId: string; token: string };
+}
+
+/** The whole log of a finished run, as envelopes. */
+async function readLog(runId: string, token: string): Promise<Envelope[]> {
+  for (let i = 0; i < 600; i++) {
+    const r = await fetch(`${server.url}/runs/${runId}`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    const s = (await r.json()) as { status: string };
+    if (s.status !== 'running') break;
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  const text = await (
+    await fetch(`${server.url}/runs/${runId}/events?after=0`, {
+      headers: { Authorization: `Bearer ${token}` },
+    })
+  ).text();
+  const envelopes: Envelope[] = [];
+  for (const block of text.split('\n\n')) {
+    const id = /^id: (\d+)$/m.exec(block)?.[1];
+    const data = /^data: (.*)$/m.exec(block)?.[1];
+    if (id === undefined || data === undefined) continue;
+    const envelope = decodeEnvelope(id, data);
+    if (!(envelope instanceof Error)) envelopes.push(envelope);
+  }
+  return envelopes;
+}
+
+/** A session resuming from a record at `from`; resolves with bytes read and ms to caught up. */
+async function resumeFrom(
+  log: Envelope[],
+  from: number,
+  ids: { runId: string; threadId: string; token: string },
+): Promise<{ bytes: number; ms: number; text: number }> {
+  const storage = createMemoryStorage();
+  const state = applyEnvelopes(
+    createRunState({ runId: ids.runId, threadId: ids.threadId }),
+    log.slice(0, from),
+  ).state;
+  await storage.update(runRecordKey('bench'), () => recordOf('bench', state, ids, Date.now()));
+  const session = new RunSession({
+    endpoint: server.url,
+    key: 'bench',
+    storage,
+    onWarning: () => {},
+  });
+  const t0 = performance.now();
+  const release = session.retain();
+  await waitUntil(() => session.getState().status === 'finished');
+  const ms = performance.now() - t0;
+  const bytes = session.bytesReceived;
+  const text = String(session.getState().messages.at(-1)?.content ?? '').length;
+  release();
+  await session.dispose();
+  return { bytes, ms, text };
+}
+
+async function waitUntil(check: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('bench: timed out');
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+// ── 1. resume cost after a drop at 90% ──────────────────────────────────────────────────
+const started = await post({
+  messages: [{ id: 'u', role: 'user', content: 'a long answer please' }],
+  forwardedProps: { script: { tokens: TOKENS, tokensPerSecond: 0, seed: 1 } },
+});
+const log = await readLog(started.runId, started.token);
+const total = log.length;
+const cutAt = Math.floor(total * CUT);
+const wholeBytes = log.reduce((n, e) => n + Buffer.byteLength(encodeFrame(e)), 0);
+const missingBytes = log.slice(cutAt).reduce((n, e) => n + Buffer.byteLength(encodeFrame(e)), 0);
+
+const ours: { bytes: number; ms: number; text: number }[] = [];
+const replay: { bytes: number; ms: number; text: number }[] = [];
+for (let i = 0; i < REPEATS; i++) {
+  ours.push(await resumeFrom(log, cutAt, started));
+  replay.push(await resumeFrom(log, 0, started));
+}
+if (new Set([...ours, ...replay].map((r) => r.text)).size !== 1) {
+  throw new Error('bench: the two resumes ended with different texts');
+}
+
+// ── 2. record writes per second while streaming ─────────────────────────────────────────
+const live = await post({
+  messages: [{ id: 'u2', role: 'user', content: 'stream please' }],
+  forwardedProps: { script: { tokens: 1200, tokensPerSecond: 400, seed: 2 } },
+});
+let idbWrites = 0;
+const writeTimes: number[] = [];
+const idb = createIndexedDbStorage({ dbName: 'bench' });
+const counting: RecordStorage = {
+  kind: 'indexeddb',
+  get: (key) => idb.get(key),
+  update: (key, updater) => {
+    idbWrites++;
+    writeTimes.push(performance.now());
+    return idb.update(key, updater);
+  },
+  delete: (key) => idb.delete(key),
+};
+const streaming = new RunSession({
+  endpoint: server.url,
+  key: 'live',
+  storage: counting,
+  onWarning: () => {},
+});
+const release = streaming.retain();
+const liveStart = performance.now();
+await streaming.attach({ ...live, token: live.token });
+await waitUntil(() => streaming.getState().status === 'finished');
+const liveSeconds = (performance.now() - liveStart) / 1000;
+const liveEvents = streaming.getState().connection.offset;
+release();
+await streaming.dispose();
+await server.close();
+
+// While streaming: the writes from the first (the run's identity, written before its first
+// event) to the last throttled one; the terminal flush that ends the stream must not wait,
+// so it is reported apart (it can follow a throttled write within 250 ms).
+const streamingTimes = writeTimes.slice(0, -1);
+const streamingSpan = (streamingTimes.at(-1)! - streamingTimes[0]!) / 1000;
+const writesPerSecond = (streamingTimes.length - 1) / streamingSpan;
+let maxInOneSecond = 0;
+for (let i = 0; i < writeTimes.length; i++) {
+  let n = 0;
+  while (i + n < writeTimes.length && writeTimes[i + n]! - writeTimes[i]! < 1000) n++;
+  maxInOneSecond = Math.max(maxInOneSecond, n);
+}
+
+const oursBytes = median(ours.map((r) => r.bytes));
+const replayBytes = median(replay.map((r) => r.bytes));
+const result = {
+  bench: 'resume',
+  date: new Date().toISOString(),
+  node: process.version,
+  run: {
+    tokens: TOKENS,
+    events: total,
+    cutAtOffset: cutAt,
+    wholeLogBytes: wholeBytes,
+    missingBytes,
+  },
+  repeats: REPEATS,
+  ours: {
+    how: 'GET /runs/:id/events?after=<persisted offset>',
+    bytes: oursBytes,
+    msToCaughtUp: Number(median(ours.map((r) => r.ms)).toFixed(1)),
+    bytesOverMissing: Number((oursBytes / missingBytes).toFixed(3)),
+  },
+  fullReplay: {
+    how: 'GET /runs/:id/events?after=0 (LangGraph reconnectOnMount, Vercel resume, Cloudflare agents)',
+    bytes: replayBytes,
+    msToCaughtUp: Number(median(replay.map((r) => r.ms)).toFixed(1)),
+    bytesOverMissing: Number((replayBytes / missingBytes).toFixed(3)),
+  },
+  savings: {
+    bytes: Number((replayBytes / oursBytes).toFixed(2)),
+    time: Number((median(replay.map((r) => r.ms)) / median(ours.map((r) => r.ms))).toFixed(2)),
+  },
+  goals: { bytesOverMissingAtMost: 1.1, met: oursBytes / missingBytes <= 1.1 },
+  persistence: {
+    events: liveEvents,
+    seconds: Number(liveSeconds.toFixed(2)),
+    eventsPerSecond: Number((liveEvents / liveSeconds).toFixed(0)),
+    idbWrites,
+    idbWritesPerSecondWhileStreaming: Number(writesPerSecond.toFixed(2)),
+    idbWritesPerSecondIncludingTerminalFlush: Number((idbWrites / liveSeconds).toFixed(2)),
+    maxWritesInAnyOneSecondWindow: maxInOneSecond,
+    goalAtMost: 4,
+    met: writesPerSecond <= 4,
+  },
+};
+writeFileSync(join(here, 'results', 'resume.json'), `${JSON.stringify(result, null, 2)}\n`);
+
+console.table({
+  'ours (after=offset)': {
+    bytes: oursBytes,
+    'ms to caught up': result.ours.msToCaughtUp,
+    '× missing part': result.ours.bytesOverMissing,
+  },
+  'full replay (after=0)': {
+    bytes: replayBytes,
+    'ms to caught up': result.fullReplay.msToCaughtUp,
+    '× missing part': result.fullReplay.bytesOverMissing,
+  },
+});
+console.log(
+  `missing part ${missingBytes} B of ${wholeBytes} B; IndexedDB writes while streaming: ` +
+    `${idbWrites} in ${result.persistence.seconds} s (${liveEvents} events): ` +
+    `${result.persistence.idbWritesPerSecondWhileStreaming}/s while streaming (goal ≤ 4), ` +
+    `plus the terminal flush; at most ${maxInOneSecond} in any 1 s window`,
+);
+if (!result.goals.met || !result.persistence.met) process.exitCode = 1;
