@@ -165,7 +165,8 @@ export class RunManager {
     this.timers.push(setInterval(() => this.heartbeat(), tick));
     this.timers.push(setInterval(() => void this.pruneExpiredEvents(), 10 * 60_000));
     if (this.store.shared) {
-      this.timers.push(setInterval(() => void this.endOrphans(), this.leaseMs));
+      // A third of the lease: a dead instance's runs end within ~1⅓ leases of its death.
+      this.timers.push(setInterval(() => void this.endOrphans(), this.leaseMs / 3));
       if (this.store.renewLease) {
         this.timers.push(setInterval(() => void this.renewLeases(), this.leaseMs / 3));
       }
