@@ -21,9 +21,11 @@ describe('several server processes on one Redis', () => {
   beforeAll(async () => {
     const url = testRedisUrl();
     const prefix = uniquePrefix();
-    [a, b, c] = await Promise.all(
-      ['A', 'B', 'C'].map((name) => startInstance(name, url, prefix, LEASE_MS)),
-    );
+    [a, b, c] = await Promise.all([
+      startInstance('A', url, prefix, LEASE_MS),
+      startInstance('B', url, prefix, LEASE_MS),
+      startInstance('C', url, prefix, LEASE_MS),
+    ]);
   }, 60_000);
   afterAll(async () => {
     await Promise.all([a, b, c].map((instance) => instance?.kill('SIGKILL')));
