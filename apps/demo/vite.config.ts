@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import react from '@vitejs/plugin-react';
-import { defaultClientConditions, defineConfig, type ProxyOptions } from 'vite';
+import { createLogger, defaultClientConditions, defineConfig, type ProxyOptions } from 'vite';
 
 /**
  * The API server the `/api` proxy points at. `server/dev.ts` and `server/preview.ts` set it
@@ -22,12 +22,28 @@ const apiProxy: ProxyOptions = {
   },
 };
 
+// While the API server restarts (the chaos button), every proxied request fails: say so
+// once every few seconds instead of printing a stack trace per request.
+const logger = createLogger();
+const logError = logger.error.bind(logger);
+let lastProxyNotice = 0;
+logger.error = (message, options) => {
+  if (!message.includes('http proxy error')) return logError(message, options);
+  if (Date.now() - lastProxyNotice > 5000) {
+    logger.warn(`API server at ${apiTarget} unreachable (restarting?): answering 502`, {
+      timestamp: true,
+    });
+  }
+  lastProxyNotice = Date.now();
+};
+
 export default defineConfig({
+  customLogger: logger,
   plugins: [react()],
   // Workspace packages resolve to their TypeScript sources: edits in packages/* show up
   // in the demo at once, with no build step.
   resolve: { conditions: ['source', ...defaultClientConditions] },
   server: { port: 5173, strictPort: true, proxy: { '/api': apiProxy } },
   preview: { port: 4173, strictPort: true, proxy: { '/api': apiProxy } },
-  build: { sourcemap: true },
+  build: { sourcemap: true, chunkSizeWarningLimit: 800 },
 });

@@ -18,8 +18,12 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const demoDir = fileURLToPath(new URL('../../apps/demo/', import.meta.url));
 export const artifactsDir = fileURLToPath(new URL('../artifacts/', import.meta.url));
 
-/** Long enough to break on purpose several times, short enough for a 2-core CI box. */
-export const SCRIPT = { tokens: 400, tokensPerSecond: 60 };
+/**
+ * A 12-second answer: long enough to break it on purpose several times even when the
+ * machine is busy (a click can wait seconds for a starved renderer), short enough to keep
+ * the suite within a few minutes.
+ */
+export const SCRIPT = { tokens: 600, tokensPerSecond: 50 };
 
 /** Fails (never skips) when Chromium is missing, and says how to install it. */
 export function requireChromium() {
@@ -65,13 +69,13 @@ export async function startStack(): Promise<Stack> {
     await build({
       root: demoDir,
       configFile: join(demoDir, 'vite.config.ts'),
-      logLevel: 'warn',
+      logLevel: 'error',
       build: { outDir, emptyOutDir: true, sourcemap: false },
     });
     web = await preview({
       root: demoDir,
       configFile: join(demoDir, 'vite.config.ts'),
-      logLevel: 'warn',
+      logLevel: 'error',
       build: { outDir },
       preview: { host: '127.0.0.1', port: 0, strictPort: false, open: false },
     });
@@ -101,6 +105,8 @@ export async function launchBrowser(tmp: string): Promise<BrowserContext> {
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 1280, height: 860 },
+    // The reply's "Copy message" button is how a test reads the raw text the page holds.
+    permissions: ['clipboard-read', 'clipboard-write'],
     args: [
       '--no-sandbox',
       '--disable-gpu',

@@ -1,0 +1,70 @@
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { type Agent, createResumableApp, openaiAgent, scriptedAgent } from '@resumable/server';
+import { CHAOS_PREFIX, createChaos } from './chaos.js';
+
+/**
+ * The demo's API server process: the kit's reference server (`createResumableApp`) plus the
+ * demo-only chaos endpoints, on one port. `supervisor.ts` runs it as a child process and
+ * starts it again when it exits; run alone (`pnpm --filter @resumable/demo server`) it is
+ * the reference server with the chaos endpoints.
+ *
+ * Environment: PORT (8787), HOST (127.0.0.1), RESUMABLE_STORE (memory | sqlite:<path>;
+ * default sqlite:.data/resumable.db), SCRIPTED_TOKENS / SCRIPTED_TPS (the scripted agent's
+ * defaults), RESUMABLE_AGENT (scripted | openai; openai when OPENAI_API_KEY is set).
+ */
+
+function pickAgent(): { name: string; agent: Agent } {
+  const wanted =
+    process.env.RESUMABLE_AGENT || (process.env.OPENAI_API_KEY ? 'openai' : 'scripted');
+  if (wanted === 'openai') {
+    return { name: `openai ${process.env.OPENAI_MODEL ?? ''}`.trim(), agent: openaiAgent() };
+  }
+  if (wanted !== 'scripted') throw new Error(`RESUMABLE_AGENT=${wanted}: use scripted or openai`);
+  return { name: 'scripted', agent: scriptedAgent() };
+}
+
+const port = Number(process.env.PORT ?? 8787);
+const hostname = process.env.HOST ?? '127.0.0.1';
+const { name, agent } = pickAgent();
+let dropConnections: (runId?: string) => number = () => 0;
+const chaos = createChaos({ agent: name, dropConnections: (runId) => dropConnections(runId) });
+const resumable = createResumableApp({
+  basePath: '/api',
+  store: process.env.RESUMABLE_STORE || 'sqlite:.data/resumable.db',
+  agent: chaos.slow(agent),
+});
+dropConnections = (runId) => resumable.manager.dropConnections(runId);
+// Orphaned runs of a previous process are ended (`agent_lost`) before we say "ready".
+await resumable.ready;
+
+const server = serve(
+  {
+    fetch: (request) =>
+      new URL(request.url).pathname.startsWith(CHAOS_PREFIX)
+        ? chaos.fetch(request)
+        : resumable.app.fetch(request),
+    port,
+    hostname,
+  },
+  (info: AddressInfo) => {
+    console.log(`Resumable API on http://${hostname}:${info.port}/api (agent: ${name})`);
+    process.send?.({ type: 'ready', port: info.port });
+  },
+);
+
+let closing = false;
+async function shutdown() {
+  if (closing) return;
+  closing = true;
+  // Open streams end first: clients see a body without a terminal event and resume.
+  const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+  await resumable.close();
+  if ('closeAllConnections' in server) server.closeAllConnections();
+  await stopped;
+  process.exit(0);
+}
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);
+// The supervisor went away (killed, crashed): do not outlive it.
+process.on('disconnect', shutdown);

@@ -1,0 +1,83 @@
+import { useResumableChat } from '@resumable/hooks';
+import { messageText } from '@resumable/protocol';
+import { ResumableChatView } from '@resumable/ui';
+import { useEffect, useState } from 'react';
+import { ChaosPanel } from './chaos-panel.js';
+import { Inspector } from './inspector.js';
+import { ThreadList } from './thread-list.js';
+import { type ThreadEntry, threads, useThreads } from './threads.js';
+
+/** Where the demo's API lives (Vite proxies it to the API server). */
+const ENDPOINT = '/api';
+
+const PROMPTS = [
+  'Write a long answer: how does this chat survive a reload?',
+  'What time is it?',
+  'Show me a TypeScript example with a code block.',
+];
+
+export function App() {
+  const { threads: list, currentId } = useThreads();
+  const current = list.find((t) => t.id === currentId) ?? list[0]!;
+  return (
+    <div className="demo">
+      <header className="demo-header">
+        <h1>Resumable</h1>
+        <p>AI answers that arrive whole, exactly once — reload, go offline, restart the server.</p>
+      </header>
+      <ThreadList />
+      {/* A fresh chat per conversation: switching threads never mixes two sessions. */}
+      <Chat key={current.id} entry={current} />
+    </div>
+  );
+}
+
+function Chat({ entry }: { entry: ThreadEntry }) {
+  // The thread this chat was opened on; a draft learns its id from its first run, and
+  // must not be re-mounted when it does.
+  const [threadId] = useState(entry.threadId);
+  // Keyed by the local entry (stable from creation), so a draft's persisted run is found
+  // again after a reload, and tabs sharing the list share the record.
+  const chat = useResumableChat({
+    endpoint: ENDPOINT,
+    key: entry.id,
+    ...(threadId ? { threadId } : {}),
+  });
+
+  useEffect(() => {
+    if (chat.threadId && chat.threadId !== entry.threadId) {
+      threads.update(entry.id, { threadId: chat.threadId });
+    }
+  }, [chat.threadId, entry.id, entry.threadId]);
+
+  const firstPrompt = chat.messages.find((m) => m.role === 'user');
+  const title = firstPrompt ? messageText(firstPrompt).slice(0, 60) : null;
+  useEffect(() => {
+    if (title && entry.title !== title) threads.update(entry.id, { title });
+  }, [title, entry.id, entry.title]);
+
+  return (
+    <>
+      <main className="demo-main">
+        <fieldset className="demo-prompts">
+          <legend className="demo-sr-only">Suggested prompts</legend>
+          {PROMPTS.map((prompt) => (
+            <button
+              key={prompt}
+              type="button"
+              disabled={chat.isStreaming}
+              onClick={() => void chat.send(prompt)}
+            >
+              {prompt}
+            </button>
+          ))}
+        </fieldset>
+        <ResumableChatView controller={chat} className="demo-chat" autoFocus />
+      </main>
+      <aside className="demo-side" aria-label="Chaos and inspector">
+        <ChaosPanel runId={chat.runId} />
+        <Inspector connection={chat.connection} runId={chat.runId} />
+      </aside>
+    </>
+  );
+}

@@ -1,0 +1,205 @@
+import { messageText, type RunSnapshot } from '@resumable/protocol';
+import type { BrowserContext, Locator, Page, Request } from 'playwright-core';
+import type { Stack } from './harness.js';
+
+/**
+ * The demo as a test sees it: a page plus what crossed its wire (the runs it started, with
+ * their tokens, and every events request with its resume point), and the server's truth
+ * about a run, fetched straight from the API server.
+ */
+
+export interface StartedRun {
+  runId: string;
+  threadId: string;
+  token: string;
+}
+
+export interface EventsRequest {
+  runId: string;
+  /** The resume point asked for (`after`, else `Last-Event-ID`, else 0). */
+  after: number;
+  at: number;
+}
+
+const EVENTS_PATH = /\/api\/runs\/([^/]+)\/events$/;
+
+export class DemoPage {
+  readonly runs: StartedRun[] = [];
+  readonly eventsRequests: EventsRequest[] = [];
+  readonly runPosts: Request[] = [];
+  /** The page's console warnings and errors, for failure messages. */
+  readonly warnings: string[] = [];
+
+  private constructor(
+    readonly page: Page,
+    readonly stack: Stack,
+  ) {
+    page.on('console', (message) => {
+      if (message.type() === 'warning' || message.type() === 'error') {
+        this.warnings.push(`${message.type()}: ${message.text()}`);
+      }
+    });
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      const events = EVENTS_PATH.exec(url.pathname);
+      if (events && request.method() === 'GET') {
+        const after = url.searchParams.get('after') ?? request.headers()['last-event-id'] ?? '0';
+        this.eventsRequests.push({ runId: events[1]!, after: Number(after), at: Date.now() });
+      }
+      if (url.pathname === '/api/runs' && request.method() === 'POST') this.runPosts.push(request);
+    });
+    page.on('response', async (response) => {
+      const url = new URL(response.url());
+      if (url.pathname !== '/api/runs' || response.request().method() !== 'POST') return;
+      if (!response.ok()) return;
+      const body = (await response.json().catch(() => null)) as StartedRun | null;
+      if (body?.runId && body.token && !this.runs.some((r) => r.runId === body.runId)) {
+        this.runs.push({ runId: body.runId, threadId: body.threadId, token: body.token });
+      }
+    });
+  }
+
+  static async open(context: BrowserContext, stack: Stack, query = ''): Promise<DemoPage> {
+    const page = await context.newPage();
+    const demo = new DemoPage(page, stack);
+    await page.goto(`${stack.appUrl}/${query}`);
+    await demo.composer.waitFor({ timeout: 15_000 });
+    return demo;
+  }
+
+  get composer(): Locator {
+    return this.page.getByRole('textbox', { name: 'Message' });
+  }
+
+  get status(): Locator {
+    // The chat's connection line (the page has other live regions).
+    return this.page.locator('.rc-connection [role="status"]');
+  }
+
+  /** The text of the chat's `role="alert"` notice (without its Retry button), or ''. */
+  async alertText(): Promise<string> {
+    const alert = this.page.locator('.rc-connection [role="alert"] > span');
+    return (await alert.count()) === 0 ? '' : alert.textContent().then((t) => t ?? '');
+  }
+
+  /** The last assistant message element (`data-role`, `data-status` per the UI contract). */
+  get assistant(): Locator {
+    return this.page.locator('[data-role="assistant"]').last();
+  }
+
+  async send(text: string) {
+    await this.composer.fill(text);
+    await this.page.getByRole('button', { name: 'Send', exact: true }).click();
+  }
+
+  /** The run this page started last (its POST answer carries the token). */
+  async run(timeoutMs = 10_000): Promise<StartedRun> {
+    const until = Date.now() + timeoutMs;
+    while (this.runs.length === 0) {
+      if (Date.now() > until) throw new Error('no run was started');
+      await sleep(50);
+    }
+    return this.runs[this.runs.length - 1]!;
+  }
+
+  /** The visible text of the last assistant reply. */
+  async assistantText(): Promise<string> {
+    const text = this.assistant.locator('[data-part="text"]').first();
+    if ((await text.count()) === 0) return '';
+    return (await text.textContent()) ?? '';
+  }
+
+  /**
+   * The reply's raw text, as the page holds it: what its "Copy message" button puts on the
+   * clipboard (the same string the Markdown on screen is rendered from).
+   */
+  async copiedText(): Promise<string> {
+    await this.page.evaluate(() => navigator.clipboard.writeText(''));
+    await this.assistant.getByRole('button', { name: /^(Copy message|Copied)$/ }).click();
+    return this.page.evaluate(() => navigator.clipboard.readText());
+  }
+
+  /** Waits until the reply shows at least `chars` characters. */
+  async waitForText(chars: number, timeoutMs = 20_000): Promise<string> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const text = await this.assistantText();
+      if (text.length >= chars) return text;
+      if (Date.now() > until) {
+        throw new Error(`reply has ${text.length} chars after ${timeoutMs} ms, wanted ${chars}`);
+      }
+      await sleep(100);
+    }
+  }
+
+  /** Waits until the last reply has the given `data-status`. */
+  async waitForMessageStatus(status: string, timeoutMs = 30_000) {
+    await this.page
+      .locator(`[data-role="assistant"][data-status="${status}"]`)
+      .last()
+      .waitFor({ timeout: timeoutMs });
+  }
+
+  /** What a failure message needs to tell what the page did. */
+  describe(): string {
+    const requests = this.eventsRequests.map((r) => `${r.runId.slice(0, 8)} after=${r.after}`);
+    return `events requests: [${requests.join(', ')}]; console: [${this.warnings.join(' | ')}]`;
+  }
+
+  eventsRequestsFor(runId: string): EventsRequest[] {
+    return this.eventsRequests.filter((r) => r.runId === runId);
+  }
+}
+
+/** `GET /api/runs/:id` on the API server: the server's folded truth about the run. */
+export async function fetchRun(stack: Stack, run: StartedRun): Promise<RunSnapshot> {
+  const response = await fetch(`${stack.api.origin}/api/runs/${run.runId}`, {
+    headers: { authorization: `Bearer ${run.token}` },
+  });
+  if (response.status !== 200) {
+    throw new Error(`GET /runs/${run.runId} answered ${response.status}: ${await response.text()}`);
+  }
+  return (await response.json()) as RunSnapshot;
+}
+
+/** Polls the server until the run has ended; returns its final snapshot. */
+export async function waitForRunEnd(
+  stack: Stack,
+  run: StartedRun,
+  timeoutMs = 30_000,
+): Promise<RunSnapshot> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const snapshot = await fetchRun(stack, run).catch(() => null);
+    if (snapshot && snapshot.status !== 'running') return snapshot;
+    if (Date.now() > until) throw new Error(`run ${run.runId} still running after ${timeoutMs} ms`);
+    await sleep(200);
+  }
+}
+
+/**
+ * Text with the Markdown syntax and the whitespace taken out: what must match between the
+ * server's Markdown source and the text the page renders from it.
+ */
+export function squash(text: string): string {
+  return text.replace(/[\s#`]+/g, '');
+}
+
+/** The text of the run's last assistant message, as the server folded it. */
+export function serverText(snapshot: RunSnapshot): string {
+  const assistant = snapshot.messages.filter((m) => m.role === 'assistant').at(-1);
+  if (!assistant) throw new Error(`run ${snapshot.runId} has no assistant message`);
+  return messageText(assistant);
+}
+
+/** Calls a demo chaos endpoint on the API server (never through the browser's network). */
+export async function chaos(stack: Stack, action: string, body: unknown = {}) {
+  const response = await fetch(`${stack.api.origin}/api/__chaos/${action}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,212 @@
+import { DEFAULT_LABELS as LABELS } from '@resumable/ui';
+import type { BrowserContext } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import {
+  chaos,
+  DemoPage,
+  fetchRun,
+  serverText,
+  sleep,
+  squash,
+  waitForRunEnd,
+} from './demo-page.js';
+import { launchBrowser, type Stack, screenshot, startStack } from './harness.js';
+
+/**
+ * The product's claim, proven in real Chromium against the real server: whatever happens to
+ * the page, the network or the server, the answer on screen ends equal — character for
+ * character — to what the server says the run produced.
+ */
+
+const LONG_PROMPT = 'Write a long answer: how does this chat survive a reload?';
+
+let stack: Stack;
+let context: BrowserContext | undefined;
+
+beforeAll(async () => {
+  stack = await startStack();
+});
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+afterEach(async () => {
+  await context?.close();
+  context = undefined;
+});
+
+async function openDemo(query = ''): Promise<DemoPage> {
+  context = await launchBrowser(stack.tmp);
+  return DemoPage.open(context, stack, query);
+}
+
+/**
+ * The reply on the page equals the server's text for the run: its raw text character for
+ * character, and the rendered text on screen with only Markdown syntax and spacing removed.
+ */
+async function expectReplyEqualsServer(demo: DemoPage, text: string) {
+  expect(await demo.copiedText()).toBe(text);
+  expect(squash(await demo.assistantText())).toBe(squash(text));
+}
+
+describe('the demo in Chromium', () => {
+  test('reload three times during a long answer: resumes from the persisted offset', async () => {
+    const demo = await openDemo();
+    await demo.send(LONG_PROMPT);
+    const run = await demo.run();
+
+    // Past the first throttled write of the record (at most 4 a second).
+    let shown = await demo.waitForText(200);
+    for (let i = 0; i < 3; i++) {
+      const before = demo.eventsRequestsFor(run.runId).length;
+      await demo.page.reload();
+      // The reloaded page shows the persisted snapshot at once, then resumes after it.
+      await demo.composer.waitFor();
+      shown = await demo.waitForText(shown.length + 20);
+      const resumed = demo.eventsRequestsFor(run.runId).slice(before);
+      expect(resumed.length, demo.describe()).toBeGreaterThan(0);
+      expect(resumed[0]!.after, demo.describe()).toBeGreaterThan(0);
+    }
+
+    const snapshot = await waitForRunEnd(stack, run);
+    expect(snapshot.status).toBe('finished');
+    await demo.waitForMessageStatus('complete');
+    await expectReplyEqualsServer(demo, serverText(snapshot));
+  });
+
+  test('offline for 5 s mid-answer: the status says offline, then resumed; no text doubled', async () => {
+    const demo = await openDemo();
+    await demo.send(LONG_PROMPT);
+    const run = await demo.run();
+    await demo.waitForText(40);
+
+    await context!.setOffline(true);
+    // Chromium's offline mode leaves an open stream running: drop it server-side too.
+    expect((await chaos(stack, 'cut', { runId: run.runId })).status).toBe(200);
+    await expect
+      .poll(() => demo.status.textContent(), { timeout: 10_000 })
+      .toBe(LABELS.offline(true));
+    await screenshot(demo.page, 'offline-mid-stream');
+    const offlineText = await demo.assistantText();
+    await sleep(5_000);
+    // Nothing arrived while offline.
+    expect(await demo.assistantText()).toBe(offlineText);
+
+    const requestsBefore = demo.eventsRequestsFor(run.runId).length;
+    await context!.setOffline(false);
+    // "Reconnected — caught up n events", n being what the resumed stream replayed.
+    await expect
+      .poll(() => demo.status.textContent(), { timeout: 15_000 })
+      .toMatch(/^Reconnected — caught up [1-9]\d* events?$/);
+    const resumed = demo.eventsRequestsFor(run.runId).slice(requestsBefore);
+    expect(resumed[0]!.after).toBeGreaterThan(0);
+    await screenshot(demo.page, 'offline-resumed');
+
+    const snapshot = await waitForRunEnd(stack, run);
+    await demo.waitForMessageStatus('complete');
+    await expectReplyEqualsServer(demo, serverText(snapshot));
+    await screenshot(demo.page, 'offline-recovered');
+  });
+
+  test('server restart mid-answer: reconnects, the run ends agent_lost, the prefix is intact', async () => {
+    const demo = await openDemo();
+    await demo.send(LONG_PROMPT);
+    const run = await demo.run();
+    await demo.waitForText(60);
+
+    // The chaos panel's endpoint: the server process exits at once (no graceful shutdown),
+    // its supervisor starts a new one on the same port and SQLite file. Called from here
+    // rather than by clicking, so the kill lands mid-answer even on a starved machine.
+    const pidBefore = stack.api.pid;
+    const ready = stack.api.nextReady();
+    expect((await chaos(stack, 'restart')).status).toBe(202);
+    await ready;
+    expect(stack.api.pid).not.toBe(pidBefore);
+
+    await demo.waitForMessageStatus('error');
+    await expect.poll(() => demo.alertText(), { timeout: 10_000 }).toBe(LABELS.agentLost);
+    const snapshot = await fetchRun(stack, run);
+    expect(snapshot.status).toBe('error');
+    expect(snapshot.error?.code).toBe('agent_lost');
+    const text = serverText(snapshot);
+    expect(text.length).toBeGreaterThan(60);
+    await expectReplyEqualsServer(demo, text);
+  });
+
+  test('a second page joins the thread mid-answer and ends with the same text', async () => {
+    const first = await openDemo();
+    await first.send(LONG_PROMPT);
+    const run = await first.run();
+    await first.waitForText(40);
+
+    const second = await DemoPage.open(context!, stack, `?thread=${run.threadId}`);
+    const joinedAt = await second.waitForText(1);
+    expect(joinedAt.length).toBeGreaterThan(0);
+
+    const snapshot = await waitForRunEnd(stack, run);
+    const text = serverText(snapshot);
+    await first.waitForMessageStatus('complete');
+    await second.waitForMessageStatus('complete');
+    await expectReplyEqualsServer(first, text);
+    await expectReplyEqualsServer(second, text);
+    // The second page never started a run of its own.
+    expect(second.runPosts).toHaveLength(0);
+  });
+
+  test('Stop: the run ends cancelled, the partial text is kept as stopped, nothing revives it', async () => {
+    const demo = await openDemo();
+    await demo.send(LONG_PROMPT);
+    const run = await demo.run();
+    await demo.waitForText(40);
+
+    await demo.page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await demo.waitForMessageStatus('stopped');
+    const snapshot = await waitForRunEnd(stack, run);
+    expect(snapshot.status).toBe('cancelled');
+    const text = serverText(snapshot);
+    await expectReplyEqualsServer(demo, text);
+
+    // Cut whatever is open and wait: no reconnect, no new text.
+    await chaos(stack, 'cut', { runId: run.runId });
+    const requests = demo.eventsRequestsFor(run.runId).length;
+    await sleep(2_000);
+    expect(demo.eventsRequestsFor(run.runId)).toHaveLength(requests);
+    await expectReplyEqualsServer(demo, text);
+
+    // A reload shows it stopped too.
+    await demo.page.reload();
+    await demo.waitForMessageStatus('stopped');
+    await expectReplyEqualsServer(demo, text);
+    expect((await fetchRun(stack, run)).status).toBe('cancelled');
+  });
+
+  test('a prompt sent while offline is delivered once the network is back, exactly once', async () => {
+    const demo = await openDemo();
+    await context!.setOffline(true);
+    await demo.send('What time is it?');
+    await expect
+      .poll(() => demo.page.locator('[data-role="user"][data-pending="queued"]').count(), {
+        timeout: 5_000,
+      })
+      .toBe(1);
+    await sleep(1_000);
+    await context!.setOffline(false);
+
+    const run = await demo.run(15_000);
+    const snapshot = await waitForRunEnd(stack, run);
+    expect(snapshot.status).toBe('finished');
+    await demo.waitForMessageStatus('complete');
+    await expectReplyEqualsServer(demo, serverText(snapshot));
+
+    // Exactly one run on the thread, and the prompt once in its history and on screen.
+    const thread = await fetch(`${stack.api.origin}/api/threads/${run.threadId}`, {
+      headers: { authorization: `Bearer ${run.token}` },
+    });
+    expect(thread.status).toBe(200);
+    const body = (await thread.json()) as { runs: Array<{ runId: string }> };
+    expect(body.runs.map((r) => r.runId)).toEqual([run.runId]);
+    await expect.poll(() => demo.page.locator('[data-role="user"]').count()).toBe(1);
+    expect(new Set(demo.runs.map((r) => r.runId)).size).toBe(1);
+  });
+});
