@@ -9,6 +9,18 @@ const QUEUE_LOW_WATER = 64;
 
 const encoder = new TextEncoder();
 
+/** A published batch; `bytes` is its SSE encoding, made by the first subscriber needing it. */
+export interface Batch {
+  events: readonly StoredEvent[];
+  bytes: Uint8Array | null;
+}
+
+function encodeBatch(events: readonly StoredEvent[]): Uint8Array {
+  let text = '';
+  for (const event of events) text += encodeFrameJson(event.offset, event.json);
+  return encoder.encode(text);
+}
+
 /**
  * Where live events of one run come from: the local producer, or a store's cross-instance
  * tail. `lastPublished` only ever moves after the events are in the store, which is what
@@ -39,7 +51,11 @@ export class Hub {
       this.terminalOffset = last.offset;
       this.closed = true;
     }
-    for (const sub of this.subscribers) sub.push(events);
+    if (this.subscribers.size === 0) return;
+    // Encoded once for every subscriber that is exactly at the batch's start (the usual
+    // case): fan-out to a thousand streams costs one JSON-to-bytes pass, not a thousand.
+    const batch: Batch = { events, bytes: null };
+    for (const sub of this.subscribers) sub.push(batch);
   }
 
   /** No more events through this hub; subscribers fall back to the store. */
@@ -117,15 +133,25 @@ export class Subscription {
   }
 
   /** From the hub: events just stored, in order. */
-  push(events: readonly StoredEvent[]): void {
+  push(batch: Batch): void {
     if (this.closed || this.mode !== 'live') return;
+    const { events } = batch;
     const first = events[0]!.offset;
     if (first > this.cursor + 1) {
       this.mode = 'catchup';
       void this.pump();
       return;
     }
-    this.write(events);
+    if (first === this.cursor + 1) {
+      batch.bytes ??= encodeBatch(events);
+      const last = events[events.length - 1]!.offset;
+      this.cursor = last;
+      this.enqueue(batch.bytes, events.length);
+      const terminal = this.options.hub?.terminalOffset ?? null;
+      if (terminal !== null && last >= terminal) this.close(true);
+    } else {
+      this.write(events);
+    }
     if (!this.closed && this.queued > this.options.bufferEvents) this.close(true);
   }
 
