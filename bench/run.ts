@@ -20,7 +20,7 @@ for (const name of suites) {
   console.log(`\n━━ bench: ${name} ━━`);
   const result = spawnSync(
     process.execPath,
-    ['--conditions=source', '--import', 'tsx', '--expose-gc', file],
+    ['--conditions=@resumable/source', '--import', 'tsx', '--expose-gc', file],
     { stdio: 'inherit', cwd: join(here, '..') },
   );
   if (result.status !== 0) failed++;

@@ -1,8 +1,8 @@
 import { defineProject } from 'vitest/config';
 
 export default defineProject({
-  resolve: { conditions: ['source'] },
-  ssr: { resolve: { conditions: ['source'] } },
+  resolve: { conditions: ['@resumable/source'] },
+  ssr: { resolve: { conditions: ['@resumable/source'] } },
   test: {
     name: 'e2e',
     environment: 'node',

@@ -42,7 +42,7 @@ export default defineConfig({
   plugins: [react()],
   // Workspace packages resolve to their TypeScript sources: edits in packages/* show up
   // in the demo at once, with no build step.
-  resolve: { conditions: ['source', ...defaultClientConditions] },
+  resolve: { conditions: ['@resumable/source', ...defaultClientConditions] },
   server: { port: 5173, strictPort: true, proxy: { '/api': apiProxy } },
   preview: { port: 4173, strictPort: true, proxy: { '/api': apiProxy } },
   build: { sourcemap: true, chunkSizeWarningLimit: 800 },

@@ -1,8 +1,8 @@
 import { defineProject } from 'vitest/config';
 
 export default defineProject({
-  resolve: { conditions: ['source'] },
-  ssr: { resolve: { conditions: ['source'] } },
+  resolve: { conditions: ['@resumable/source'] },
+  ssr: { resolve: { conditions: ['@resumable/source'] } },
   test: {
     name: 'hooks',
     // Core tests run in Node (real fetch, real sockets); React tests opt into jsdom per file.

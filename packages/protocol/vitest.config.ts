@@ -1,7 +1,7 @@
 import { defineProject } from 'vitest/config';
 
 export default defineProject({
-  resolve: { conditions: ['source'] },
-  ssr: { resolve: { conditions: ['source'] } },
+  resolve: { conditions: ['@resumable/source'] },
+  ssr: { resolve: { conditions: ['@resumable/source'] } },
   test: { name: 'protocol', environment: 'node', include: ['src/**/*.test.ts'] },
 });

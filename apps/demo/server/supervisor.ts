@@ -93,7 +93,7 @@ export async function superviseServer(options: SupervisorOptions = {}): Promise<
     const proc = fork(entry, [], {
       cwd: demoDir,
       // tsx runs the TypeScript entry; `source` resolves workspace packages to their src.
-      execArgv: ['--conditions=source', '--import', 'tsx'],
+      execArgv: ['--conditions=@resumable/source', '--import', 'tsx'],
       env: { ...process.env, ...options.env, PORT: String(port), HOST: hostname },
       stdio: ['ignore', options.stdio ?? 'inherit', options.stdio ?? 'inherit', 'ipc'],
       // Its own process group: a terminal's Ctrl-C reaches only the supervisor, which then

@@ -17,7 +17,7 @@ interface Child {
 /** `pnpm server` as a real process (what a crash or a deploy stops). */
 async function startChild(dbPath: string): Promise<Child> {
   const proc = fork(main, [], {
-    execArgv: ['--conditions=source', '--import', 'tsx'],
+    execArgv: ['--conditions=@resumable/source', '--import', 'tsx'],
     env: {
       ...process.env,
       PORT: '0',

@@ -22,7 +22,7 @@ await build({
   configFile: false,
   logLevel: 'warn',
   plugins: [react()],
-  resolve: { conditions: ['source'] },
+  resolve: { conditions: ['@resumable/source'] },
   build: { outDir, emptyOutDir: true },
 });
 

@@ -21,7 +21,7 @@ export async function startInstance(
   leaseMs: number,
 ): Promise<Instance> {
   const proc = fork(entry, [], {
-    execArgv: ['--conditions=source', '--import', 'tsx'],
+    execArgv: ['--conditions=@resumable/source', '--import', 'tsx'],
     env: {
       ...process.env,
       REDIS_URL: redisUrl,
