@@ -100,8 +100,13 @@ function fieldOk(value: unknown, kind: FieldKind): boolean {
   }
 }
 
+/** REQUIRED as lists, in a Map: no prototype keys, and an indexed loop on the hot path. */
+const REQUIRED_FIELDS: ReadonlyMap<string, readonly (readonly [string, FieldKind])[]> = new Map(
+  Object.entries(REQUIRED).map(([type, fields]) => [type, Object.entries(fields)]),
+);
+
 export function isKnownEventType(type: unknown): type is EventType {
-  return typeof type === 'string' && Object.hasOwn(REQUIRED, type);
+  return typeof type === 'string' && REQUIRED_FIELDS.has(type);
 }
 
 /**
@@ -117,20 +122,24 @@ export function checkEvent(value: unknown): AGUIEvent | ResumableError {
   if (typeof type !== 'string') {
     return new ResumableError('malformed_event', 'an event must have a string "type"');
   }
-  const required = REQUIRED[type as EventType];
+  const required = REQUIRED_FIELDS.get(type);
   if (required === undefined) {
     return new ResumableError('unknown_event', `unknown event type "${type}"`);
   }
-  for (const field in required) {
-    if (!fieldOk((value as Record<string, unknown>)[field], required[field]!)) {
+  for (let i = 0; i < required.length; i++) {
+    const [field, kind] = required[i]!;
+    const fieldValue = (value as Record<string, unknown>)[field];
+    if (!fieldOk(fieldValue, kind)) {
       return new ResumableError(
         'malformed_event',
-        `${type} needs "${field}" (${required[field]}), got ${JSON.stringify((value as Record<string, unknown>)[field]) ?? 'nothing'}`,
+        `${type} needs "${field}" (${kind}), got ${JSON.stringify(fieldValue) ?? 'nothing'}`,
       );
     }
   }
   return value as AGUIEvent;
 }
+
+const OFFSET_TEXT = /^[1-9][0-9]{0,15}$/;
 
 /**
  * Turns an SSE frame's `id:` and `data:` into an envelope. Only a missing or invalid offset
@@ -144,7 +153,11 @@ export function decodeEnvelope(
   data: string | unknown,
 ): Envelope | ResumableError {
   const offset =
-    typeof id === 'number' ? id : id === undefined || id === '' ? Number.NaN : Number(id);
+    typeof id === 'number'
+      ? id
+      : typeof id === 'string' && OFFSET_TEXT.test(id.trim())
+        ? Number(id.trim())
+        : Number.NaN;
   if (!isOffset(offset)) {
     return new ResumableError(
       'malformed_event',

@@ -1,7 +1,7 @@
 import type { ErrorCode } from './errors.js';
 import { ResumableError } from './errors.js';
 import type { AGUIEvent, Envelope } from './events.js';
-import { checkEvent, EventType, isKnownEventType } from './events.js';
+import { checkEvent, EventType, isKnownEventType, isTerminalEvent } from './events.js';
 import { isOffset } from './offsets.js';
 import { applyJsonPatch } from './patch.js';
 import type {
@@ -14,7 +14,8 @@ import type {
   StepState,
   SynthesizedStart,
 } from './state.js';
-import { createRunState, isTerminalStatus, MAX_WARNINGS } from './state.js';
+import { createRunState, isTerminalStatus, MAX_WARNINGS, NO_CHUNKS } from './state.js';
+import { messageProblem } from './validate.js';
 
 export interface OffsetGap {
   /** The offset that should have come next (resume point + 1). */
@@ -109,7 +110,9 @@ type ChunkKind = 'text' | 'toolCall' | 'reasoning';
 class Draft {
   private readonly base: RunState;
   private readonly s: Mutable<RunState>;
-  private readonly fresh = new Set<object>();
+  /** Objects this batch created (so it may write them): the first, then a Set for more. */
+  private freshOne: object | null = null;
+  private freshMore: Set<object> | null = null;
   private messagesCopied = false;
   private indexCopied = false;
   private ownerCopied = false;
@@ -117,7 +120,20 @@ class Draft {
 
   constructor(base: RunState) {
     this.base = base;
-    this.s = { ...base };
+    this.s = copyState(base);
+  }
+
+  private isFresh(value: object): boolean {
+    return value === this.freshOne || this.freshMore?.has(value) === true;
+  }
+
+  private markFresh(value: object): void {
+    if (this.freshOne === null) {
+      this.freshOne = value;
+      return;
+    }
+    this.freshMore ??= new Set();
+    this.freshMore.add(value);
   }
 
   finish(offset: number): RunState {
@@ -129,7 +145,7 @@ class Draft {
     const warning: FoldWarning = { offset, code, message };
     const list =
       this.s.warnings === this.base.warnings
-        ? [...this.base.warnings]
+        ? this.base.warnings.slice()
         : (this.s.warnings as FoldWarning[]);
     list.push(warning);
     if (list.length > MAX_WARNINGS) list.splice(0, list.length - MAX_WARNINGS);
@@ -150,12 +166,17 @@ class Draft {
       return;
     }
     const chunks = this.s.openChunks;
-    if (chunks.text !== undefined && event.type !== EventType.TEXT_MESSAGE_CHUNK)
-      this.closeChunk('text');
-    if (chunks.toolCall !== undefined && event.type !== EventType.TOOL_CALL_CHUNK)
-      this.closeChunk('toolCall');
-    if (chunks.reasoning !== undefined && event.type !== EventType.REASONING_MESSAGE_CHUNK)
-      this.closeChunk('reasoning');
+    // A chunk block ends at the first event of another type. A terminal event closes it
+    // through closeOpenMessages instead, so a block cut short gets its `ended` like any
+    // other open message.
+    if (chunks !== NO_CHUNKS && !isTerminalEvent(event)) {
+      if (chunks.text !== undefined && event.type !== EventType.TEXT_MESSAGE_CHUNK)
+        this.closeChunk('text');
+      if (chunks.toolCall !== undefined && event.type !== EventType.TOOL_CALL_CHUNK)
+        this.closeChunk('toolCall');
+      if (chunks.reasoning !== undefined && event.type !== EventType.REASONING_MESSAGE_CHUNK)
+        this.closeChunk('reasoning');
+    }
     if (this.s.status === 'idle' && event.type !== EventType.RUN_STARTED) {
       const runId = (event as { runId?: unknown }).runId;
       this.startRun(typeof runId === 'string' ? runId : null, null);
@@ -261,15 +282,9 @@ class Draft {
 
       case EventType.MESSAGES_SNAPSHOT:
         for (const message of event.messages as unknown[]) {
-          if (
-            typeof (message as { id?: unknown })?.id !== 'string' ||
-            typeof (message as { role?: unknown }).role !== 'string'
-          ) {
-            this.warn(
-              this.offset,
-              'malformed_event',
-              'MESSAGES_SNAPSHOT holds a message without id or role',
-            );
+          const problem = messageProblem(message);
+          if (problem !== null) {
+            this.warn(this.offset, 'malformed_event', `MESSAGES_SNAPSHOT holds ${problem}`);
             continue;
           }
           this.putMessage({ ...(message as RunMessage) });
@@ -295,7 +310,7 @@ class Draft {
         return;
       }
       case EventType.ACTIVITY_DELTA: {
-        if (this.s.messageIndex[event.messageId] === undefined) {
+        if (this.getMessage(event.messageId)?.role !== 'activity') {
           this.warn(
             this.offset,
             'malformed_event',
@@ -311,16 +326,15 @@ class Draft {
       }
 
       case EventType.STEP_STARTED:
-        this.setSteps([...this.s.steps, { name: event.stepName, status: 'running' }]);
+        this.stepsForWrite().push({ name: event.stepName, status: 'running' });
         return;
       case EventType.STEP_FINISHED: {
-        const steps = [...this.s.steps];
+        const steps = this.stepsForWrite();
         const i = steps.findLastIndex(
           (step) => step.name === event.stepName && step.status === 'running',
         );
         if (i === -1) steps.push({ name: event.stepName, status: 'finished' });
         else steps[i] = { name: event.stepName, status: 'finished' };
-        this.setSteps(steps);
         return;
       }
 
@@ -329,7 +343,7 @@ class Draft {
       case EventType.SUBAGENT_STARTED:
       case EventType.SUBAGENT_FINISHED:
       case EventType.SUBAGENT_ERROR:
-        this.s.events = [...this.s.events, event as AppEvent];
+        this.eventsForWrite().push(event as AppEvent);
         return;
       default:
         // checkEvent already rejected unknown types; this guards a newer @ag-ui/core.
@@ -373,14 +387,14 @@ class Draft {
         });
       }
     }
-    this.s.openChunks = {};
+    this.s.openChunks = NO_CHUNKS;
   }
 
   // ── messages ─────────────────────────────────────────────────────────────────────────
 
   private messagesForWrite(): RunMessage[] {
     if (!this.messagesCopied) {
-      this.s.messages = [...this.base.messages];
+      this.s.messages = this.base.messages.slice();
       this.messagesCopied = true;
     }
     return this.s.messages as RunMessage[];
@@ -411,9 +425,9 @@ class Draft {
   private writableMessage(id: string): RunMessage {
     const i = this.s.messageIndex[id]!;
     const current = this.s.messages[i]!;
-    if (this.fresh.has(current)) return current;
+    if (this.isFresh(current)) return current;
     const copy = { ...current } as RunMessage;
-    this.fresh.add(copy);
+    this.markFresh(copy);
     this.messagesForWrite()[i] = copy;
     return copy;
   }
@@ -422,7 +436,7 @@ class Draft {
     const messages = this.messagesForWrite();
     this.indexForWrite()[message.id] = messages.length;
     messages.push(message);
-    this.fresh.add(message);
+    this.markFresh(message);
     if (message.role === 'assistant' && message.toolCalls) {
       const owner = this.ownerForWrite();
       for (const call of message.toolCalls) owner[call.id] = message.id;
@@ -437,7 +451,16 @@ class Draft {
       this.addMessage(message);
       return;
     }
-    this.fresh.add(message);
+    // The replaced message's tool calls stop pointing at it (the replacement may lack them,
+    // or not be an assistant message at all); the replacement's own calls are registered.
+    const replaced = this.s.messages[i]!;
+    if (replaced.role === 'assistant' && replaced.toolCalls !== undefined) {
+      const owner = this.ownerForWrite();
+      for (const call of replaced.toolCalls) {
+        if (owner[call.id] === message.id) delete owner[call.id];
+      }
+    }
+    this.markFresh(message);
     this.messagesForWrite()[i] = message;
     if (message.role === 'assistant' && message.toolCalls) {
       const owner = this.ownerForWrite();
@@ -513,10 +536,15 @@ class Draft {
         ? this.s.toolCallOwner[target] !== undefined
         : this.s.messageIndex[target] !== undefined;
     if (!exists) {
-      if (id === undefined) return;
+      if (id === undefined) {
+        this.warn(this.offset, 'malformed_event', `a ${kind} chunk continues "${target}", unknown`);
+        return;
+      }
       open();
     }
-    this.s.openChunks = { ...this.s.openChunks, [kind]: target };
+    if (this.s.openChunks[kind] !== target) {
+      this.s.openChunks = { ...this.s.openChunks, [kind]: target };
+    }
     if (delta === undefined || delta === '') return;
     if (kind === 'toolCall') {
       const call = this.writableToolCall(target);
@@ -528,8 +556,14 @@ class Draft {
 
   private closeChunk(kind: ChunkKind): void {
     const id = this.s.openChunks[kind]!;
-    const { [kind]: _closed, ...rest } = this.s.openChunks;
-    this.s.openChunks = rest;
+    const rest: { text?: string; toolCall?: string; reasoning?: string } = {
+      ...this.s.openChunks,
+    };
+    delete rest[kind];
+    this.s.openChunks =
+      rest.text === undefined && rest.toolCall === undefined && rest.reasoning === undefined
+        ? NO_CHUNKS
+        : rest;
     if (kind === 'toolCall') {
       if (this.s.toolCallOwner[id] !== undefined) delete this.writableToolCall(id).streaming;
     } else if (this.s.messageIndex[id] !== undefined) {
@@ -552,7 +586,7 @@ class Draft {
       function: { name, arguments: '' },
       streaming: true,
     };
-    this.fresh.add(call);
+    this.markFresh(call);
     const owner = this.getMessage(ownerId);
     if (owner === undefined || owner.role !== 'assistant') {
       const id = owner === undefined ? ownerId : toolCallId;
@@ -562,10 +596,10 @@ class Draft {
     }
     const message = this.writableMessage(ownerId);
     const calls = message.toolCalls;
-    if (calls !== undefined && this.fresh.has(calls)) calls.push(call);
+    if (calls !== undefined && this.isFresh(calls)) calls.push(call);
     else {
       message.toolCalls = [...(calls ?? []), call];
-      this.fresh.add(message.toolCalls);
+      this.markFresh(message.toolCalls);
     }
     this.ownerForWrite()[toolCallId] = ownerId;
     return call;
@@ -581,21 +615,53 @@ class Draft {
   private writableToolCall(toolCallId: string): RunToolCall {
     const message = this.writableMessage(this.s.toolCallOwner[toolCallId]!);
     let calls = message.toolCalls!;
-    if (!this.fresh.has(calls)) {
+    if (!this.isFresh(calls)) {
       calls = [...calls];
       message.toolCalls = calls;
-      this.fresh.add(calls);
+      this.markFresh(calls);
     }
     const i = calls.findIndex((call) => call.id === toolCallId);
     const current = calls[i]!;
-    if (this.fresh.has(current)) return current;
+    if (this.isFresh(current)) return current;
     const copy = { ...current };
-    this.fresh.add(copy);
+    this.markFresh(copy);
     calls[i] = copy;
     return copy;
   }
 
-  private setSteps(steps: StepState[]): void {
-    this.s.steps = steps;
+  private stepsForWrite(): StepState[] {
+    if (this.s.steps === this.base.steps) this.s.steps = this.base.steps.slice();
+    return this.s.steps as StepState[];
   }
+
+  private eventsForWrite(): AppEvent[] {
+    if (this.s.events === this.base.events) this.s.events = this.base.events.slice();
+    return this.s.events as AppEvent[];
+  }
+}
+
+/**
+ * A shallow copy of a run state. Spelled out rather than spread so every state the fold
+ * makes has one hidden class: this runs once per batch, which is once per event for a
+ * client that renders every event.
+ */
+function copyState(b: RunState): Mutable<RunState> {
+  return {
+    offset: b.offset,
+    runId: b.runId,
+    threadId: b.threadId,
+    status: b.status,
+    outcome: b.outcome,
+    error: b.error,
+    messages: b.messages,
+    messageIndex: b.messageIndex,
+    toolCallOwner: b.toolCallOwner,
+    state: b.state,
+    steps: b.steps,
+    events: b.events,
+    warnings: b.warnings,
+    warningCount: b.warningCount,
+    synthesized: b.synthesized,
+    openChunks: b.openChunks,
+  };
 }

@@ -1,21 +1,46 @@
-import type { RunMessage, RunSnapshot, RunState } from './state.js';
-import { createRunState } from './state.js';
+import type { FoldWarning, OpenChunks, RunMessage, RunSnapshot, RunState } from './state.js';
+import { createRunState, MAX_WARNINGS, NO_CHUNKS } from './state.js';
+import { messageProblem } from './validate.js';
 
 /**
  * A run state to continue from after `GET /runs/{id}` (an expired or foreign offset): its
  * messages and state, resume point `lastOffset`. Live events after it apply as usual, and
- * any START they lack is synthesized.
+ * any START they lack is synthesized. A message the fold could not extend (no id or role,
+ * malformed tool calls) is left out and reported in `warnings`, so the fold never trips
+ * over it later.
  */
 export function stateFromSnapshot(snapshot: RunSnapshot): RunState {
   const messageIndex: Record<string, number> = {};
   const toolCallOwner: Record<string, string> = {};
-  const messages: RunMessage[] = snapshot.messages.map((message, i) => {
-    messageIndex[message.id] = i;
-    if (message.role === 'assistant') {
-      for (const call of message.toolCalls ?? []) toolCallOwner[call.id] = message.id;
+  const messages: RunMessage[] = [];
+  const warnings: FoldWarning[] = [];
+  let warningCount = 0;
+  const input: unknown[] = Array.isArray(snapshot.messages) ? snapshot.messages : [];
+  for (const message of input) {
+    const problem = messageProblem(message);
+    if (problem !== null) {
+      warningCount++;
+      if (warnings.length < MAX_WARNINGS) {
+        warnings.push({
+          offset: null,
+          code: 'malformed_event',
+          message: `snapshot holds ${problem}`,
+        });
+      }
+      continue;
     }
-    return message;
-  });
+    const m = message as RunMessage;
+    const existing = messageIndex[m.id];
+    if (existing === undefined) {
+      messageIndex[m.id] = messages.length;
+      messages.push(m);
+    } else {
+      messages[existing] = m;
+    }
+    if (m.role === 'assistant') {
+      for (const call of m.toolCalls ?? []) toolCallOwner[call.id] = m.id;
+    }
+  }
   return {
     ...createRunState({
       from: snapshot.lastOffset,
@@ -29,6 +54,9 @@ export function stateFromSnapshot(snapshot: RunSnapshot): RunState {
     messageIndex,
     toolCallOwner,
     state: snapshot.state,
+    warnings,
+    warningCount,
+    openChunks: openChunksOf(snapshot.openChunks),
   };
 }
 
@@ -44,5 +72,27 @@ export function snapshotOf(state: RunState): RunSnapshot {
   if (state.state !== undefined) snapshot.state = state.state;
   if (state.outcome !== null) snapshot.outcome = state.outcome;
   if (state.error !== null) snapshot.error = state.error;
+  const chunks = state.openChunks;
+  if (
+    chunks.text !== undefined ||
+    chunks.toolCall !== undefined ||
+    chunks.reasoning !== undefined
+  ) {
+    snapshot.openChunks = chunks;
+  }
   return snapshot;
+}
+
+function openChunksOf(value: unknown): OpenChunks {
+  if (typeof value !== 'object' || value === null) return NO_CHUNKS;
+  const { text, toolCall, reasoning } = value as Record<string, unknown>;
+  const chunks: { text?: string; toolCall?: string; reasoning?: string } = {};
+  if (typeof text === 'string') chunks.text = text;
+  if (typeof toolCall === 'string') chunks.toolCall = toolCall;
+  if (typeof reasoning === 'string') chunks.reasoning = reasoning;
+  return chunks.text === undefined &&
+    chunks.toolCall === undefined &&
+    chunks.reasoning === undefined
+    ? NO_CHUNKS
+    : chunks;
 }

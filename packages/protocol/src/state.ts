@@ -87,10 +87,16 @@ export interface RunState {
   readonly warningCount: number;
   readonly synthesized: readonly SynthesizedStart[];
   /** Ids of the messages / tool calls that `*_CHUNK` events without an id continue. */
-  readonly openChunks: Readonly<{ text?: string; toolCall?: string; reasoning?: string }>;
+  readonly openChunks: OpenChunks;
 }
 
 export const MAX_WARNINGS = 50;
+
+/** Which `*_CHUNK` blocks are open: the message / tool call ids their id-less chunks extend. */
+export type OpenChunks = Readonly<{ text?: string; toolCall?: string; reasoning?: string }>;
+
+/** The `openChunks` of a state with no chunk block open (shared, frozen). */
+export const NO_CHUNKS: OpenChunks = Object.freeze({});
 
 /** The folded state of a run as `GET /runs/{id}` serves it (protocol.md). */
 export interface RunSnapshot {
@@ -102,6 +108,11 @@ export interface RunSnapshot {
   state?: unknown;
   outcome?: RunFinishedOutcome;
   error?: RunError;
+  /**
+   * The `*_CHUNK` blocks open at `lastOffset`, when any: a chunk without an id after the
+   * snapshot continues the block named here, as it would have without the snapshot.
+   */
+  openChunks?: OpenChunks;
 }
 
 export interface CreateRunStateOptions {
@@ -132,7 +143,7 @@ export function createRunState(options: CreateRunStateOptions = {}): RunState {
     warnings: [],
     warningCount: 0,
     synthesized: [],
-    openChunks: {},
+    openChunks: NO_CHUNKS,
   };
 }
 

@@ -1,0 +1,226 @@
+import { describe, expect, it } from 'vitest';
+import type { AGUIEvent } from './index.js';
+import {
+  applyEnvelopes,
+  checkEvent,
+  createRunState,
+  decodeEnvelope,
+  EventType,
+  encodeFrame,
+  encodeFrameJson,
+  errorFromBody,
+  HTTP_STATUS_BY_CODE,
+  isErrorCode,
+  isKnownEventType,
+  isResumableError,
+  isTerminalEvent,
+  PING_FRAME,
+  parseResumePoint,
+  ResumableError,
+  resumePointOf,
+  SSE_HEADERS,
+} from './index.js';
+
+const content = { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: 'Hel' } as AGUIEvent;
+
+describe('checkEvent', () => {
+  it('returns a usable event as is', () => {
+    expect(checkEvent(content)).toBe(content);
+    const start = { type: 'RUN_STARTED', threadId: 't', runId: 'r', extra: 1 };
+    expect(checkEvent(start)).toBe(start);
+  });
+
+  it.each([
+    [null, 'malformed_event', 'JSON object'],
+    [[1], 'malformed_event', 'JSON object'],
+    ['TEXT', 'malformed_event', 'JSON object'],
+    [{}, 'malformed_event', 'string "type"'],
+    [{ type: 7 }, 'malformed_event', 'string "type"'],
+    [{ type: 'NOPE' }, 'unknown_event', 'NOPE'],
+    [{ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm' }, 'malformed_event', '"delta"'],
+    [{ type: 'TEXT_MESSAGE_CONTENT', messageId: 1, delta: 'x' }, 'malformed_event', '"messageId"'],
+    [{ type: 'STATE_DELTA', delta: {} }, 'malformed_event', '"delta"'],
+    [{ type: 'STATE_SNAPSHOT' }, 'malformed_event', '"snapshot"'],
+    [
+      { type: 'TOOL_CALL_RESULT', messageId: 'a', toolCallId: 'b', content: 3 },
+      'malformed_event',
+      '"content"',
+    ],
+    [
+      { type: 'ACTIVITY_SNAPSHOT', messageId: 'a', activityType: 'P', content: [] },
+      'malformed_event',
+      '"content"',
+    ],
+  ])('%j → %s', (value, code, mentions) => {
+    const result = checkEvent(value);
+    expect(result).toBeInstanceOf(ResumableError);
+    expect((result as ResumableError).code).toBe(code);
+    expect((result as ResumableError).message).toContain(mentions);
+  });
+
+  it.each(['constructor', 'toString', '__proto__', 'hasOwnProperty'])(
+    'an Object.prototype key %j as a type is an unknown_event',
+    (type) => {
+      expect((checkEvent({ type }) as ResumableError).code).toBe('unknown_event');
+      expect(isKnownEventType(type)).toBe(false);
+    },
+  );
+
+  it('accepts the chunk events with no field at all (every field is optional)', () => {
+    for (const type of ['TEXT_MESSAGE_CHUNK', 'TOOL_CALL_CHUNK', 'REASONING_MESSAGE_CHUNK']) {
+      expect(checkEvent({ type })).toEqual({ type });
+    }
+  });
+
+  it('knows every AG-UI 1.0 event type, and which are terminal', () => {
+    for (const type of Object.values(EventType)) expect(isKnownEventType(type)).toBe(true);
+    expect(isKnownEventType('NOPE')).toBe(false);
+    expect(isTerminalEvent({ type: 'RUN_FINISHED' })).toBe(true);
+    expect(isTerminalEvent({ type: 'RUN_ERROR' })).toBe(true);
+    expect(isTerminalEvent({ type: 'RUN_STARTED' })).toBe(false);
+  });
+});
+
+describe('decodeEnvelope', () => {
+  it('parses an SSE id and JSON data into an envelope', () => {
+    expect(decodeEnvelope('42', JSON.stringify(content))).toEqual({ offset: 42, event: content });
+    expect(decodeEnvelope(' 7 ', JSON.stringify(content))).toEqual({ offset: 7, event: content });
+    expect(decodeEnvelope(3, content)).toEqual({ offset: 3, event: content });
+  });
+
+  it.each([undefined, '', '0', '-1', '1.5', 'abc', '1e3', '0x10', '012', 0, -2, 1.5, Number.NaN])(
+    'id %j is a malformed_event error',
+    (id) => {
+      const result = decodeEnvelope(id as string | number | undefined, '{}');
+      expect(result).toBeInstanceOf(ResumableError);
+      expect((result as ResumableError).code).toBe('malformed_event');
+    },
+  );
+
+  it('keeps the offset of an event whose data is not usable, so the fold moves past it', () => {
+    const bad = decodeEnvelope('2', '{not json');
+    expect(bad).toEqual({ offset: 2, event: { type: undefined, unparsed: '{not json' } });
+    const start = decodeEnvelope('1', '{"type":"RUN_STARTED","threadId":"t","runId":"r"}');
+    const { state } = applyEnvelopes(createRunState(), [start, bad] as never);
+    expect(state.offset).toBe(2);
+    expect(state.warnings.map((w) => w.code)).toEqual(['malformed_event']);
+  });
+});
+
+describe('SSE framing', () => {
+  it('encodes one frame per event: id is the offset, data the JSON on one line', () => {
+    expect(
+      encodeFrame({
+        offset: 1,
+        event: { type: 'RUN_STARTED', threadId: 't', runId: 'r' } as AGUIEvent,
+      }),
+    ).toBe('id: 1\ndata: {"type":"RUN_STARTED","threadId":"t","runId":"r"}\n\n');
+    const multiline = {
+      type: 'TEXT_MESSAGE_CONTENT',
+      messageId: 'm',
+      delta: 'a\nb\r\n',
+    } as AGUIEvent;
+    const frame = encodeFrame({ offset: 12, event: multiline });
+    expect(frame.split('\n')).toEqual([
+      'id: 12',
+      'data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a\\nb\\r\\n"}',
+      '',
+      '',
+    ]);
+    // …and the frame reads back as the same envelope.
+    const [idLine, dataLine] = frame.split('\n') as [string, string];
+    expect(decodeEnvelope(idLine.slice(4), dataLine.slice(6))).toEqual({
+      offset: 12,
+      event: multiline,
+    });
+  });
+
+  it('encodes stored JSON text as is, and pings as a comment', () => {
+    expect(encodeFrameJson(5, '{"type":"RAW","event":1}')).toBe(
+      'id: 5\ndata: {"type":"RAW","event":1}\n\n',
+    );
+    expect(PING_FRAME).toBe(': ping\n\n');
+    expect(SSE_HEADERS['Content-Type']).toBe('text/event-stream; charset=utf-8');
+  });
+});
+
+describe('resume points', () => {
+  it('parses non-negative decimal integers', () => {
+    expect(parseResumePoint('0')).toBe(0);
+    expect(parseResumePoint('17')).toBe(17);
+    expect(parseResumePoint(' 9 ')).toBe(9);
+    expect(parseResumePoint('9007199254740991')).toBe(Number.MAX_SAFE_INTEGER);
+  });
+
+  it.each([
+    '',
+    ' ',
+    '-1',
+    '1.5',
+    'abc',
+    '1e3',
+    '0x1',
+    '01',
+    '+1',
+    '9007199254740993',
+    '99999999999999999',
+  ])('%j is a bad_request', (text) => {
+    let error: unknown;
+    try {
+      parseResumePoint(text);
+    } catch (e) {
+      error = e;
+    }
+    expect(isResumableError(error)).toBe(true);
+    expect((error as ResumableError).code).toBe('bad_request');
+    expect((error as ResumableError).status).toBe(400);
+  });
+
+  it('resumePointOf: after, else Last-Event-ID, else 0', () => {
+    expect(resumePointOf('5', '7')).toBe(5);
+    expect(resumePointOf(null, '7')).toBe(7);
+    expect(resumePointOf(undefined, '')).toBe(0);
+    expect(resumePointOf(null, null)).toBe(0);
+    expect(() => resumePointOf('x', '7')).toThrow(expect.objectContaining({ code: 'bad_request' }));
+    expect(() => resumePointOf('', '7')).toThrow(/after/);
+    expect(() => resumePointOf(null, 'nope')).toThrow(/Last-Event-ID/);
+  });
+});
+
+describe('errors', () => {
+  it('ResumableError carries code, status, retryAfter and a body', () => {
+    const error = new ResumableError('too_many_requests', 'slow down', { retryAfter: 3 });
+    expect(error).toBeInstanceOf(Error);
+    expect(error.name).toBe('ResumableError');
+    expect(error.status).toBe(429);
+    expect(error.retryAfter).toBe(3);
+    expect(error.toBody()).toEqual({ error: { code: 'too_many_requests', message: 'slow down' } });
+    expect(new ResumableError('network', 'x').status).toBeUndefined();
+    const cause = new Error('root');
+    expect(new ResumableError('internal', 'x', { cause }).cause).toBe(cause);
+  });
+
+  it('errorFromBody reads the error body, else codes from the status', () => {
+    const expired = errorFromBody(410, { error: { code: 'offset_expired', message: 'gone' } });
+    expect(expired).toMatchObject({ code: 'offset_expired', message: 'gone', status: 410 });
+    expect(
+      errorFromBody(429, { error: { code: 'too_many_requests', message: 'x' } }, 2).retryAfter,
+    ).toBe(2);
+    expect(errorFromBody(404, 'Not Found')).toMatchObject({
+      code: 'run_not_found',
+      message: 'HTTP 404',
+      status: 404,
+    });
+    expect(errorFromBody(409, null).code).toBe('offset_ahead');
+    expect(errorFromBody(503, { error: { code: 'not-a-code' } }).code).toBe('store_unavailable');
+    expect(errorFromBody(502, undefined).code).toBe('internal');
+    expect(errorFromBody(418, {}).code).toBe('bad_request');
+    expect(errorFromBody(500, {}).retryAfter).toBeUndefined();
+  });
+
+  it('every code with an HTTP status is a known code', () => {
+    for (const code of Object.keys(HTTP_STATUS_BY_CODE)) expect(isErrorCode(code)).toBe(true);
+    expect(isErrorCode('nope')).toBe(false);
+    expect(isErrorCode(1)).toBe(false);
+  });
+});
