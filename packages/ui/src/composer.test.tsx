@@ -38,11 +38,12 @@ describe('Composer', () => {
     expect(sent).toEqual(['line one\nline two']);
   });
 
-  it('sends with the Send button', async () => {
+  it('sends with the Send button and gives focus back to the textarea', async () => {
     const { sent, box, user } = setup();
     await user.type(box, 'by click');
     await user.click(screen.getByRole('button', { name: 'Send' }));
     expect(sent).toEqual(['by click']);
+    expect(document.activeElement).toBe(box);
   });
 
   it('never sends blank text: Send is disabled and Enter does nothing', async () => {
@@ -75,6 +76,7 @@ describe('Composer', () => {
     expect(box.value).toBe('next question');
     await user.click(screen.getByRole('button', { name: 'Stop' }));
     expect(stops()).toBe(1);
+    expect(document.activeElement).toBe(box);
     rerender(<Composer onSend={(t) => void sent.push(t)} isStreaming={false} />);
     expect(screen.queryByRole('button', { name: 'Stop' })).toBeNull();
     await user.click(screen.getByRole('button', { name: 'Send' }));

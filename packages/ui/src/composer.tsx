@@ -1,4 +1,11 @@
-import { type FormEvent, type KeyboardEvent, useId, useRef, useState } from 'react';
+import {
+  type FormEvent,
+  type KeyboardEvent,
+  useId,
+  useLayoutEffect,
+  useRef,
+  useState,
+} from 'react';
 import { cx } from './cx.js';
 import { SendIcon, StopIcon } from './icons.js';
 import { type ChatLabels, useLabels } from './labels.js';
@@ -37,6 +44,8 @@ export function Composer({
   const labels = useLabels(labelsProp);
   const [text, setText] = useState('');
   const composing = useRef(false);
+  const input = useRef<HTMLTextAreaElement>(null);
+  useAutosize(input, text);
   const hintId = useId();
   const canSend = !disabled && !isStreaming && text.trim() !== '';
 
@@ -45,6 +54,8 @@ export function Composer({
     const value = text.trim();
     setText('');
     void onSend(value);
+    // A click on Send moved focus to the button: hand it back for the next message.
+    input.current?.focus();
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
@@ -69,6 +80,7 @@ export function Composer({
     >
       <div className="rc-composer__box">
         <textarea
+          ref={input}
           className="rc-composer__input"
           aria-label={labels.messageInput}
           aria-describedby={offline ? hintId : undefined}
@@ -95,6 +107,8 @@ export function Composer({
             title={labels.stop}
             onClick={() => {
               void onStop?.();
+              // The Stop button is about to disappear: keep focus somewhere useful.
+              input.current?.focus();
             }}
             disabled={!onStop}
           >
@@ -119,4 +133,18 @@ export function Composer({
       ) : null}
     </form>
   );
+}
+
+/**
+ * Grows the textarea with its content (up to the CSS max-height) where CSS
+ * `field-sizing: content` is missing (Firefox, Safari at the time of writing).
+ */
+function useAutosize(ref: { current: HTMLTextAreaElement | null }, value: string): void {
+  // biome-ignore lint/correctness/useExhaustiveDependencies: re-measure whenever the text changes
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el || (typeof CSS !== 'undefined' && CSS.supports?.('field-sizing', 'content'))) return;
+    el.style.height = 'auto';
+    if (el.scrollHeight > 0) el.style.height = `${el.scrollHeight}px`;
+  }, [ref, value]);
 }
