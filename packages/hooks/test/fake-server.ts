@@ -72,6 +72,8 @@ export class FakeServer {
   url = '';
   readonly runs = new Map<string, ScriptedRun>();
   readonly requests: RequestLog[] = [];
+  /** Answers for the next `POST /runs` requests, in order (then normal service). */
+  readonly postOverrides: Override[] = [];
   /** Answers for the next `GET …/events` requests, in order (then normal service). */
   readonly eventOverrides: Override[] = [];
   /** Close every stream once it has sent this offset (then forget the cut). */
@@ -257,6 +259,8 @@ export class FakeServer {
     for await (const chunk of req) body += chunk;
 
     if (req.method === 'POST' && path === '/runs') {
+      const override = this.postOverrides.shift();
+      if (override) return this.json(res, override.status, override.body, override.headers);
       const input = JSON.parse(body || '{}') as {
         runId?: string;
         threadId?: string;

@@ -360,4 +360,93 @@ describe('RunSession against a protocol server', () => {
     second();
     third();
   });
+
+  it('retries at once when the page becomes visible, instead of waiting out the backoff', async () => {
+    server.createRun(RUN, 'th-1', { paused: true });
+    server.step(RUN, 3);
+    const h = session(server.url, { backoff: { initialMs: 60_000, maxMs: 60_000 } });
+    // Force the first attempt to fail so a long backoff is pending.
+    server.eventOverrides.push({
+      status: 503,
+      body: { error: { code: 'store_unavailable', message: 'x' } },
+    });
+    await h.session.attach({ runId: RUN, threadId: 'th-1', token: 'tok-th-1' });
+    await waitFor(
+      () => h.session.getState().connection.lastError?.code === 'store_unavailable',
+      '503',
+    );
+    expect(h.session.getState().connection.phase).toBe('reconnecting');
+    h.visible.set(false);
+    h.visible.set(true);
+    await waitFor(() => h.session.getState().connection.phase === 'streaming', 'streaming');
+    server.resume(RUN);
+    await waitFor(() => h.session.getState().status === 'finished', 'finished');
+    expect(eventsRequests(RUN)).toEqual([3, 3]);
+  });
+
+  it('resets the retry count only after a stable uptime', async () => {
+    server.createRun(RUN, 'th-1', { paused: true });
+    const h = session(server.url, { stableAfterMs: 80 });
+    await h.session.attach({ runId: RUN, threadId: 'th-1', token: 'tok-th-1' });
+    await waitFor(() => h.session.getState().connection.phase === 'streaming', 'streaming');
+    for (let i = 1; i <= 3; i++) {
+      server.dropConnections(RUN);
+      await waitFor(() => h.session.getState().connection.attempt === i, `attempt ${i}`);
+      await waitFor(() => h.session.getState().connection.phase === 'streaming', 'streaming again');
+    }
+    expect(h.session.getState().connection.attempt).toBe(3);
+    await waitFor(() => h.session.getState().connection.attempt === 0, 'reset after 80 ms up');
+    expect(h.session.getState().connection.lastError).toBeNull();
+  });
+
+  it('gives up after maxRetries with the last error', async () => {
+    server.createRun(RUN, 'th-1', { paused: true });
+    for (let i = 0; i < 3; i++) {
+      server.eventOverrides.push({
+        status: 503,
+        body: { error: { code: 'store_unavailable', message: 'down' } },
+      });
+    }
+    const h = session(server.url, { maxRetries: 2 });
+    await h.session.attach({ runId: RUN, threadId: 'th-1', token: 'tok-th-1' });
+    await waitFor(() => h.session.getState().connection.phase === 'error', 'error');
+    expect(h.session.getState().error?.code).toBe('store_unavailable');
+    expect(eventsRequests(RUN)).toEqual([0, 0, 0]);
+    // retry() starts over.
+    h.session.retry();
+    server.resume(RUN);
+    await waitFor(() => h.session.getState().status === 'finished', 'finished');
+    expect(assistantText(h.session.getState().messages)).toBe(FakeServer.fullText(20));
+  });
+
+  it('flushes the record on pagehide', async () => {
+    let hide = () => {};
+    server.createRun(RUN, 'th-1', { paused: true });
+    const h = session(server.url, {
+      maxWritesPerSecond: 0.001,
+      env: {
+        onPageHide: (listener) => {
+          hide = listener;
+          return () => {};
+        },
+      },
+    });
+    await h.session.attach({ runId: RUN, threadId: 'th-1', token: 'tok-th-1' });
+    await waitFor(() => h.session.getState().connection.phase === 'streaming', 'streaming');
+    server.step(RUN, 2);
+    await waitFor(() => h.session.getState().connection.offset === 2, 'offset 2');
+    server.step(RUN, 5);
+    await waitFor(() => h.session.getState().connection.offset === 7, 'offset 7');
+    const before = (await h.storage.get(runRecordKey('k'))) as { offset: number };
+    // The throttle holds everything after the run's first record back…
+    expect(before.offset).toBe(0);
+    hide();
+    // …and pagehide writes it (no explicit flush here).
+    let stored = 0;
+    for (let i = 0; i < 100 && stored !== 7; i++) {
+      await new Promise((r) => setTimeout(r, 2));
+      stored = ((await h.storage.get(runRecordKey('k'))) as { offset: number }).offset;
+    }
+    expect(stored).toBe(7);
+  });
 });

@@ -86,7 +86,7 @@ export class ChatSession {
   private refs = 0;
   private unsubscribers: (() => void)[] = [];
   private loading: Promise<void> | null = null;
-  private draining = false;
+  private draining: Promise<void> | null = null;
   private disposed = false;
   private optimistic = new Map<string, ChatMessage>();
   private lastCompose: unknown[] = [];
@@ -311,20 +311,26 @@ export class ChatSession {
     );
   }
 
-  /** Sends the outbox's first prompt if nothing is in flight; then the next, and so on. */
-  private async drain(): Promise<void> {
-    if (this.draining || this.disposed) return;
-    this.draining = true;
-    try {
-      for (let guard = 0; guard < 100; guard++) {
+  /**
+   * Sends the outbox's first prompt if nothing is in flight; then the next, and so on.
+   * Concurrent callers share the drain in progress (and are answered when it ends).
+   */
+  private drain(): Promise<void> {
+    if (this.draining) return this.draining;
+    const loop = async () => {
+      for (let guard = 0; guard < 100 && !this.disposed; guard++) {
         const item = this.getState().outbox[0];
         if (!item || item.error || !this.run.env.online.get() || this.busy()) return;
         const sent = await this.dispatch(item);
         if (!sent) return;
       }
-    } finally {
-      this.draining = false;
-    }
+    };
+    // `.finally` runs after this assignment even when the loop ends synchronously.
+    const draining: Promise<void> = loop().finally(() => {
+      if (this.draining === draining) this.draining = null;
+    });
+    this.draining = draining;
+    return draining;
   }
 
   private async dispatch(item: OutboxItem): Promise<boolean> {

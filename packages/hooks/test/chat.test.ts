@@ -1,0 +1,135 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createManualSignal } from '../src/core/env.js';
+import { ResumableClient } from '../src/core/registry.js';
+import { createMemoryStorage } from '../src/core/storage.js';
+import { FakeServer } from './fake-server.js';
+import { assistantText, waitFor } from './util.js';
+
+let server: FakeServer;
+let client: ResumableClient;
+beforeEach(async () => {
+  server = await new FakeServer({ tokens: 4, intervalMs: 1 }).start();
+  client = new ResumableClient({
+    endpoint: server.url,
+    storage: createMemoryStorage(),
+    backoff: { initialMs: 5, maxMs: 20 },
+    onWarning: () => {},
+    env: {
+      online: createManualSignal(true),
+      visible: createManualSignal(true),
+      onPageHide: () => () => {},
+    },
+  });
+});
+afterEach(async () => {
+  await client.dispose();
+  await server.close();
+});
+
+describe('ChatSession (core, no React)', () => {
+  it('pages history backwards with loadOlder', async () => {
+    for (let i = 0; i < 3; i++) {
+      server.createRun(`run-hist-${i}-0123456789`, 'th-h', {
+        tokens: 1,
+        input: [{ id: `u${i}`, role: 'user', content: `q${i}` }],
+      });
+      await waitFor(() => server.text(`run-hist-${i}-0123456789`) === 'tok0 ', `run ${i}`);
+    }
+    const chat = client.chatSession('th-h', { threadId: 'th-h', token: 'tok-th-h', pageSize: 2 });
+    const release = chat.retain();
+    await waitFor(() => chat.getState().messages.length === 2, 'first page');
+    const ids = () => chat.getState().messages.map((m) => m.id);
+    expect(ids()).toEqual(['u2', 'a-run-hist-2-0123456789']);
+    expect(chat.getState().hasOlder).toBe(true);
+    await chat.loadOlder();
+    expect(ids()).toEqual(['u1', 'a-run-hist-1-0123456789', 'u2', 'a-run-hist-2-0123456789']);
+    await chat.loadOlder();
+    expect(ids()).toEqual([
+      'u0',
+      'a-run-hist-0-0123456789',
+      'u1',
+      'a-run-hist-1-0123456789',
+      'u2',
+      'a-run-hist-2-0123456789',
+    ]);
+    expect(chat.getState().hasOlder).toBe(false);
+    release();
+  });
+
+  it('a refused prompt stays in the outbox with its error; retry() sends it with the same runId', async () => {
+    const chat = client.chatSession('c');
+    const release = chat.retain();
+    server.postOverrides.push({
+      status: 413,
+      body: { error: { code: 'payload_too_large', message: 'too big' } },
+    });
+    await chat.send('first try');
+    const [item] = chat.getState().outbox;
+    expect(item).toMatchObject({
+      text: 'first try',
+      error: { code: 'payload_too_large', message: 'too big' },
+    });
+    expect(chat.getState().error?.code).toBe('payload_too_large');
+    expect(chat.getState().messages.map((m) => [m.content, m.pending])).toEqual([
+      ['first try', 'queued'],
+    ]);
+    chat.retry();
+    await waitFor(() => chat.run.getState().status === 'finished', 'answered');
+    expect(chat.run.getState().runId).toBe(item!.runId);
+    expect(chat.getState().outbox).toEqual([]);
+    expect(assistantText(chat.getState().messages)).toBe(FakeServer.fullText(4));
+    release();
+  });
+
+  it('a network failure keeps the prompt queued; back online it goes out once', async () => {
+    const online = client.options.env!.online as ReturnType<typeof createManualSignal>;
+    const chat = client.chatSession('n');
+    const release = chat.retain();
+    server.postOverrides.push({
+      status: 503,
+      body: { error: { code: 'store_unavailable', message: 'x' } },
+    });
+    online.set(false);
+    await chat.send('one');
+    await chat.send('two');
+    expect(chat.getState().outbox.map((o) => o.text)).toEqual(['one', 'two']);
+    online.set(true);
+    // The first POST gets a 503 and is retried on its own after a delay; both go out, in order.
+    await waitFor(
+      () => chat.getState().outbox.length === 0 && chat.run.getState().status === 'finished',
+      'both sent',
+      8000,
+    );
+    const posts = server.requests.filter((r) => r.method === 'POST' && r.path === '/runs');
+    expect(posts.length).toBe(3);
+    expect(chat.getState().messages.map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
+    expect(
+      chat
+        .getState()
+        .messages.filter((m) => m.role === 'user')
+        .map((m) => m.content),
+    ).toEqual(['one', 'two']);
+    release();
+  });
+
+  it('reset forgets the thread, the run and the record', async () => {
+    const chat = client.chatSession('r');
+    const release = chat.retain();
+    await chat.send('hi');
+    await waitFor(() => chat.run.getState().status === 'finished', 'answered');
+    expect(chat.getState().threadId).not.toBeNull();
+    chat.reset();
+    expect(chat.getState()).toMatchObject({ threadId: null, messages: [], outbox: [] });
+    await waitFor(() => chat.run.getState().runId === null, 'run cleared');
+    await chat.send('new topic');
+    await waitFor(() => chat.run.getState().status === 'finished', 'answered again');
+    const posts = server.requests.filter((r) => r.method === 'POST' && r.path === '/runs');
+    expect(posts.map((p) => p.auth)).toEqual([null, null]);
+    release();
+  });
+});

@@ -1,0 +1,149 @@
+import { createRunState, ResumableError } from '@resumable/protocol';
+import { describe, expect, it } from 'vitest';
+import { backoffDelay } from '../src/core/backoff.js';
+import { parseRetryAfter } from '../src/core/http.js';
+import { mergeRecord, parseRecord, recordOf } from '../src/core/record.js';
+import type { RecordStorage } from '../src/core/storage.js';
+import { createIndexedDbStorage, createMemoryStorage, withFallback } from '../src/core/storage.js';
+import { RecordWriter } from '../src/core/writer.js';
+
+describe('backoff', () => {
+  it('is exponential with full jitter, capped at maxMs', () => {
+    const top = () => 0.999999;
+    expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => backoffDelay(n, top))).toEqual([
+      249, 499, 999, 1999, 3999, 7999, 9999, 9999,
+    ]);
+    expect(backoffDelay(6, () => 0)).toBe(0);
+    expect(backoffDelay(3, () => 0.5)).toBe(500);
+    expect(backoffDelay(2, () => 0.5, { initialMs: 100, maxMs: 150 })).toBe(75);
+    expect(backoffDelay(1000, top)).toBe(9999);
+  });
+});
+
+describe('Retry-After', () => {
+  it('reads delta-seconds and HTTP dates', () => {
+    const now = Date.parse('2026-11-29T10:00:00Z');
+    expect(parseRetryAfter('3', now)).toBe(3);
+    expect(parseRetryAfter('Sun, 29 Nov 2026 10:00:05 GMT', now)).toBe(5);
+    expect(parseRetryAfter('Sun, 29 Nov 2026 09:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter(null, now)).toBeUndefined();
+  });
+});
+
+const ids = { runId: 'run-a-0123456789abcdef', threadId: 't', token: 'tk' };
+const at = (offset: number, key = 'k') => recordOf(key, createRunState({ from: offset }), ids, 1);
+
+describe('the record', () => {
+  it('round-trips and rejects what does not hold together', () => {
+    const good = at(7);
+    expect(parseRecord(good, 'k')).toEqual(good);
+    expect(parseRecord(undefined, 'k')).toBeNull();
+    const cases: [unknown, string][] = [
+      [42, 'not an object'],
+      [{ ...good, v: 0 }, 'unknown version 0'],
+      [{ ...good, runId: '' }, 'no runId'],
+      [{ ...good, offset: -1 }, 'bad offset'],
+      [{ ...good, offset: 1.5 }, 'bad offset'],
+      [{ ...good, status: 'weird' }, 'bad status'],
+      [{ ...good, snapshot: null }, 'bad snapshot'],
+      [{ ...good, offset: 8 }, 'snapshot and offset disagree'],
+      [{ ...good, snapshot: { ...good.snapshot, messages: [null] } }, 'bad message in snapshot'],
+    ];
+    for (const [value, why] of cases) {
+      const error = parseRecord(value, 'k');
+      expect(error).toBeInstanceOf(ResumableError);
+      expect((error as ResumableError).code).toBe('corrupt_record');
+      expect((error as ResumableError).message).toBe(`persisted record "k" discarded: ${why}`);
+    }
+  });
+
+  it('is monotonic: a lower offset of the same run never replaces a higher one', () => {
+    expect(mergeRecord(at(9), at(5)).offset).toBe(9);
+    expect(mergeRecord(at(5), at(9)).offset).toBe(9);
+    expect(mergeRecord('garbage', at(2)).offset).toBe(2);
+    const other = { ...at(1), runId: 'run-b-0123456789abcdef' };
+    expect(mergeRecord(at(9), other).runId).toBe('run-b-0123456789abcdef');
+    const stopped = { ...at(5), stopped: true as const };
+    expect(mergeRecord(stopped, at(6)).stopped).toBe(true);
+  });
+
+  it('two tabs writing through IndexedDB keep the higher offset', async () => {
+    const storage = createIndexedDbStorage({ dbName: 'two-tabs' });
+    await Promise.all([
+      storage.update('run:k', (old) => mergeRecord(old, at(12))),
+      storage.update('run:k', (old) => mergeRecord(old, at(4))),
+      storage.update('run:k', (old) => mergeRecord(old, at(8))),
+    ]);
+    expect(((await storage.get('run:k')) as { offset: number }).offset).toBe(12);
+  });
+});
+
+describe('storage', () => {
+  it('falls back to memory when IndexedDB fails, once, with a typed warning', async () => {
+    const broken: RecordStorage = {
+      kind: 'indexeddb',
+      get: () => Promise.reject(new Error('InvalidStateError')),
+      update: () => Promise.reject(new Error('InvalidStateError')),
+      delete: () => Promise.reject(new Error('InvalidStateError')),
+    };
+    const warnings: ResumableError[] = [];
+    const storage = withFallback(broken, createMemoryStorage(), (w) => warnings.push(w));
+    expect(storage.kind).toBe('indexeddb');
+    await storage.update('a', () => 1);
+    expect(await storage.get('a')).toBe(1);
+    expect(storage.kind).toBe('memory');
+    expect(warnings.map((w) => w.code)).toEqual(['storage_unavailable']);
+  });
+});
+
+describe('RecordWriter', () => {
+  it('throttles to the interval, writes at once on flush, and in order', async () => {
+    let now = 0;
+    const timers: { at: number; fn: () => void }[] = [];
+    const storage = createMemoryStorage();
+    let offset = 0;
+    const writer = new RecordWriter({
+      storage,
+      storageKey: 'run:k',
+      produce: () => at(offset),
+      minIntervalMs: 250,
+      now: () => now,
+      setTimeout: (fn, ms) => {
+        const t = { at: now + ms, fn };
+        timers.push(t);
+        return t;
+      },
+      clearTimeout: (t) => {
+        const i = timers.indexOf(t as (typeof timers)[number]);
+        if (i >= 0) timers.splice(i, 1);
+      },
+      onError: (e) => {
+        throw e;
+      },
+    });
+    const advance = (ms: number) => {
+      now += ms;
+      for (const t of [...timers]) {
+        if (t.at <= now) {
+          timers.splice(timers.indexOf(t), 1);
+          t.fn();
+        }
+      }
+    };
+    // 999 batches in 999 ms: 4 writes (at 0, 250, 500, 750), then the terminal flush.
+    for (let i = 1; i <= 999; i++) {
+      offset = i;
+      writer.schedule();
+      advance(1);
+    }
+    expect(writer.writes).toBe(4);
+    offset = 1000;
+    writer.schedule();
+    await writer.flush();
+    expect(writer.writes).toBe(5);
+    expect(((await storage.get('run:k')) as { offset: number }).offset).toBe(1000);
+    await writer.flush();
+    expect(writer.writes).toBe(5);
+  });
+});
