@@ -1,10 +1,10 @@
-import { useEffect, useState } from 'react';
+import { memo, useEffect, useState } from 'react';
 import { type ChaosState, chaos } from './chaos-api.js';
 import { inspectorLog } from './inspector-log.js';
 import { goOffline, goOnline, onWire } from './wire.js';
 
 /** The "try to break it" buttons. Each one does to the page what real life does to it. */
-export function ChaosPanel({ runId }: { runId: string | null }) {
+export const ChaosPanel = memo(function ChaosPanel({ runId }: { runId: string | null }) {
   const [server, setServer] = useState<ChaosState | null>(null);
   const [offlineFor, setOfflineFor] = useState(5);
   const [offlineUntil, setOfflineUntil] = useState<number | null>(null);
@@ -141,4 +141,4 @@ export function ChaosPanel({ runId }: { runId: string | null }) {
       </p>
     </section>
   );
-}
+});

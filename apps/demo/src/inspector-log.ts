@@ -45,9 +45,18 @@ let state: InspectorState = {
   totals: { replayed: 0, live: 0, requests: 0, drops: 0, lastAfter: null, lastOffset: 0 },
 };
 
+// The wire can deliver 50 reads a second; the panel redraws at most 5 times a second so
+// watching the mechanism does not slow down the thing it watches.
+const RENDER_INTERVAL_MS = 200;
+let notifyTimer: ReturnType<typeof setTimeout> | undefined;
+
 function set(next: InspectorState) {
   state = next;
-  for (const listener of listeners) listener();
+  if (notifyTimer !== undefined) return;
+  notifyTimer = setTimeout(() => {
+    notifyTimer = undefined;
+    for (const listener of listeners) listener();
+  }, RENDER_INTERVAL_MS);
 }
 
 function push(row: Omit<InspectorRow, 'key'>, totals = state.totals) {

@@ -1,5 +1,5 @@
 import type { ConnectionInfo } from '@resumable/ui';
-import { useEffect, useRef } from 'react';
+import { memo, useEffect, useRef } from 'react';
 import { inspectorLog, useInspectorLog } from './inspector-log.js';
 
 /**
@@ -7,23 +7,15 @@ import { inspectorLog, useInspectorLog } from './inspector-log.js';
  * the timeline of what crossed the wire. Watching it while pressing the chaos buttons shows
  * the whole mechanism: the resume point requested, the replayed burst, then live events.
  */
-export function Inspector({
+export const Inspector = memo(function Inspector({
   connection,
   runId,
 }: {
   connection: ConnectionInfo | null;
   runId: string | null;
 }) {
-  const { rows, totals } = useInspectorLog();
-  const listRef = useRef<HTMLOListElement>(null);
+  const { totals } = useInspectorLog();
   useConnectionNotes(connection);
-
-  // Keep the newest row in view, like a terminal.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on each new row
-  useEffect(() => {
-    const list = listRef.current;
-    if (list) list.scrollTop = list.scrollHeight;
-  }, [rows]);
 
   return (
     <section className="demo-panel demo-inspector" aria-labelledby="inspector-title">
@@ -51,16 +43,33 @@ export function Inspector({
         <dt>Run</dt>
         <dd title={runId ?? undefined}>{runId ? `${runId.slice(0, 8)}…` : '—'}</dd>
       </dl>
-      <ol className="demo-timeline" ref={listRef} aria-label="Timeline">
-        {rows.map((row) => (
-          <li key={row.key} className={`demo-tone-${row.tone}`}>
-            <time>{new Date(row.at).toLocaleTimeString([], { hour12: false })}</time> {row.text}
-          </li>
-        ))}
-      </ol>
+      <Timeline />
     </section>
   );
-}
+});
+
+/** The rows, apart from the facts: they change with the log, not with every token. */
+const Timeline = memo(function Timeline() {
+  const { rows } = useInspectorLog();
+  const listRef = useRef<HTMLOListElement>(null);
+
+  // Keep the newest row in view, like a terminal.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on each new row
+  useEffect(() => {
+    const list = listRef.current;
+    if (list) list.scrollTop = list.scrollHeight;
+  }, [rows]);
+
+  return (
+    <ol className="demo-timeline" ref={listRef} aria-label="Timeline">
+      {rows.map((row) => (
+        <li key={row.key} className={`demo-tone-${row.tone}`}>
+          <time>{new Date(row.at).toLocaleTimeString([], { hour12: false })}</time> {row.text}
+        </li>
+      ))}
+    </ol>
+  );
+});
 
 /** Writes each connection phase change, with its reason, into the timeline. */
 function useConnectionNotes(connection: ConnectionInfo | null) {
