@@ -6,5 +6,4 @@ export default defineConfig({
   dts: true,
   platform: 'neutral',
   clean: true,
-  external: [/^react/, /^@resumable\//],
 });

@@ -1,4 +1,4 @@
-import { act, render, screen } from '@testing-library/react';
+import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Profiler, useState } from 'react';
 import { describe, expect, it } from 'vitest';
@@ -76,9 +76,27 @@ describe('<MessageList>', () => {
     expect(log.scrollTop).toBe(50);
   });
 
-  it('does not show "Jump to latest" while at the bottom', () => {
-    render(<MessageList messages={[user('u1', 'Hi')]} />);
+  it('lets go when the user scrolls up, offers "Jump to latest", and follows again after it', async () => {
+    render(
+      <MessageList
+        messages={[user('u1', 'Hi'), assistant('a1', 'Hello', { streaming: true })]}
+        isStreaming
+      />,
+    );
     expect(screen.queryByRole('button', { name: 'Jump to latest' })).toBeNull();
+    const log = screen.getByRole('log');
+    // jsdom does no layout: give the transcript a scrollable size, as CSS would.
+    log.style.overflow = 'auto';
+    Object.defineProperty(log, 'scrollHeight', { configurable: true, value: 2000 });
+    Object.defineProperty(log, 'clientHeight', { configurable: true, value: 500 });
+    act(() => {
+      fireEvent.wheel(log, { deltaY: -120 });
+    });
+    const jump = screen.getByRole('button', { name: 'Jump to latest' });
+    await userEvent.setup().click(jump);
+    await waitFor(() =>
+      expect(screen.queryByRole('button', { name: 'Jump to latest' })).toBeNull(),
+    );
   });
 
   it('shows a tool result inside the call it answers, not as a row of its own', () => {
