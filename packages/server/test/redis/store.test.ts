@@ -177,14 +177,21 @@ describe('RedisStore (Redis-specific behaviour)', () => {
     expect(await s.readEvents('r', 0, 10)).toEqual([]);
   });
 
-  it('an unreachable Redis fails fast with store_unavailable, and the store recovers', async () => {
+  it('an unreachable Redis fails fast with store_unavailable', async () => {
     const s = store({ url: 'redis://127.0.0.1:1', connectWaitMs: 200, log: () => {} });
     const started = Date.now();
     const error = await s.getRun('r').catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      name: 'ResumableError',
+      code: 'store_unavailable',
+      status: 503,
+      message: expect.stringMatching(
+        /^Redis at redis:\/\/127\.0\.0\.1:1 is unreachable \((re)?connecting for 200 ms\)$/,
+      ),
+    });
     expect(error).toBeInstanceOf(ResumableError);
-    expect((error as ResumableError).code).toBe('store_unavailable');
-    expect((error as ResumableError).status).toBe(503);
-    expect(Date.now() - started).toBeLessThan(1500);
+    // Fails within connectWaitMs (plus a loaded machine's slack), never parked in a queue.
+    expect(Date.now() - started).toBeLessThan(3000);
   });
 });
 
