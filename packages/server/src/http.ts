@@ -61,12 +61,13 @@ export function createHttpApp(options: HttpOptions): Hono {
     if (!run) throw new ResumableError('run_not_found', `no run ${runId}`);
     return run;
   };
-  /** The run, once a racing request has created it (bounded: 2 s). */
+  /** The run, once a racing request has created it (bounded: 5 s, for a loaded machine). */
   const waitForRun = async (runId: string): Promise<RunRecord | null> => {
-    for (let i = 0; i < 100; i++) {
+    const until = Date.now() + 5000;
+    for (let i = 0; i < 1000 && Date.now() < until; i++) {
       const run = await store.getRun(runId);
       if (run) return run;
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 10));
     }
     return null;
   };
