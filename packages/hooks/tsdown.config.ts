@@ -6,5 +6,14 @@ export default defineConfig({
   dts: true,
   platform: 'neutral',
   clean: true,
-  external: ['react', 'zustand', 'idb-keyval', 'eventsource-parser', '@resumable/protocol'],
+  // Dependencies stay imports; `#sse-parser` is this package's alias of eventsource-parser
+  // (see src/core/sse-parser.d.ts) and resolves through package.json "imports".
+  external: [
+    /^react/,
+    /^zustand/,
+    'idb-keyval',
+    'eventsource-parser',
+    /^@resumable\//,
+    '#sse-parser',
+  ],
 });

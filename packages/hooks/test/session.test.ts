@@ -1,5 +1,6 @@
+import { applyEnvelopes, createRunState } from '@resumable/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runRecordKey } from '../src/core/record.js';
+import { recordOf, runRecordKey } from '../src/core/record.js';
 import { createIndexedDbStorage, createMemoryStorage } from '../src/core/storage.js';
 import { FakeServer } from './fake-server.js';
 import { assistantText, type Harness, openSession, waitFor } from './util.js';
@@ -448,5 +449,27 @@ describe('RunSession against a protocol server', () => {
       stored = ((await h.storage.get(runRecordKey('k'))) as { offset: number }).offset;
     }
     expect(stored).toBe(7);
+  });
+
+  it('on 409 (a record ahead of the server’s log) takes the snapshot and continues', async () => {
+    const storage = createMemoryStorage();
+    server.createRun(RUN, 'th-1', { paused: true });
+    server.step(RUN, 6);
+    // A record from another server's log: offset 50 with text this server never sent.
+    const foreign = applyEnvelopes(createRunState({ from: 49, runId: RUN, threadId: 'th-1' }), [
+      {
+        offset: 50,
+        event: { type: 'TEXT_MESSAGE_CONTENT', messageId: 'x', delta: 'FOREIGN' } as never,
+      },
+    ]).state;
+    await storage.update(runRecordKey('k'), () =>
+      recordOf('k', foreign, { runId: RUN, threadId: 'th-1', token: 'tok-th-1' }, 1),
+    );
+    const h = session(server.url, { storage });
+    await waitFor(() => eventsRequests(RUN).includes(6), 'resume after the snapshot');
+    server.resume(RUN);
+    await waitFor(() => h.session.getState().status === 'finished', 'finished');
+    expect(eventsRequests(RUN)).toEqual([50, 6]);
+    expect(assistantText(h.session.getState().messages)).toBe(FakeServer.fullText(20));
   });
 });
