@@ -98,6 +98,7 @@ class ActiveRun {
   cancelRequested = false;
   failed = false;
   flushing: Promise<void> | null = null;
+  flushScheduled = false;
   readonly done: Promise<void>;
   resolveDone!: () => void;
 
@@ -436,12 +437,20 @@ export class RunManager {
   private async queue(run: ActiveRun, event: AGUIEvent): Promise<void> {
     if (run.terminalQueued || run.failed) return;
     this.queueRaw(run, event);
-    while (run.pending.length >= MAX_PENDING && run.flushing && !run.failed) await run.flushing;
+    while (run.pending.length >= MAX_PENDING && !run.failed) await this.flush(run);
   }
 
   private queueRaw(run: ActiveRun, event: AGUIEvent): void {
     run.pending.push({ offset: run.nextOffset++, event, json: JSON.stringify(event) });
-    void this.flush(run);
+    // Flush on the next turn of the event loop, not now: everything a fast agent yields in
+    // the meantime goes in the same append (one transaction, one fan-out write) instead
+    // of one each. A synchronous store would otherwise commit event by event.
+    if (run.flushScheduled) return;
+    run.flushScheduled = true;
+    setImmediate(() => {
+      run.flushScheduled = false;
+      void this.flush(run);
+    });
   }
 
   private queueTerminal(run: ActiveRun, event: AGUIEvent): void {
