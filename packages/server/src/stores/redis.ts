@@ -329,8 +329,12 @@ export class RedisStore implements EventStore {
   onCancelRequest(listener: (runId: string) => void): () => void {
     this.cancelListeners.add(listener);
     if (!this.subscriber && !this.closed) {
-      // Subscriptions are re-made by ioredis after a reconnect, so this one may queue.
-      const subscriber = this.connect('cancel', undefined, { enableOfflineQueue: true });
+      // This connection only ever SUBSCRIBEs: it may wait for Redis (queue, no retry
+      // limit), and ioredis subscribes again after each reconnect.
+      const subscriber = this.connect('cancel', undefined, {
+        enableOfflineQueue: true,
+        maxRetriesPerRequest: null,
+      });
       this.subscriber = subscriber;
       subscriber.on('message', (channel: string, runId: string) => {
         if (channel === this.keys.cancelChannel) this.emitCancel(runId);
@@ -374,7 +378,10 @@ export class RedisStore implements EventStore {
     this.closed = true;
     this.tails?.close();
     this.cancelListeners.clear();
-    await Promise.all([this.client, ...this.extraClients].map(quit));
+    // The tail reader sits in a blocking XREAD and the subscriber in SUBSCRIBE: a QUIT
+    // would wait behind them, so those two are simply disconnected.
+    for (const client of this.extraClients) client.disconnect();
+    await quit(this.client);
   }
 
   // ---- connections -----------------------------------------------------------------------
