@@ -5,7 +5,7 @@ import remarkGfm from 'remark-gfm';
 import remend, { INCOMPLETE_IMAGE_PLACEHOLDER } from 'remend';
 import { CopyButton } from './copy-button.js';
 import { cx } from './cx.js';
-import type { ChatLabels } from './labels.js';
+import { type ChatLabels, useLabels } from './labels.js';
 
 /** Decides whether a remote image may load. `true` allows every http(s) image. */
 export type ImagePolicy = boolean | ((url: string) => boolean);
@@ -25,7 +25,8 @@ export interface MarkdownProps {
    * @default false
    */
   allowRemoteImages?: ImagePolicy;
-  labels: Pick<ChatLabels, 'copyCode' | 'copied' | 'imageBlocked'>;
+  /** @default DEFAULT_LABELS (uses `copyCode`, `copied`, `imageBlocked`) */
+  labels?: Partial<ChatLabels>;
   className?: string;
 }
 
@@ -38,9 +39,10 @@ export function Markdown({
   text,
   streaming = false,
   allowRemoteImages = false,
-  labels,
+  labels: labelsProp,
   className,
 }: MarkdownProps) {
+  const labels = useLabels(labelsProp);
   const blocks = useMemo(() => splitBlocks(text), [text]);
   const components = useMemo(
     () => makeComponents(labels, allowRemoteImages),

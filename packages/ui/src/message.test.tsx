@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { assistant, user } from '../test/fixtures.js';
 import type { ChatMessage } from './controller-types.js';
+import { Markdown } from './markdown.js';
 import { Message } from './message.js';
 
 function el(container: HTMLElement, id: string): HTMLElement {
@@ -227,5 +228,19 @@ describe('<Message> reasoning and tool calls', () => {
     const tool = container.querySelector('[data-tool-call-id="c1"]')!;
     expect(tool.getAttribute('data-tool-status')).toBe('stopped');
     expect(tool.querySelector('.rc-badge')!.textContent).toBe('Angehalten');
+  });
+});
+
+describe('<Markdown> on its own', () => {
+  it('renders with the default labels and a className', () => {
+    const { container } = render(
+      <Markdown text={'![logo](https://x.example/l.png)\n\n```\nplain\n```'} className="doc" />,
+    );
+    expect(container.firstElementChild!.className).toBe('rc-markdown doc');
+    expect(container.querySelector('.rc-image-blocked')!.textContent).toBe(
+      'Image not loaded: logo',
+    );
+    expect(screen.getByRole('button', { name: 'Copy code' })).toBeTruthy();
+    expect(container.querySelector('.rc-code__lang')!.textContent).toBe('');
   });
 });

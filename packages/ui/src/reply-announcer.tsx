@@ -1,5 +1,6 @@
 import type { RunStatus } from '@resumable/protocol';
 import { useEffect, useRef, useState } from 'react';
+import { cx } from './cx.js';
 import { type ChatLabels, useLabels } from './labels.js';
 
 export interface ReplyAnnouncerProps {
@@ -8,6 +9,7 @@ export interface ReplyAnnouncerProps {
   /** The run's status when the reply ends: a cancelled run is announced as stopped. */
   status?: RunStatus;
   labels?: Partial<ChatLabels>;
+  className?: string;
 }
 
 /**
@@ -18,6 +20,7 @@ export function ReplyAnnouncer({
   isStreaming,
   status = 'idle',
   labels: labelsProp,
+  className,
 }: ReplyAnnouncerProps) {
   const labels = useLabels(labelsProp);
   const [message, setMessage] = useState('');
@@ -28,7 +31,12 @@ export function ReplyAnnouncer({
     setMessage(announcement(isStreaming, status, labels));
   }, [isStreaming, status, labels]);
   return (
-    <div className="rc-sr-only" aria-live="polite" aria-atomic="true" data-part="announcer">
+    <div
+      className={cx('rc-sr-only', className)}
+      aria-live="polite"
+      aria-atomic="true"
+      data-part="announcer"
+    >
       {message}
     </div>
   );
