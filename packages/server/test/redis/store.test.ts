@@ -1,5 +1,6 @@
 import { ResumableError, type RunSnapshot } from '@resumable/protocol';
 import { afterAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/stores/open.js';
 import { RedisStore } from '../../src/stores/redis.js';
 import { AppendConflictError, type StoredEvent } from '../../src/stores/types.js';
 import { testRedisStore, testRedisUrl, uniquePrefix } from './shared.js';
@@ -175,6 +176,22 @@ describe('RedisStore (Redis-specific behaviour)', () => {
     expect(run).toMatchObject({ status: 'finished', lastOffset: 3, eventsPruned: true });
     expect(run?.snapshot).toEqual(snapshot('r', 3));
     expect(await s.readEvents('r', 0, 10)).toEqual([]);
+  });
+
+  it('RESUMABLE_STORE=redis://host:port opens a shared Redis store', async () => {
+    const opened = openStore(testRedisUrl());
+    try {
+      expect(opened).toBeInstanceOf(RedisStore);
+      expect([opened.kind, opened.shared]).toEqual(['redis', true]);
+      const threadId = `open-${uniquePrefix()}`;
+      expect(await opened.createThread({ threadId, token: 'x', createdAt: 7 })).toBe(true);
+      expect(await opened.getThread(threadId)).toEqual({ threadId, token: 'x', createdAt: 7 });
+    } finally {
+      await opened.close();
+    }
+    expect(() => openStore('mongodb://x')).toThrow(
+      'unknown store "mongodb://x": use "memory", "sqlite:<path>" or "redis://host:port"',
+    );
   });
 
   it('an unreachable Redis fails fast with store_unavailable', async () => {
