@@ -1,0 +1,159 @@
+import type { Message } from '@resumable/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppendConflictError, type EventStore, type RunSnapshot } from '../src/index.js';
+import { STORES, tempDir } from './helpers.js';
+
+/** The `EventStore` rules of src/stores/types.ts, for every store. */
+describe.each(STORES)('EventStore contract: $name', ({ create }) => {
+  const dir = tempDir();
+  let store: EventStore;
+  const id = (name: string) => `${name}-${crypto.randomUUID()}`;
+  const ev = (offset: number) => ({ offset, json: `{"type":"CUSTOM","name":"e${offset}"}` });
+  const snapshot = (runId: string, threadId: string, lastOffset: number): RunSnapshot => ({
+    runId,
+    threadId,
+    status: 'finished',
+    lastOffset,
+    messages: [],
+  });
+
+  beforeAll(() => {
+    store = create(dir.path);
+  });
+  afterAll(async () => {
+    await store.close();
+    dir.cleanup();
+  });
+
+  async function newRun() {
+    const threadId = id('t');
+    const runId = id('r');
+    expect(await store.createThread({ threadId, token: 'tok', createdAt: 1000 })).toBe(true);
+    const { created, run } = await store.createRun({
+      runId,
+      threadId,
+      createdAt: 2000,
+      owner: 'me',
+    });
+    expect(created).toBe(true);
+    return { threadId, runId, run };
+  }
+
+  it('creates threads and runs once', async () => {
+    const { threadId, runId, run } = await newRun();
+    expect(run).toEqual({
+      runId,
+      threadId,
+      status: 'running',
+      createdAt: 2000,
+      endedAt: null,
+      lastOffset: 0,
+      eventsPruned: false,
+      snapshot: null,
+      owner: 'me',
+    });
+    expect(await store.createThread({ threadId, token: 'other', createdAt: 5 })).toBe(false);
+    expect(await store.getThread(threadId)).toEqual({ threadId, token: 'tok', createdAt: 1000 });
+    const again = await store.createRun({ runId, threadId, createdAt: 9, owner: 'you' });
+    expect(again).toEqual({ created: false, run });
+    expect(await store.getRun('missing-run')).toBeNull();
+    expect(await store.getThread('missing-thread')).toBeNull();
+  });
+
+  it('appends gapless batches and reads them back in pages', async () => {
+    const { runId } = await newRun();
+    await store.append(runId, [ev(1), ev(2), ev(3)]);
+    await store.append(runId, [ev(4)]);
+    expect(await store.readEvents(runId, 0, 100)).toEqual([ev(1), ev(2), ev(3), ev(4)]);
+    expect(await store.readEvents(runId, 2, 1)).toEqual([ev(3)]);
+    expect(await store.readEvents(runId, 4, 10)).toEqual([]);
+    expect((await store.getRun(runId))!.lastOffset).toBe(4);
+  });
+
+  it('refuses a batch that does not continue the log, storing nothing of it', async () => {
+    const { runId } = await newRun();
+    await store.append(runId, [ev(1)]);
+    await expect(store.append(runId, [ev(3)])).rejects.toBeInstanceOf(AppendConflictError);
+    await expect(store.append(runId, [ev(1)])).rejects.toBeInstanceOf(AppendConflictError);
+    await expect(store.append(runId, [ev(2), ev(4)])).rejects.toBeInstanceOf(AppendConflictError);
+    expect(await store.readEvents(runId, 0, 10)).toEqual([ev(1)]);
+    expect((await store.getRun(runId))!.lastOffset).toBe(1);
+  });
+
+  it('ends a run atomically with its terminal batch; nothing can follow', async () => {
+    const { runId, threadId } = await newRun();
+    await store.append(runId, [ev(1), ev(2)], {
+      status: 'cancelled',
+      endedAt: 3000,
+      snapshot: snapshot(runId, threadId, 2),
+    });
+    expect(await store.getRun(runId)).toMatchObject({
+      status: 'cancelled',
+      endedAt: 3000,
+      lastOffset: 2,
+      snapshot: snapshot(runId, threadId, 2),
+    });
+    await expect(
+      store.append(runId, [ev(3)], {
+        status: 'error',
+        endedAt: 4000,
+        snapshot: snapshot(runId, threadId, 3),
+      }),
+    ).rejects.toBeInstanceOf(AppendConflictError);
+    expect((await store.getRun(runId))!.status).toBe('cancelled');
+  });
+
+  it('lists a thread’s runs newest first and the running ones as orphans (single-process stores)', async () => {
+    const threadId = id('t');
+    await store.createThread({ threadId, token: 'tok', createdAt: 1 });
+    const a = id('a');
+    const b = id('b');
+    await store.createRun({ runId: a, threadId, createdAt: 10, owner: 'me' });
+    await store.createRun({ runId: b, threadId, createdAt: 20, owner: 'me' });
+    expect((await store.listRuns(threadId, 10)).map((r) => r.runId)).toEqual([b, a]);
+    expect((await store.listRuns(threadId, 1)).map((r) => r.runId)).toEqual([b]);
+    if (!store.shared && store.kind !== 'memory') {
+      const orphans = (await store.findOrphanedRuns()).map((r) => r.runId);
+      expect(orphans).toEqual(expect.arrayContaining([a, b]));
+    }
+  });
+
+  it('keeps history by message id: new ids append, known ids update in place; pages by cursor', async () => {
+    const { threadId, runId } = await newRun();
+    const m = (mid: string, content: string): Message => ({ id: mid, role: 'user', content });
+    await store.putMessages(threadId, runId, [m('m1', 'one'), m('m2', 'two'), m('m3', 'three')]);
+    await store.putMessages(threadId, runId, [m('m2', 'TWO'), m('m4', 'four')]);
+    const all = await store.listMessages(threadId, null, 10);
+    expect(all).toEqual({
+      messages: [m('m1', 'one'), m('m2', 'TWO'), m('m3', 'three'), m('m4', 'four')],
+      nextBefore: null,
+    });
+    const newest = await store.listMessages(threadId, null, 3);
+    expect(newest.messages.map((x) => x.id)).toEqual(['m2', 'm3', 'm4']);
+    expect(newest.nextBefore).not.toBeNull();
+    const older = await store.listMessages(threadId, newest.nextBefore, 3);
+    expect(older).toEqual({ messages: [m('m1', 'one')], nextBefore: null });
+  });
+
+  it('prunes the events of runs that ended before the cut-off, keeping the record', async () => {
+    const { runId, threadId } = await newRun();
+    const live = await newRun();
+    await store.append(runId, [ev(1)], {
+      status: 'finished',
+      endedAt: 5000,
+      snapshot: snapshot(runId, threadId, 1),
+    });
+    await store.append(live.runId, [ev(1)]);
+    await store.pruneEvents(4000); // runs of earlier tests that ended at 3000
+    expect(await store.pruneEvents(4000)).toBe(0);
+    expect(await store.readEvents(runId, 0, 10)).toEqual([ev(1)]);
+    expect(await store.pruneEvents(6000)).toBe(1);
+    expect(await store.readEvents(runId, 0, 10)).toEqual([]);
+    expect(await store.getRun(runId)).toMatchObject({
+      eventsPruned: true,
+      lastOffset: 1,
+      snapshot: snapshot(runId, threadId, 1),
+    });
+    expect(await store.readEvents(live.runId, 0, 10)).toEqual([ev(1)]);
+  });
+});
