@@ -132,4 +132,48 @@ describe('ChatSession (core, no React)', () => {
     expect(posts.map((p) => p.auth)).toEqual([null, null]);
     release();
   });
+
+  it('a second tab on the same key follows a run the first tab started', async () => {
+    const slow = await new FakeServer({ tokens: 30, intervalMs: 3 }).start();
+    const storage = createMemoryStorage();
+    const tab = () =>
+      new ResumableClient({
+        endpoint: slow.url,
+        storage,
+        onWarning: () => {},
+        env: {
+          online: createManualSignal(true),
+          visible: createManualSignal(true),
+          onPageHide: () => () => {},
+        },
+      });
+    const [one, two] = [tab(), tab()];
+    try {
+      const a = one.chatSession('shared');
+      const b = two.chatSession('shared');
+      const releaseA = a.retain();
+      const releaseB = b.retain();
+      await a.send('from tab one');
+      await waitFor(() => b.run.getState().runId === a.run.getState().runId, 'tab two follows');
+      await waitFor(
+        () => a.run.getState().status === 'finished' && b.run.getState().status === 'finished',
+        'both finished',
+      );
+      const view = (chat: typeof a) =>
+        chat.getState().messages.map((m) => [m.role, String(m.content)]);
+      expect(view(b)).toEqual(view(a));
+      expect(view(b)).toEqual([
+        ['user', 'from tab one'],
+        ['assistant', FakeServer.fullText(30)],
+      ]);
+      // One POST: the second tab joined, it did not send.
+      expect(slow.requests.filter((r) => r.method === 'POST').length).toBe(1);
+      releaseA();
+      releaseB();
+    } finally {
+      await one.dispose();
+      await two.dispose();
+      await slow.close();
+    }
+  });
 });

@@ -2,6 +2,7 @@ import type { RunMessage } from '@resumable/protocol';
 import { isTerminalStatus, ResumableError } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import { createStore } from 'zustand/vanilla';
+import type { TabChannel } from './env.js';
 import type { RunSession, RunSessionOptions } from './session.js';
 import { toResumable } from './session.js';
 import type { RunSessionState } from './store.js';
@@ -27,6 +28,16 @@ export interface ChatRecord {
   outbox: OutboxItem[];
   /** The prompt of the latest run (the server's run log may not echo it back). */
   prompt: { runId: string; message: ChatMessage } | null;
+}
+
+/** What a tab tells the others when it started a run on a key. */
+interface TabRunMessage {
+  type: 'run';
+  key: string;
+  runId: string;
+  threadId: string;
+  token: string | null;
+  prompt: ChatMessage;
 }
 
 export const chatRecordKey = (key: string) => `chat:${key}`;
@@ -89,6 +100,7 @@ export class ChatSession {
   private draining: Promise<void> | null = null;
   private disposed = false;
   private optimistic = new Map<string, ChatMessage>();
+  private channel: TabChannel | null = null;
   private lastCompose: unknown[] = [];
 
   constructor(options: ChatSessionOptions, run: RunSession) {
@@ -134,6 +146,16 @@ export class ChatSession {
   }
 
   private activate(): void {
+    const channel = this.run.env.channel(`resumable:${this.run.api.endpoint}`);
+    if (channel) {
+      this.channel = channel;
+      const off = channel.subscribe((message) => this.onTabMessage(message));
+      this.unsubscribers.push(() => {
+        off();
+        channel.close();
+        if (this.channel === channel) this.channel = null;
+      });
+    }
     this.unsubscribers.push(
       this.run.store.subscribe((state, prev) => this.onRunChange(state, prev)),
       this.run.env.online.subscribe((online) => {
@@ -358,6 +380,14 @@ export class ChatSession {
       });
       this.compose();
       await this.persist();
+      this.channel?.post({
+        type: 'run',
+        key: this.options.key,
+        runId: started.runId,
+        threadId: started.threadId,
+        token: started.token ?? token,
+        prompt: accepted,
+      } satisfies TabRunMessage);
       return true;
     } catch (error) {
       const typed = toResumable(error);
@@ -384,6 +414,25 @@ export class ChatSession {
       }
       return false;
     }
+  }
+
+  /**
+   * Another tab on the same key started a run: follow it here too (its prompt, then the
+   * reply live), so two tabs of one conversation never diverge.
+   */
+  private onTabMessage(message: unknown): void {
+    const m = message as Partial<TabRunMessage> | null;
+    if (m?.type !== 'run' || m.key !== this.options.key || typeof m.runId !== 'string') return;
+    if (typeof m.threadId !== 'string' || this.run.getState().runId === m.runId) return;
+    this.settleCurrent();
+    const token = typeof m.token === 'string' ? m.token : this.getState().token;
+    this.store.setState({
+      threadId: m.threadId,
+      token,
+      prompt: m.prompt ? { runId: m.runId, message: m.prompt } : null,
+    });
+    this.compose();
+    void this.run.attach({ runId: m.runId, threadId: m.threadId, token });
   }
 
   /** Moves the finished run's prompt and reply into `settled` before a new run starts. */

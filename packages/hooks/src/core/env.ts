@@ -38,6 +38,34 @@ export interface ResumableEnvironment {
    * `visibilitychange` to hidden): the last moment to flush a write.
    */
   onPageHide(listener: () => void): () => void;
+  /**
+   * A message bus between the tabs of this origin (BroadcastChannel), so a prompt sent in
+   * one tab is followed live in the others. Null where there is none.
+   */
+  channel(name: string): TabChannel | null;
+}
+
+export interface TabChannel {
+  post(message: unknown): void;
+  subscribe(listener: (message: unknown) => void): () => void;
+  close(): void;
+}
+
+function broadcastChannel(name: string): TabChannel | null {
+  const BC = (globalThis as { BroadcastChannel?: typeof BroadcastChannel }).BroadcastChannel;
+  if (typeof BC !== 'function') return null;
+  const bc = new BC(name);
+  // Node keeps the process alive for an open channel; a browser ignores unref.
+  (bc as { unref?: () => void }).unref?.();
+  return {
+    post: (message) => bc.postMessage(message),
+    subscribe(listener) {
+      const handler = (event: MessageEvent) => listener(event.data);
+      bc.addEventListener('message', handler);
+      return () => bc.removeEventListener('message', handler);
+    },
+    close: () => bc.close(),
+  };
 }
 
 export function createManualSignal(initial = true): ManualSignal {
@@ -147,6 +175,7 @@ export function createEnvironment(
     online: browserOnlineSignal(),
     visible: browserVisibleSignal(),
     onPageHide: browserPageHide,
+    channel: broadcastChannel,
     ...overrides,
   };
 }

@@ -5,7 +5,7 @@ export type { BackoffOptions } from './backoff.js';
 export { backoffDelay, DEFAULT_BACKOFF } from './backoff.js';
 export type { ChatRecord, ChatSessionOptions, ChatState } from './chat.js';
 export { ChatSession, chatRecordKey } from './chat.js';
-export type { ManualSignal, ResumableEnvironment, Signal } from './env.js';
+export type { ManualSignal, ResumableEnvironment, Signal, TabChannel } from './env.js';
 export {
   browserOnlineSignal,
   browserVisibleSignal,
