@@ -56,6 +56,31 @@ describe('<MessageList>', () => {
     expect(screen.queryByRole('button', { name: /older/ })).toBeNull();
   });
 
+  it('takes its strings from labels', () => {
+    const labels = {
+      transcript: 'Gespräch',
+      empty: 'Noch nichts hier.',
+      loadOlder: 'Ältere laden',
+      loadingOlder: 'Lädt…',
+      thinking: 'Denkt nach…',
+    };
+    const { rerender } = render(<MessageList messages={[]} hasOlder labels={labels} />);
+    expect(screen.getByRole('log', { name: 'Gespräch' })).toBeTruthy();
+    expect(screen.getByText('Noch nichts hier.')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Ältere laden' })).toBeTruthy();
+    rerender(
+      <MessageList
+        messages={[user('u1', 'Hallo')]}
+        hasOlder
+        isLoadingOlder
+        isStreaming
+        labels={labels}
+      />,
+    );
+    expect(screen.getByRole('button', { name: 'Lädt…' })).toBeTruthy();
+    expect(screen.getByRole('img', { name: 'Denkt nach…' })).toBeTruthy();
+  });
+
   it('keeps the reader in place when a page of older messages is prepended', () => {
     const page = [user('o1', 'old q'), assistant('o2', 'old a')];
     const recent = [user('u1', 'Hi'), assistant('a1', 'Hello')];

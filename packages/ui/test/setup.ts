@@ -10,7 +10,7 @@ class ResizeObserverStub {
 }
 globalThis.ResizeObserver ??= ResizeObserverStub as unknown as typeof ResizeObserver;
 
-if (!globalThis.matchMedia) {
+if (typeof window !== 'undefined' && !globalThis.matchMedia) {
   globalThis.matchMedia = (query: string) =>
     ({
       matches: false,
@@ -24,7 +24,8 @@ if (!globalThis.matchMedia) {
     }) as MediaQueryList;
 }
 
-Element.prototype.scrollTo ??= function scrollTo() {};
+// Guarded: the server-rendering test runs in the node environment, with no DOM.
+if (typeof Element !== 'undefined') Element.prototype.scrollTo ??= function scrollTo() {};
 
 // React 19 warns about act() unless the environment says it is a test.
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
