@@ -129,3 +129,27 @@ describe('<ResumableChatView>', () => {
     expect(await violations(container)).toEqual([]);
   });
 });
+
+describe('<ResumableChatView> failures', () => {
+  it('leaves no unhandled rejection when send, stop or loadOlder fail (the controller shows them)', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const ue = userEvent.setup();
+      const fail = async () => {
+        throw new ResumableError('network', 'down');
+      };
+      const { controller: c } = controller({ send: fail, loadOlder: fail, hasOlder: true });
+      const { rerender } = render(<ResumableChatView controller={c} />);
+      await ue.type(screen.getByRole('textbox', { name: 'Message' }), 'x{Enter}');
+      await ue.click(screen.getByRole('button', { name: 'Load older messages' }));
+      rerender(<ResumableChatView controller={{ ...c, isStreaming: true, stop: fail }} />);
+      await ue.click(screen.getByRole('button', { name: 'Stop' }));
+      await new Promise((r) => setTimeout(r, 50));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+});

@@ -58,15 +58,15 @@ export function ResumableChatView({
         hasOlder={c.hasOlder}
         isLoadingOlder={c.isLoadingOlder}
         onLoadOlder={() => {
-          void c.loadOlder();
+          c.loadOlder().catch(reported);
         }}
         allowRemoteImages={allowRemoteImages}
         labels={labels}
         {...(messageComponent ? { messageComponent } : {})}
       />
       <Composer
-        onSend={c.send}
-        onStop={c.stop}
+        onSend={(text) => c.send(text).catch(reported)}
+        onStop={() => c.stop().catch(reported)}
         isStreaming={c.isStreaming}
         offline={c.connection.phase === 'offline'}
         autoFocus={autoFocus}
@@ -76,3 +76,6 @@ export function ResumableChatView({
     </ChatRoot>
   );
 }
+
+/** The controller already shows its failures (`error`, `connection.lastError`) in the UI. */
+function reported(): void {}
