@@ -21,10 +21,20 @@ function encodeBatch(events: readonly StoredEvent[]): Uint8Array {
   return encoder.encode(text);
 }
 
+/** Below this many subscribers a hub delivers every batch at once (latency first). */
+const COALESCE_MIN_SUBSCRIBERS = 32;
+
 /**
  * Where live events of one run come from: the local producer, or a store's cross-instance
- * tail. `lastPublished` only ever moves after the events are in the store, which is what
- * lets a subscriber switch from reading the store to listening without missing any.
+ * tail. `lastPublished` only ever moves when events are delivered, after they are in the
+ * store, which is what lets a subscriber switch from reading the store to listening
+ * without missing any.
+ *
+ * With many subscribers, deliveries are throttled on the leading edge: a batch goes out at
+ * once if the previous one left at least `coalesceMs` ago, else it waits for the rest of
+ * that window with whatever follows it. A fast run to a thousand streams then costs one
+ * socket write per stream per window instead of one per event, and a slow run is not
+ * delayed at all. The terminal event is never held back.
  */
 export class Hub {
   readonly subscribers = new Set<Subscription>();
@@ -35,17 +45,47 @@ export class Hub {
   closed = false;
   /** For a remote tail: stops it. */
   stopTail: (() => void) | null = null;
+  private pending: StoredEvent[] = [];
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private lastDelivery = 0;
 
   constructor(
     readonly runId: string,
     lastPublished: number,
+    private readonly coalesceMs = 0,
   ) {
     this.lastPublished = lastPublished;
   }
 
   publish(events: readonly StoredEvent[], terminal: boolean): void {
+    if (events.length === 0) return;
+    for (const event of events) this.pending.push(event);
+    const now = performance.now();
+    const wait = this.coalesceMs - (now - this.lastDelivery);
+    if (terminal || wait <= 0 || this.subscribers.size < COALESCE_MIN_SUBSCRIBERS) {
+      this.deliver(terminal);
+    } else {
+      this.timer ??= setTimeout(() => this.deliver(false), wait);
+    }
+  }
+
+  /** No more events through this hub; subscribers fall back to the store. */
+  shut(): void {
+    this.deliver(false);
+    this.closed = true;
+    for (const sub of this.subscribers) sub.wake();
+  }
+
+  private deliver(terminal: boolean): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    const events = this.pending;
     const last = events[events.length - 1];
     if (!last) return;
+    this.pending = [];
+    this.lastDelivery = performance.now();
     this.lastPublished = last.offset;
     if (terminal) {
       this.terminalOffset = last.offset;
@@ -56,12 +96,6 @@ export class Hub {
     // case): fan-out to a thousand streams costs one JSON-to-bytes pass, not a thousand.
     const batch: Batch = { events, bytes: null };
     for (const sub of this.subscribers) sub.push(batch);
-  }
-
-  /** No more events through this hub; subscribers fall back to the store. */
-  shut(): void {
-    this.closed = true;
-    for (const sub of this.subscribers) sub.wake();
   }
 }
 

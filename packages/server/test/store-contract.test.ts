@@ -1,6 +1,6 @@
-import type { Message } from '@resumable/protocol';
+import type { Message, RunSnapshot } from '@resumable/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppendConflictError, type EventStore, type RunSnapshot } from '../src/index.js';
+import { AppendConflictError, type EventStore } from '../src/index.js';
 import { STORES, tempDir } from './helpers.js';
 
 /** The `EventStore` rules of src/stores/types.ts, for every store. */
