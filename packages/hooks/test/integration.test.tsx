@@ -136,7 +136,7 @@ describe('hooks × @resumable/server', () => {
         <RunProbe onRun={(r) => (run = r)} />
       </Providers>,
     );
-    const started = await act(() => run.session.start(script(200, 400)));
+    const started = await act(() => run.session.start(script(300, 200)));
     const cuts: number[] = [];
     for (const at of [25, 80, 150]) {
       await act(() => waitFor(() => run.connection.offset >= at, `offset ${at}`, 10_000));

@@ -163,7 +163,9 @@ export class ChatSession {
       }),
     );
     this.compose();
-    this.loading ??= this.load();
+    this.loading ??= this.load().catch((error) => {
+      this.store.setState({ error: toResumable(error) });
+    });
   }
 
   private deactivate(): void {

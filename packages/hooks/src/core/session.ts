@@ -232,7 +232,21 @@ export class RunSession {
       this.warn(record);
       await this.storage.delete(runRecordKey(this.key)).catch(() => {});
     } else if (record !== null) {
-      this.restore(record);
+      try {
+        this.restore(record);
+      } catch (cause) {
+        // Passed the shape check but not the fold (e.g. a tool call list that is not a
+        // list): as corrupt as any other bad record.
+        this.ids = null;
+        this.run = createRunState();
+        this.warn(
+          new ResumableError(
+            'corrupt_record',
+            `persisted record "${this.key}" discarded: ${String(cause)}`,
+          ),
+        );
+        await this.storage.delete(runRecordKey(this.key)).catch(() => {});
+      }
     }
     this.store.setState({
       hydrated: true,
@@ -387,9 +401,14 @@ export class RunSession {
     }
     const generation = ++this.generation;
     this.looping = true;
-    void this.loop(generation).finally(() => {
-      if (this.generation === generation) this.looping = false;
-    });
+    void this.loop(generation)
+      .catch((error) => {
+        // A bug, not a network fault: stop visibly instead of leaving a dangling promise.
+        if (this.generation === generation) this.fail(toResumable(error));
+      })
+      .finally(() => {
+        if (this.generation === generation) this.looping = false;
+      });
   }
 
   private stopLoop(): void {
