@@ -16,7 +16,13 @@ export type {
 } from './controller-types.js';
 export { CopyButton, type CopyButtonProps } from './copy-button.js';
 export { type ChatLabels, DEFAULT_LABELS, useLabels } from './labels.js';
-export { type ImagePolicy, Markdown, type MarkdownProps, splitBlocks } from './markdown.js';
+export {
+  type CodeRenderer,
+  type ImagePolicy,
+  Markdown,
+  type MarkdownProps,
+  splitBlocks,
+} from './markdown.js';
 export { Message, type MessageProps } from './message.js';
 export { MessageList, type MessageListProps } from './message-list.js';
 export { type MessageStatus, messageStatus } from './message-status.js';

@@ -7,8 +7,18 @@ import { CopyButton } from './copy-button.js';
 import { cx } from './cx.js';
 import { type ChatLabels, useLabels } from './labels.js';
 
-/** Decides whether a remote image may load. `true` allows every http(s) image. */
+/**
+ * Decides whether a remote image may load. `true` allows every http(s) image. Pass a stable
+ * function (module-level or memoized): rows re-render when it changes.
+ */
 export type ImagePolicy = boolean | ((url: string) => boolean);
+
+/**
+ * Renders the body of a fenced code block, e.g. with a syntax highlighter; the header with
+ * the language and the copy button stays. Return plain elements (no `dangerouslySetInnerHTML`
+ * of model output unless your highlighter escapes it). Pass a stable function.
+ */
+export type CodeRenderer = (code: string, language: string | null) => ReactNode;
 
 export interface MarkdownProps {
   /** The Markdown source (the message's text so far). */
@@ -25,6 +35,8 @@ export interface MarkdownProps {
    * @default false
    */
   allowRemoteImages?: ImagePolicy;
+  /** @default undefined (a plain `<pre><code>`) */
+  renderCode?: CodeRenderer | undefined;
   /** @default DEFAULT_LABELS (uses `copyCode`, `copied`, `imageBlocked`) */
   labels?: Partial<ChatLabels>;
   className?: string;
@@ -39,14 +51,15 @@ export function Markdown({
   text,
   streaming = false,
   allowRemoteImages = false,
+  renderCode,
   labels: labelsProp,
   className,
 }: MarkdownProps) {
   const labels = useLabels(labelsProp);
   const blocks = useMemo(() => splitBlocks(text), [text]);
   const components = useMemo(
-    () => makeComponents(labels, allowRemoteImages),
-    [labels, allowRemoteImages],
+    () => makeComponents(labels, allowRemoteImages, renderCode),
+    [labels, allowRemoteImages, renderCode],
   );
   return (
     <div className={cx('rc-markdown', className)}>
@@ -153,6 +166,7 @@ function isPhrasing(node: MdNode): boolean {
 function makeComponents(
   labels: Pick<ChatLabels, 'copyCode' | 'copied' | 'imageBlocked'>,
   images: ImagePolicy,
+  renderCode: CodeRenderer | undefined,
 ): Components {
   return {
     a({ href, children, node: _node, ...rest }) {
@@ -176,13 +190,14 @@ function makeComponents(
     pre({ children, node }) {
       const code = hastText(node as HastNode | undefined).replace(/\n$/, '');
       const lang = languageOf(node as HastNode | undefined);
+      const body = renderCode ? renderCode(code, lang) : <pre>{children}</pre>;
       return (
         <div className="rc-code" data-part="code">
           <div className="rc-code__header">
             <span className="rc-code__lang">{lang}</span>
             <CopyButton text={code} label={labels.copyCode} copiedLabel={labels.copied} />
           </div>
-          <pre>{children}</pre>
+          {body}
         </div>
       );
     },
@@ -210,7 +225,7 @@ function hastText(node: HastNode | undefined): string {
   return (node.children ?? []).map(hastText).join('');
 }
 
-function languageOf(node: HastNode | undefined): ReactNode {
+function languageOf(node: HastNode | undefined): string | null {
   const code = node?.children?.find((c) => c.tagName === 'code');
   const classes = code?.properties?.className;
   if (!Array.isArray(classes)) return null;

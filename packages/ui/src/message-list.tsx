@@ -4,7 +4,7 @@ import type { ChatMessage } from './controller-types.js';
 import { cx } from './cx.js';
 import { ArrowDownIcon } from './icons.js';
 import { type ChatLabels, useLabels } from './labels.js';
-import type { ImagePolicy } from './markdown.js';
+import type { CodeRenderer, ImagePolicy } from './markdown.js';
 import { Message, type MessageProps } from './message.js';
 
 export interface MessageListProps {
@@ -21,6 +21,8 @@ export interface MessageListProps {
   onLoadOlder?: () => void;
   /** @default false (remote images in replies are not loaded) */
   allowRemoteImages?: ImagePolicy;
+  /** Renders code block bodies (syntax highlighting); pass a stable function. @default undefined */
+  renderCode?: CodeRenderer;
   /**
    * Renders each message; wrap or replace the default `<Message>`. It renders only when its
    * own message (or tool results) change.
@@ -43,6 +45,7 @@ export function MessageList({
   isLoadingOlder = false,
   onLoadOlder,
   allowRemoteImages = false,
+  renderCode,
   messageComponent = Message,
   labels: labelsProp,
   className,
@@ -95,6 +98,7 @@ export function MessageList({
               message={message}
               toolResults={toolResults}
               allowRemoteImages={allowRemoteImages}
+              renderCode={renderCode}
               labels={labels}
             />
           ))}
@@ -166,6 +170,7 @@ const MessageRow = memo(
     a.message === b.message &&
     sameItems(a.toolResults, b.toolResults) &&
     a.allowRemoteImages === b.allowRemoteImages &&
+    a.renderCode === b.renderCode &&
     a.labels === b.labels,
 );
 

@@ -244,3 +244,24 @@ describe('<Markdown> on its own', () => {
     expect(container.querySelector('.rc-code__lang')!.textContent).toBe('');
   });
 });
+
+describe('renderCode', () => {
+  const highlight = (code: string, language: string | null) => (
+    <pre className="hl" data-lang={language ?? ''}>
+      {code.toUpperCase()}
+    </pre>
+  );
+
+  it('renders code block bodies with the given renderer, keeping the header and copy button', async () => {
+    const ue = userEvent.setup();
+    const { container } = render(
+      <Message message={assistant('a1', '```py\nprint(1)\n```')} renderCode={highlight} />,
+    );
+    const block = container.querySelector('[data-part="code"]')!;
+    const pre = block.querySelector('pre.hl')!;
+    expect(pre.getAttribute('data-lang')).toBe('py');
+    expect(pre.textContent).toBe('PRINT(1)');
+    await ue.click(screen.getByRole('button', { name: 'Copy code' }));
+    expect(await navigator.clipboard.readText()).toBe('print(1)');
+  });
+});

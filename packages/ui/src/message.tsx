@@ -4,7 +4,7 @@ import type { ChatMessage } from './controller-types.js';
 import { CopyButton } from './copy-button.js';
 import { cx } from './cx.js';
 import { type ChatLabels, useLabels } from './labels.js';
-import { type ImagePolicy, Markdown } from './markdown.js';
+import { type CodeRenderer, type ImagePolicy, Markdown } from './markdown.js';
 import { messageStatus } from './message-status.js';
 import { ToolCall, toolResultText } from './tool-call.js';
 
@@ -17,6 +17,8 @@ export interface MessageProps {
   toolResults?: ReadonlyArray<ChatMessage | undefined>;
   /** @default false (remote images are not loaded) */
   allowRemoteImages?: ImagePolicy;
+  /** Renders code block bodies (syntax highlighting). @default undefined */
+  renderCode?: CodeRenderer | undefined;
   labels?: Partial<ChatLabels>;
   className?: string;
 }
@@ -31,6 +33,7 @@ export const Message = memo(function Message({
   message,
   toolResults,
   allowRemoteImages = false,
+  renderCode,
   labels: labelsProp,
   className,
 }: MessageProps) {
@@ -55,6 +58,7 @@ export const Message = memo(function Message({
           toolResults={toolResults}
           labels={labels}
           allowRemoteImages={allowRemoteImages}
+          renderCode={renderCode}
         />
       ) : role === 'reasoning' ? (
         <ReasoningBody message={message} labels={labels} />
@@ -78,6 +82,7 @@ function areMessagePropsEqual(a: MessageProps, b: MessageProps): boolean {
     a.message === b.message &&
     sameItems(a.toolResults, b.toolResults) &&
     a.allowRemoteImages === b.allowRemoteImages &&
+    a.renderCode === b.renderCode &&
     a.labels === b.labels &&
     a.className === b.className
   );
@@ -118,11 +123,13 @@ function AssistantBody({
   toolResults,
   labels,
   allowRemoteImages,
+  renderCode,
 }: {
   message: ChatMessage;
   toolResults: ReadonlyArray<ChatMessage | undefined> | undefined;
   labels: ChatLabels;
   allowRemoteImages: ImagePolicy;
+  renderCode: CodeRenderer | undefined;
 }) {
   const text = messageText(message);
   const calls = message.toolCalls ?? [];
@@ -144,6 +151,7 @@ function AssistantBody({
               text={text}
               streaming={message.streaming === true}
               allowRemoteImages={allowRemoteImages}
+              renderCode={renderCode}
               labels={labels}
             />
           )}

@@ -4,7 +4,7 @@ import { Composer } from './composer.js';
 import { ConnectionStatus } from './connection-status.js';
 import type { ChatController } from './controller-types.js';
 import { type ChatLabels, useLabels } from './labels.js';
-import type { ImagePolicy } from './markdown.js';
+import type { CodeRenderer, ImagePolicy } from './markdown.js';
 import type { MessageProps } from './message.js';
 import { MessageList } from './message-list.js';
 import { ReplyAnnouncer } from './reply-announcer.js';
@@ -20,6 +20,8 @@ export interface ResumableChatViewOptions {
   theme?: 'light' | 'dark';
   /** @default false (remote images in replies are not loaded) */
   allowRemoteImages?: ImagePolicy;
+  /** Renders code block bodies (syntax highlighting); pass a stable function. @default undefined */
+  renderCode?: CodeRenderer;
   /** @default false */
   autoFocus?: boolean;
   /** Replaces the default message renderer (see `<MessageList messageComponent>`). */
@@ -38,6 +40,7 @@ export function ResumableChatView({
   className,
   theme,
   allowRemoteImages = false,
+  renderCode,
   autoFocus = false,
   messageComponent,
 }: ResumableChatViewProps) {
@@ -61,6 +64,7 @@ export function ResumableChatView({
           c.loadOlder().catch(reported);
         }}
         allowRemoteImages={allowRemoteImages}
+        {...(renderCode ? { renderCode } : {})}
         labels={labels}
         {...(messageComponent ? { messageComponent } : {})}
       />
