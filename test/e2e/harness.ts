@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { build, type PreviewServer, preview } from 'vite';
 import { type Supervisor, superviseServer } from '../../apps/demo/server/supervisor.js';
 
@@ -97,16 +97,12 @@ export async function startStack(): Promise<Stack> {
   };
 }
 
-/** A fresh browser profile (its own IndexedDB), persistent so reloads keep it. */
-export async function launchBrowser(tmp: string): Promise<BrowserContext> {
+/** Debian's Chromium, headless, once per test file (each test gets its own context). */
+export async function launchChromium(): Promise<Browser> {
   requireChromium();
-  const profile = mkdtempSync(join(tmp, 'profile-'));
-  return chromium.launchPersistentContext(profile, {
+  return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    viewport: { width: 1280, height: 860 },
-    // The reply's "Copy message" button is how a test reads the raw text the page holds.
-    permissions: ['clipboard-read', 'clipboard-write'],
     args: [
       '--no-sandbox',
       '--disable-gpu',
@@ -116,6 +112,18 @@ export async function launchBrowser(tmp: string): Promise<BrowserContext> {
       '--disable-component-update',
       '--disable-sync',
     ],
+  });
+}
+
+/**
+ * A fresh, isolated profile (its own IndexedDB and localStorage, kept across reloads for
+ * the context's lifetime): as cheap as a new tab, as separate as a new browser.
+ */
+export function newContext(browser: Browser): Promise<BrowserContext> {
+  return browser.newContext({
+    viewport: { width: 1280, height: 860 },
+    // The reply's "Copy message" button is how a test reads the raw text the page holds.
+    permissions: ['clipboard-read', 'clipboard-write'],
   });
 }
 

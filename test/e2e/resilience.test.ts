@@ -1,5 +1,5 @@
 import { DEFAULT_LABELS as LABELS } from '@resumable/ui';
-import type { BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import {
   chaos,
@@ -10,7 +10,7 @@ import {
   squash,
   waitForRunEnd,
 } from './demo-page.js';
-import { launchBrowser, type Stack, screenshot, startStack } from './harness.js';
+import { launchChromium, newContext, type Stack, screenshot, startStack } from './harness.js';
 
 /**
  * The product's claim, proven in real Chromium against the real server: whatever happens to
@@ -21,23 +21,28 @@ import { launchBrowser, type Stack, screenshot, startStack } from './harness.js'
 const LONG_PROMPT = 'Write a long answer: how does this chat survive a reload?';
 
 let stack: Stack;
+let browser: Browser;
 let context: BrowserContext | undefined;
 
 beforeAll(async () => {
   stack = await startStack();
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
+  await browser?.close();
   await stack?.close();
 });
 
 afterEach(async () => {
   await context?.close();
   context = undefined;
+  // A test that failed half-way must not leave the server slowed down for the next one.
+  await chaos(stack, 'slow', { delayMs: 0 }).catch(() => {});
 });
 
 async function openDemo(query = ''): Promise<DemoPage> {
-  context = await launchBrowser(stack.tmp);
+  context = await newContext(browser);
   return DemoPage.open(context, stack, query);
 }
 
@@ -135,24 +140,47 @@ describe('the demo in Chromium', () => {
     await expect.poll(() => demo.alertText(), { timeout: 10_000 }).toBe(LABELS.agentLost);
   });
 
-  test('a second page joins the thread mid-answer and ends with the same text', async () => {
+  test('a second tab and a second device join mid-answer and end with the same text', async () => {
     const first = await openDemo();
     await first.send(LONG_PROMPT);
     const run = await first.run();
     await first.waitForText(40);
+    // The demo's "slow the stream" keeps the answer going while two more pages load on a
+    // busy machine.
+    expect((await chaos(stack, 'slow', { delayMs: 150 })).status).toBe(200);
 
-    const second = await DemoPage.open(context!, stack, `?thread=${run.threadId}`);
-    const joinedAt = await second.waitForText(1);
-    expect(joinedAt.length).toBeGreaterThan(0);
+    const otherContext = await newContext(browser);
+    try {
+      const [tab, device] = await Promise.all([
+        // Same browser: the tab shares the first one's IndexedDB record and resumes from it.
+        DemoPage.open(context!, stack, `?thread=${run.threadId}`),
+        // Another browser: nothing stored, only the thread's link with its token. It joins
+        // from the server's snapshot, then follows the live events after it.
+        DemoPage.open(otherContext, stack, `?thread=${run.threadId}#token=${run.token}`),
+      ]);
+      await Promise.all([tab.waitForText(1), device.waitForText(1)]);
+      expect((await fetchRun(stack, run)).status).toBe('running');
+      expect((await chaos(stack, 'slow', { delayMs: 0 })).status).toBe(200);
 
-    const snapshot = await waitForRunEnd(stack, run);
-    const text = serverText(snapshot);
-    await first.waitForMessageStatus('complete');
-    await second.waitForMessageStatus('complete');
-    await expectReplyEqualsServer(first, text);
-    await expectReplyEqualsServer(second, text);
-    // The second page never started a run of its own.
-    expect(second.runPosts).toHaveLength(0);
+      const snapshot = await waitForRunEnd(stack, run);
+      const text = serverText(snapshot);
+      // Both joined mid-answer: their first request resumed after events they never saw.
+      for (const page of [tab, device]) {
+        const joined = page.eventsRequestsFor(run.runId);
+        expect(joined.length, page.describe()).toBeGreaterThan(0);
+        expect(joined[0]!.after, page.describe()).toBeGreaterThan(0);
+        expect(joined[0]!.after, page.describe()).toBeLessThan(snapshot.lastOffset);
+      }
+      for (const page of [first, tab, device]) {
+        await page.waitForMessageStatus('complete');
+        await expectReplyEqualsServer(page, text);
+      }
+      // Joining never starts a run.
+      expect(tab.runPosts).toHaveLength(0);
+      expect(device.runPosts).toHaveLength(0);
+    } finally {
+      await otherContext.close();
+    }
   });
 
   test('Stop: the run ends cancelled, the partial text is kept as stopped, nothing revives it', async () => {

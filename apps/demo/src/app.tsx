@@ -6,6 +6,7 @@ import { ChaosPanel } from './chaos-panel.js';
 import { Inspector } from './inspector.js';
 import { ThreadList } from './thread-list.js';
 import { type ThreadEntry, threads, useThreads } from './threads.js';
+import { onWire } from './wire.js';
 
 /** Where the demo's API lives (Vite proxies it to the API server). */
 const ENDPOINT = '/api';
@@ -35,14 +36,26 @@ export function App() {
 function Chat({ entry }: { entry: ThreadEntry }) {
   // The thread this chat was opened on; a draft learns its id from its first run, and
   // must not be re-mounted when it does.
-  const [threadId] = useState(entry.threadId);
+  const [{ threadId, token }] = useState(entry);
   // Keyed by the local entry (stable from creation), so a draft's persisted run is found
   // again after a reload, and tabs sharing the list share the record.
   const chat = useResumableChat({
     endpoint: ENDPOINT,
     key: entry.id,
     ...(threadId ? { threadId } : {}),
+    ...(token ? { token } : {}),
   });
+
+  // The run's answer carries the thread's token: keep it for the "another device" link.
+  useEffect(
+    () =>
+      onWire((event) => {
+        if (event.kind === 'run') {
+          threads.update(entry.id, { threadId: event.threadId, token: event.token });
+        }
+      }),
+    [entry.id],
+  );
 
   useEffect(() => {
     if (chat.threadId && chat.threadId !== entry.threadId) {

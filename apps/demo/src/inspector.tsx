@@ -81,16 +81,17 @@ function useConnectionNotes(connection: ConnectionInfo | null) {
     if (before && before.phase === connection.phase && before.attempt === connection.attempt) {
       return;
     }
-    const { phase, attempt, lastError, nextRetryAt, caughtUp } = connection;
+    const { phase, attempt, lastError, nextRetryAt } = connection;
     let text = `phase ${phase}`;
     if (phase === 'reconnecting') {
       const wait = nextRetryAt
         ? ` in ${Math.max(0, (nextRetryAt - Date.now()) / 1000).toFixed(1)} s`
         : '';
-      text += ` · attempt ${attempt}${wait}`;
+      text += ` · attempt ${Math.max(1, attempt)}${wait}`;
       if (lastError) text += ` · reason: ${lastError.code} (${lastError.message})`;
     } else if (phase === 'streaming' && before && before.phase !== 'connecting') {
-      text += ` · resumed, caught up ${caughtUp}`;
+      // How many events the resume caught up shows in the ⟲ row when they arrive.
+      text += ' · resumed';
     } else if (phase === 'error' && lastError) {
       text += ` · ${lastError.code}: ${lastError.message}`;
     }

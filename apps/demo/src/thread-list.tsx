@@ -1,9 +1,11 @@
-import { threads, useThreads } from './threads.js';
+import { useState } from 'react';
+import { deviceLink, threads, useThreads } from './threads.js';
 
 /** New / switch conversations. The list lives in localStorage, shared by all tabs. */
 export function ThreadList() {
   const { threads: list, currentId } = useThreads();
   const current = list.find((t) => t.id === currentId);
+  const [copied, setCopied] = useState(false);
   return (
     <nav className="demo-threads" aria-label="Conversations">
       <button type="button" className="demo-new" onClick={() => threads.create()}>
@@ -32,6 +34,20 @@ export function ThreadList() {
         >
           Open this conversation in a second tab ↗
         </a>
+      ) : null}
+      {current?.threadId && current.token ? (
+        <button
+          type="button"
+          className="demo-link"
+          title="The link carries the conversation's access token: share it only with yourself."
+          onClick={async () => {
+            await navigator.clipboard.writeText(deviceLink(current.threadId!, current.token!));
+            setCopied(true);
+            setTimeout(() => setCopied(false), 2000);
+          }}
+        >
+          {copied ? 'Link copied' : 'Copy a link for another device'}
+        </button>
       ) : null}
     </nav>
   );

@@ -11,6 +11,11 @@ export interface ThreadEntry {
   id: string;
   /** The server's thread id, once the first prompt started a run. */
   threadId: string | null;
+  /**
+   * The thread's capability token, when this browser did not start the thread (opened from
+   * a link with `#token=`). A browser that started it keeps the token in IndexedDB.
+   */
+  token?: string;
   title: string;
   createdAt: number;
 }
@@ -36,7 +41,8 @@ function isEntry(value: unknown): value is ThreadEntry {
     v !== null &&
     typeof v.id === 'string' &&
     (v.threadId === null || typeof v.threadId === 'string') &&
-    typeof v.title === 'string'
+    typeof v.title === 'string' &&
+    (v.token === undefined || typeof v.token === 'string')
   );
 }
 
@@ -48,13 +54,17 @@ function load(): ThreadsState {
   } catch {
     // A corrupt list is replaced, never a reason not to start.
   }
-  // `?thread=<id>` opens (or joins, from another tab or device) a server thread.
+  // `?thread=<id>` opens (or joins, from another tab) a server thread; another device also
+  // needs the thread's token, passed in the fragment (`#token=`) so it never reaches a server.
   const fromUrl = new URLSearchParams(location.search).get('thread');
+  const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? undefined;
   let current = sessionStorage.getItem(CURRENT_KEY) ?? localStorage.getItem(CURRENT_KEY);
   if (fromUrl) {
-    const known = threads.find((t) => t.threadId === fromUrl);
-    const entry = known ?? { ...newEntry(fromUrl), title: 'Joined conversation' };
-    if (!known) threads = [entry, ...threads];
+    let entry = threads.find((t) => t.threadId === fromUrl);
+    if (!entry) {
+      entry = { ...newEntry(fromUrl), title: 'Joined conversation', ...(token ? { token } : {}) };
+      threads = [entry, ...threads];
+    }
     current = entry.id;
   }
   if (threads.length === 0) threads = [newEntry()];
@@ -78,6 +88,7 @@ function syncUrl() {
   const url = new URL(location.href);
   if (current?.threadId) url.searchParams.set('thread', current.threadId);
   else url.searchParams.delete('thread');
+  url.hash = '';
   if (url.href !== location.href) history.replaceState(null, '', url);
 }
 
@@ -102,7 +113,7 @@ export const threads = {
     if (state.threads.some((t) => t.id === id)) commit({ ...state, currentId: id });
   },
   /** Records the server thread of a draft and names it after its first prompt. */
-  update(id: string, patch: Partial<Pick<ThreadEntry, 'threadId' | 'title'>>) {
+  update(id: string, patch: Partial<Pick<ThreadEntry, 'threadId' | 'title' | 'token'>>) {
     commit({
       ...state,
       threads: state.threads.map((t) => (t.id === id ? { ...t, ...patch } : t)),
@@ -111,6 +122,14 @@ export const threads = {
 };
 
 syncUrl();
+
+/** A link that opens the thread on another device (it carries the thread's capability). */
+export function deviceLink(threadId: string, token: string): string {
+  const url = new URL(location.pathname, location.origin);
+  url.searchParams.set('thread', threadId);
+  url.hash = `token=${encodeURIComponent(token)}`;
+  return url.href;
+}
 
 export function useThreads(): ThreadsState {
   return useSyncExternalStore(threads.subscribe, threads.get);

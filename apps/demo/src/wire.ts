@@ -25,7 +25,7 @@ export type WireEvent =
     }
   | { kind: 'end'; id: number; at: number; reason: 'complete' | 'dropped' | 'cancelled' }
   | { kind: 'failed'; id: number; at: number; path: string; message: string }
-  | { kind: 'run'; at: number; runId: string; threadId: string }
+  | { kind: 'run'; at: number; runId: string; threadId: string; token: string }
   | { kind: 'network'; at: number; online: boolean };
 
 type Listener = (event: WireEvent) => void;
@@ -165,9 +165,15 @@ async function tappedFetch(input: RequestInfo | URL, init?: RequestInit): Promis
     response
       .clone()
       .json()
-      .then((run: { runId?: string; threadId?: string }) => {
-        if (run.runId && run.threadId) {
-          emit({ kind: 'run', at: Date.now(), runId: run.runId, threadId: run.threadId });
+      .then((run: { runId?: string; threadId?: string; token?: string }) => {
+        if (run.runId && run.threadId && run.token) {
+          emit({
+            kind: 'run',
+            at: Date.now(),
+            runId: run.runId,
+            threadId: run.threadId,
+            token: run.token,
+          });
         }
       })
       .catch(() => {});
