@@ -127,6 +127,9 @@ export class RedisStore implements EventStore {
     for (const [name, definition] of Object.entries(SCRIPTS)) {
       this.client.defineCommand(name, definition);
     }
+    // Every shared-store instance tails runs of other instances sooner or later: connect
+    // the reader now, so the first live tail does not wait for a connection.
+    this.tailReader();
   }
 
   // ---- threads -------------------------------------------------------------------------
@@ -309,15 +312,7 @@ export class RedisStore implements EventStore {
     onEvents: (events: StoredEvent[]) => void,
     onError?: (error: unknown) => void,
   ): () => void {
-    this.tails ??= new TailReader({
-      reader: this.connect('tail', undefined),
-      control: this.client,
-      ready: (client) => this.ready(client),
-      blockMs: this.blockMs,
-      count: 1000,
-      log: this.log,
-    });
-    return this.tails.add(runId, this.keys.events(runId), after, onEvents, onError);
+    return this.tailReader().add(runId, this.keys.events(runId), after, onEvents, onError);
   }
 
   async requestCancel(runId: string): Promise<void> {
@@ -385,6 +380,19 @@ export class RedisStore implements EventStore {
   }
 
   // ---- connections -----------------------------------------------------------------------
+
+  /** The shared blocking reader (its connection opens with the store, ready when needed). */
+  private tailReader(): TailReader {
+    this.tails ??= new TailReader({
+      reader: this.connect('tail', undefined),
+      control: this.client,
+      ready: (client) => this.ready(client),
+      blockMs: this.blockMs,
+      count: 1000,
+      log: this.log,
+    });
+    return this.tails;
+  }
 
   private connect(
     name: string,

@@ -29,6 +29,9 @@ interface Tail {
 /** Bounded retries of `CLIENT UNBLOCK` while a read is on its way to Redis. */
 const UNBLOCK_TRIES = 20;
 const UNBLOCK_RETRY_MS = 5;
+/** While Redis answers the other connection, the reader's own (re)connect gets ~10 s. */
+const CONNECT_RETRIES = 200;
+const CONNECT_RETRY_MS = 50;
 
 /**
  * One blocking reader per server instance for the live tails of every run it follows:
@@ -51,6 +54,7 @@ export class TailReader {
   /** Bumped whenever the set of streams grows; a read of an older one is interrupted. */
   private generation = 0;
   private inFlight: number | null = null;
+  private connectRetries = 0;
 
   constructor(private readonly options: TailReaderOptions) {
     options.reader.on('close', () => {
@@ -144,7 +148,16 @@ export class TailReader {
         const ids = keys.map((key) => entryId(minCursor(this.tails.get(key)!)));
         let reply: unknown;
         try {
+          if (reader.status !== 'ready' && this.options.control.status === 'ready') {
+            // Redis is up and only this connection is not (yet): wait for it rather than
+            // fail every tail. Bounded by the retry count below.
+            if (++this.connectRetries <= CONNECT_RETRIES) {
+              await new Promise((resolve) => setTimeout(resolve, CONNECT_RETRY_MS));
+              continue;
+            }
+          }
           await this.options.ready(reader);
+          this.connectRetries = 0;
           if (this.readerId === null) this.readerId = Number(await reader.client('ID'));
           this.inFlight = this.generation;
           reply = await reader.xread('COUNT', count, 'BLOCK', blockMs, 'STREAMS', ...keys, ...ids);
