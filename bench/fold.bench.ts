@@ -1,0 +1,508 @@
+/**
+ * `pnpm bench fold`: fold throughput of @resumable/protocol's `applyEnvelopes` beside the
+ * two reducers chat apps use today, fed the same logical conversation:
+ *
+ * - AG-UI: `defaultApplyEvents` from @ag-ui/client, the reducer every AG-UI agent runs,
+ *   fed an RxJS Observable one event at a time (as `AbstractAgent.runAgent` does).
+ * - AI SDK: `readUIMessageStream` from `ai`, fed a ReadableStream of UI message chunks (as
+ *   `useChat` does); each message it yields replaces the last one in the thread array.
+ * - Ours: `applyEnvelopes`, one event per call (a client that renders every event), in
+ *   batches of 16 (one network read / animation frame while live), and the whole run in
+ *   one call (a replay after a reconnect).
+ *
+ * Workloads: a thread of 200 prior messages, then (1) one reply of 5,000 text deltas, and
+ * (2) a run with text, 4 tool calls with streamed arguments and their results.
+ *
+ * Figures: median of time-boxed samples after warm-up, by CPU time (this machine is shared;
+ * wall time is recorded too), written to bench/results/fold.json. Also: how many message
+ * objects change identity per delta.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AgentStateMutation } from '@ag-ui/client';
+import { AbstractAgent, defaultApplyEvents } from '@ag-ui/client';
+import type { AGUIEvent, Envelope, Message, RunState } from '@resumable/protocol';
+import { applyEnvelopes, foldLog, messageText, toEnvelopes } from '@resumable/protocol';
+import type { UIMessage, UIMessageChunk } from 'ai';
+import { readUIMessageStream } from 'ai';
+import { EMPTY, from, lastValueFrom, type Observable } from 'rxjs';
+import { scan } from 'rxjs/operators';
+
+// Both peers skip dev-only guards in production; measure what users ship.
+process.env.NODE_ENV = 'production';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const PRIOR = 200;
+const REPLY_DELTAS = 5_000;
+
+// ── the conversation ───────────────────────────────────────────────────────────────────
+
+const words = 'the quick brown fox jumps over a lazy dog while streaming tokens arrive '.split(' ');
+function sentence(seed: number, length: number): string {
+  let text = '';
+  for (let i = 0; i < length; i++) text += `${words[(seed * 7 + i * 3) % words.length]} `;
+  return text;
+}
+
+/** 200 prior messages, alternating user / assistant, a few hundred characters each. */
+const prior: Message[] = Array.from({ length: PRIOR }, (_, i) =>
+  i % 2 === 0
+    ? { id: `h${i}`, role: 'user', content: sentence(i, 12) }
+    : { id: `h${i}`, role: 'assistant', content: sentence(i, 60) },
+);
+
+/** A token-sized delta (3–6 characters, like a model's). */
+const token = (i: number) => `${words[i % words.length]!.slice(0, 3 + (i % 4))} `.slice(0, 6);
+
+/** One logical run, described once and rendered for each system below. */
+type Step =
+  | { kind: 'text'; id: string; deltas: string[] }
+  | { kind: 'tool'; id: string; name: string; parent: string; args: string[]; result: string };
+
+const replyRun: Step[] = [
+  { kind: 'text', id: 'reply', deltas: Array.from({ length: REPLY_DELTAS }, (_, i) => token(i)) },
+];
+
+function toolArgs(n: number): string[] {
+  // A JSON object streamed in ~4-character pieces.
+  const json = JSON.stringify({ query: sentence(n, 40), limit: 10, filters: { lang: 'en' } });
+  const pieces: string[] = [];
+  for (let i = 0; i < json.length; i += 4) pieces.push(json.slice(i, i + 4));
+  return pieces;
+}
+const toolRun: Step[] = [
+  { kind: 'text', id: 'a1', deltas: Array.from({ length: 300 }, (_, i) => token(i)) },
+  ...[0, 1, 2, 3].map(
+    (n): Step => ({
+      kind: 'tool',
+      id: `tc${n}`,
+      name: n % 2 ? 'search' : 'weather',
+      parent: 'a1',
+      args: toolArgs(n),
+      result: JSON.stringify({ hits: n, text: sentence(n, 20) }),
+    }),
+  ),
+  { kind: 'text', id: 'a2', deltas: Array.from({ length: 1_000 }, (_, i) => token(i + 7)) },
+];
+
+function aguiEvents(steps: Step[]): AGUIEvent[] {
+  const events: object[] = [{ type: 'RUN_STARTED', threadId: 'th', runId: 'run' }];
+  for (const step of steps) {
+    if (step.kind === 'text') {
+      events.push({ type: 'TEXT_MESSAGE_START', messageId: step.id, role: 'assistant' });
+      for (const delta of step.deltas) {
+        events.push({ type: 'TEXT_MESSAGE_CONTENT', messageId: step.id, delta });
+      }
+      events.push({ type: 'TEXT_MESSAGE_END', messageId: step.id });
+    } else {
+      events.push({
+        type: 'TOOL_CALL_START',
+        toolCallId: step.id,
+        toolCallName: step.name,
+        parentMessageId: step.parent,
+      });
+      for (const delta of step.args) {
+        events.push({ type: 'TOOL_CALL_ARGS', toolCallId: step.id, delta });
+      }
+      events.push({ type: 'TOOL_CALL_END', toolCallId: step.id });
+      events.push({
+        type: 'TOOL_CALL_RESULT',
+        messageId: `res-${step.id}`,
+        toolCallId: step.id,
+        content: step.result,
+      });
+    }
+  }
+  events.push({ type: 'RUN_FINISHED', threadId: 'th', runId: 'run', outcome: { type: 'success' } });
+  return events as AGUIEvent[];
+}
+
+function aiSdkChunks(steps: Step[]): UIMessageChunk[] {
+  const chunks: UIMessageChunk[] = [{ type: 'start', messageId: 'reply' }, { type: 'start-step' }];
+  for (const step of steps) {
+    if (step.kind === 'text') {
+      chunks.push({ type: 'text-start', id: step.id });
+      for (const delta of step.deltas) chunks.push({ type: 'text-delta', id: step.id, delta });
+      chunks.push({ type: 'text-end', id: step.id });
+    } else {
+      chunks.push({ type: 'tool-input-start', toolCallId: step.id, toolName: step.name });
+      for (const delta of step.args) {
+        chunks.push({ type: 'tool-input-delta', toolCallId: step.id, inputTextDelta: delta });
+      }
+      chunks.push({
+        type: 'tool-input-available',
+        toolCallId: step.id,
+        toolName: step.name,
+        input: JSON.parse(step.args.join('')),
+      });
+      chunks.push({ type: 'tool-output-available', toolCallId: step.id, output: step.result });
+    }
+  }
+  chunks.push({ type: 'finish-step' }, { type: 'finish' });
+  return chunks;
+}
+
+const priorUI: UIMessage[] = prior.map((m) => ({
+  id: m.id,
+  role: m.role as 'user' | 'assistant',
+  parts: [{ type: 'text', text: m.content as string }],
+}));
+
+// ── the three folds ────────────────────────────────────────────────────────────────────
+
+/** Ours: the thread as state (untimed), then the run's envelopes from offset 2. */
+const threadState: RunState = foldLog([
+  { offset: 1, event: { type: 'MESSAGES_SNAPSHOT', messages: prior } as AGUIEvent },
+]);
+
+function oursRun(envelopes: Envelope[], batch: number): RunState {
+  let state = threadState;
+  if (batch === 1) {
+    for (let i = 0; i < envelopes.length; i++) {
+      state = applyEnvelopes(state, [envelopes[i]!]).state;
+    }
+    return state;
+  }
+  for (let i = 0; i < envelopes.length; i += batch) {
+    state = applyEnvelopes(state, envelopes.slice(i, i + batch)).state;
+  }
+  return state;
+}
+
+class BenchAgent extends AbstractAgent {
+  run(): Observable<never> {
+    return EMPTY;
+  }
+}
+const input = {
+  threadId: 'th',
+  runId: 'run',
+  state: {},
+  messages: [],
+  tools: [],
+  context: [],
+  forwardedProps: {},
+};
+
+/** AG-UI: every mutation `defaultApplyEvents` emits, as `runAgent` receives them. */
+async function aguiRun(events: AGUIEvent[], onMutation?: (m: AgentStateMutation) => void) {
+  const agent = new BenchAgent({ threadId: 'th', initialMessages: prior });
+  const mutations = defaultApplyEvents(input, from(events), agent, []);
+  const last = await lastValueFrom(
+    mutations.pipe(
+      scan((messages: Message[] | undefined, mutation) => {
+        onMutation?.(mutation);
+        return mutation.messages ?? messages;
+      }, undefined),
+    ),
+  );
+  return last;
+}
+
+/** AI SDK: `readUIMessageStream` over a chunk stream; each yield replaces the thread's last. */
+async function aiSdkRun(chunks: UIMessageChunk[], onThread?: (thread: UIMessage[]) => void) {
+  const stream = new ReadableStream<UIMessageChunk>({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(chunk);
+      controller.close();
+    },
+  });
+  let thread: UIMessage[] = [...priorUI];
+  for await (const message of readUIMessageStream({ stream })) {
+    const next = thread.length === PRIOR ? [...thread, message] : thread.slice();
+    next[PRIOR] = message;
+    thread = next;
+    onThread?.(thread);
+  }
+  return thread;
+}
+
+// ── measuring ──────────────────────────────────────────────────────────────────────────
+
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
+
+interface Figures {
+  events: number;
+  /** Per run, median over samples: CPU time of this process (all its threads, GC included). */
+  cpuMs: number;
+  /** Per run, median over samples: wall-clock time. */
+  wallMs: number;
+  /** events / cpuMs: the figure the ratios use (see `method` in fold.json). */
+  eventsPerSec: number;
+  wallEventsPerSec: number;
+  samples: number;
+  runs: number;
+}
+
+/**
+ * Time-boxed samples: each sample repeats the run until `sampleMs` has passed (a slow peer
+ * gets one run per sample) and records CPU and wall time per run; the figure is the median
+ * sample. One forced GC before the series, none inside it: a fold pays for its own garbage.
+ */
+async function measure(
+  run: () => unknown,
+  events: number,
+  { warmupMs, samples, sampleMs }: { warmupMs: number; samples: number; sampleMs: number },
+): Promise<Figures> {
+  const warm = performance.now();
+  do await run();
+  while (performance.now() - warm < warmupMs);
+  gc();
+  const cpu: number[] = [];
+  const wall: number[] = [];
+  let runs = 0;
+  for (let k = 0; k < samples; k++) {
+    const c0 = process.cpuUsage();
+    const w0 = performance.now();
+    let n = 0;
+    do {
+      await run();
+      n++;
+    } while (performance.now() - w0 < sampleMs);
+    const c = process.cpuUsage(c0);
+    wall.push((performance.now() - w0) / n);
+    cpu.push((c.user + c.system) / 1000 / n);
+    runs += n;
+  }
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const cpuMs = median(cpu);
+  const wallMs = median(wall);
+  return {
+    events,
+    cpuMs: round(cpuMs),
+    wallMs: round(wallMs),
+    eventsPerSec: Math.round((events / cpuMs) * 1000),
+    wallEventsPerSec: Math.round((events / wallMs) * 1000),
+    samples,
+    runs,
+  };
+}
+
+const round = (n: number, digits = 3) => Number(n.toPrecision(digits));
+const rate = (n: number) =>
+  n >= 1e6 ? `${(n / 1e6).toFixed(2)} M/s` : n >= 1e3 ? `${(n / 1e3).toFixed(1)} k/s` : `${n}/s`;
+
+/** Message objects whose identity changed between consecutive thread arrays. */
+function changedIdentities(previous: readonly object[], next: readonly object[]): number {
+  let changed = 0;
+  for (let i = 0; i < next.length; i++) if (next[i] !== previous[i]) changed++;
+  return changed;
+}
+
+async function identityPerDelta(steps: Step[]) {
+  const events = aguiEvents(steps);
+  const envelopes = toEnvelopes(events, 2);
+  const isDelta = (e: AGUIEvent) =>
+    e.type === 'TEXT_MESSAGE_CONTENT' || e.type === 'TOOL_CALL_ARGS';
+
+  let ours = 0;
+  let oursDeltas = 0;
+  let state = threadState;
+  for (const envelope of envelopes) {
+    const next = applyEnvelopes(state, [envelope]).state;
+    if (isDelta(envelope.event)) {
+      ours += changedIdentities(state.messages, next.messages);
+      oursDeltas++;
+    }
+    state = next;
+  }
+
+  // AG-UI emits one `messages` mutation per event that changes the thread; in this run
+  // all but the START/END of the reply are deltas.
+  let agui = 0;
+  let aguiMutations = 0;
+  let previous: readonly object[] = prior;
+  await aguiRun(events, (mutation) => {
+    if (mutation.messages === undefined) return;
+    agui += changedIdentities(previous, mutation.messages);
+    aguiMutations++;
+    previous = mutation.messages;
+  });
+
+  let ai = 0;
+  let aiDeltas = 0;
+  let previousThread: readonly object[] = priorUI;
+  const chunks = aiSdkChunks(steps);
+  const deltaChunks = chunks.filter(
+    (c) => c.type === 'text-delta' || c.type === 'tool-input-delta',
+  );
+  await aiSdkRun(chunks, (thread) => {
+    ai += changedIdentities(previousThread, thread);
+    aiDeltas++;
+    previousThread = thread;
+  });
+  return {
+    ours: round(ours / oursDeltas),
+    agui: round(agui / aguiMutations),
+    // Every yield is one chunk; almost all of them are deltas.
+    aiSdk: round(ai / aiDeltas),
+    counted: {
+      oursDeltas,
+      aguiMutations,
+      aiSdkYields: aiDeltas,
+      aiSdkDeltaChunks: deltaChunks.length,
+    },
+  };
+}
+
+// ── run ────────────────────────────────────────────────────────────────────────────────
+
+interface Row extends Figures {
+  fold: string;
+  feeding: string;
+}
+
+async function workload(name: string, steps: Step[]) {
+  const events = aguiEvents(steps);
+  const envelopes = toEnvelopes(events, 2);
+  const chunks = aiSdkChunks(steps);
+
+  // Same final text everywhere, or the comparison means nothing.
+  const ours = oursRun(envelopes, 1);
+  const agui = (await aguiRun(events))!;
+  const ai = await aiSdkRun(chunks);
+  // Every text message ends with the same text in all three, or the comparison is moot.
+  for (const step of steps) {
+    if (step.kind !== 'text') continue;
+    const expected = step.deltas.join('');
+    const oursText = messageText(ours.messages[ours.messageIndex[step.id]!]!);
+    const aguiText = messageText(agui.find((m) => m.id === step.id)!);
+    const aiText = ai[PRIOR]!.parts.find((p) => p.type === 'text' && p.text.startsWith(expected));
+    if (oursText !== expected) throw new Error(`${name}: ours folded different text`);
+    if (aguiText !== expected) throw new Error(`${name}: AG-UI folded different text`);
+    if (aiText === undefined) throw new Error(`${name}: AI SDK folded different text`);
+  }
+  if (ours.messages.length !== agui.length) {
+    throw new Error(`${name}: ${ours.messages.length} messages (ours) vs ${agui.length} (AG-UI)`);
+  }
+
+  const fast = { warmupMs: 500, samples: 25, sampleMs: 40 };
+  const slow = { warmupMs: 1_000, samples: 7, sampleMs: 0 };
+  const rows: Row[] = [
+    {
+      fold: 'ours applyEnvelopes',
+      feeding: 'per event (1 envelope a call)',
+      ...(await measure(() => oursRun(envelopes, 1), envelopes.length, fast)),
+    },
+    {
+      fold: 'ours applyEnvelopes',
+      feeding: 'batches of 16',
+      ...(await measure(() => oursRun(envelopes, 16), envelopes.length, fast)),
+    },
+    {
+      fold: 'ours applyEnvelopes',
+      feeding: 'whole run in 1 call (replay)',
+      ...(await measure(() => oursRun(envelopes, envelopes.length), envelopes.length, fast)),
+    },
+    {
+      fold: 'AG-UI defaultApplyEvents',
+      feeding: 'Observable, per event',
+      ...(await measure(() => aguiRun(events), events.length, slow)),
+    },
+    {
+      fold: 'AI SDK readUIMessageStream',
+      feeding: 'UI message chunk stream',
+      ...(await measure(() => aiSdkRun(chunks), chunks.length, slow)),
+    },
+  ];
+  return { name, rows };
+}
+
+function ratios(rows: Row[]) {
+  const agui = rows.find((r) => r.fold.startsWith('AG-UI'))!.eventsPerSec;
+  const ai = rows.find((r) => r.fold.startsWith('AI SDK'))!.eventsPerSec;
+  return rows
+    .filter((r) => r.fold.startsWith('ours'))
+    .map((r) => ({
+      feeding: r.feeding,
+      vsAgui: round(r.eventsPerSec / agui),
+      vsAiSdk: round(r.eventsPerSec / ai),
+    }));
+}
+
+const loadBefore = loadavg()[0]!;
+console.log(
+  `ratios use CPU time per run (this process, GC included); wall time shown too. ` +
+    `Load average ${loadBefore.toFixed(2)} on ${cpus().length} CPUs.`,
+);
+const results = [];
+for (const [name, steps] of [
+  [`${PRIOR} prior messages + 1 reply of ${REPLY_DELTAS} text deltas`, replyRun],
+  [`${PRIOR} prior messages + run with 4 tool calls (streamed args, results)`, toolRun],
+] as const) {
+  const { rows } = await workload(name, steps as Step[]);
+  const r = ratios(rows);
+  results.push({ workload: name, rows, ratios: r });
+  console.log(`\n${name}`);
+  console.table(
+    rows.map((row) => ({
+      fold: row.fold,
+      feeding: row.feeding,
+      events: row.events,
+      'ms/run (cpu)': row.cpuMs,
+      'events/s (cpu)': rate(row.eventsPerSec),
+      'ms/run (wall)': row.wallMs,
+      'events/s (wall)': rate(row.wallEventsPerSec),
+    })),
+  );
+  console.table(
+    r.map((x) => ({
+      ours: x.feeding,
+      'ours / AG-UI': `${x.vsAgui}×`,
+      'ours / AI SDK': `${x.vsAiSdk}×`,
+    })),
+  );
+}
+
+const identity = await identityPerDelta(replyRun);
+console.log('\nMessage objects that change identity per delta (goal: 1), 5,000-delta reply:');
+console.table({
+  ours: { 'per delta': identity.ours, feeding: 'per event' },
+  'AG-UI': { 'per delta': identity.agui, feeding: 'per emitted mutation' },
+  'AI SDK': { 'per delta': identity.aiSdk, feeding: 'per yielded message, thread array' },
+});
+
+const worst = Math.min(
+  ...results.flatMap((r) => r.ratios.map((x) => Math.min(x.vsAgui, x.vsAiSdk))),
+);
+const perEventWorst = Math.min(
+  ...results.map((r) => {
+    const x = r.ratios.find((y) => y.feeding.startsWith('per event'))!;
+    return Math.min(x.vsAgui, x.vsAiSdk);
+  }),
+);
+console.log(
+  `\nTarget ≥10× each peer: per event ${perEventWorst >= 10 ? 'met' : 'NOT met'} (worst ${perEventWorst}×); ` +
+    `any feeding worst ${worst}×.`,
+);
+
+const out = join(here, 'results', 'fold.json');
+mkdirSync(dirname(out), { recursive: true });
+writeFileSync(
+  out,
+  `${JSON.stringify(
+    {
+      bench: 'fold',
+      date: new Date().toISOString(),
+      node: process.version,
+      cpu: cpus()[0]?.model ?? 'unknown',
+      cpus: cpus().length,
+      peers: { '@ag-ui/client': '1.0.0', ai: '6.0.325' },
+      loadAverage: { before: round(loadBefore), after: round(loadavg()[0]!) },
+      method:
+        'Each fold is warmed up, then timed in samples (a sample repeats the run for >= 40 ms; a slow peer gets one run per sample); the figure is the median sample. events/s = events fed per run / CPU time per run (process.cpuUsage: all threads of this process, GC included), so other processes on a shared machine do not skew the ratios; wall-clock figures are recorded beside them. AG-UI: defaultApplyEvents fed an RxJS Observable one event at a time, NODE_ENV=production. AI SDK: readUIMessageStream fed a ReadableStream of UI message chunks, each yielded message replacing the last in the thread array. Ours: applyEnvelopes per event, in batches of 16, and the whole run in one call.',
+      results,
+      identityChangesPerDelta: identity,
+      target: {
+        perEventWorstRatio: perEventWorst,
+        anyFeedingWorstRatio: worst,
+        met: perEventWorst >= 10,
+      },
+    },
+    null,
+    2,
+  )}\n`,
+);
+console.log(`figures → ${out}`);
