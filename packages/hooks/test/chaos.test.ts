@@ -1,3 +1,5 @@
+import { messageText, type RunSnapshot } from '@resumable/protocol';
+import { type RunningServer, startServer } from '@resumable/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualSignal } from '../src/core/env.js';
 import { RunSession } from '../src/core/session.js';
@@ -122,5 +124,93 @@ describe(`chaos: ${SCHEDULES} seeded schedules of cuts, duplicates, reloads and 
     }
     expect(failures).toEqual([]);
     expect(actions).toBeGreaterThan(SCHEDULES * 5);
+  });
+});
+
+describe(`chaos on the real server: ${SCHEDULES} seeded schedules of drops, reloads and offline spells`, () => {
+  let real: RunningServer;
+  beforeAll(async () => {
+    real = await startServer({ port: 0, store: 'memory' });
+  });
+  afterAll(() => real.close());
+
+  it('every run ends with exactly the text of GET /runs/:id', { timeout: 120_000 }, async () => {
+    const failures: string[] = [];
+    let liveActions = 0;
+    for (let seed = 1; seed <= SCHEDULES; seed++) {
+      const random = prng(seed * 7919);
+      const tokens = 20 + Math.floor(random() * 60);
+      const backing = createMemoryStorage();
+      const online = createManualSignal(true);
+      const open = () => {
+        const storage = pageStorage(backing);
+        const session = new RunSession({
+          endpoint: real.url,
+          key: 'chaos',
+          storage,
+          backoff: { initialMs: 1, maxMs: 4 },
+          env: { online, visible: createManualSignal(true), onPageHide: () => () => {} },
+          onWarning: () => {},
+        });
+        return { session, storage, release: session.retain() };
+      };
+      let page = open();
+      const started = await page.session.start({
+        messages: [{ id: `u${seed}`, role: 'user', content: 'chaos' }],
+        forwardedProps: { script: { tokens, tokensPerSecond: 800, seed } },
+      });
+      const log: string[] = [];
+      for (let step = 0; step < 6; step++) {
+        await new Promise((r) => setTimeout(r, random() * 8));
+        if (page.session.getState().status === 'running') liveActions++;
+        const r = random();
+        if (r < 0.45) {
+          log.push('drop');
+          real.manager.dropConnections(started.runId);
+        } else if (r < 0.75) {
+          const flushed = random() < 0.5;
+          log.push(flushed ? 'reload' : 'crash');
+          if (flushed) await page.session.flush();
+          else page.storage.crash();
+          await page.session.dispose();
+          page = open();
+        } else {
+          log.push('offline');
+          online.set(false);
+          await new Promise((r) => setTimeout(r, random() * 6));
+          online.set(true);
+        }
+      }
+      try {
+        await waitFor(
+          () => page.session.getState().status === 'finished',
+          `seed ${seed} finished`,
+          10_000,
+        );
+        const response = await fetch(`${real.url}/runs/${started.runId}`, {
+          headers: { Authorization: `Bearer ${started.token}` },
+        });
+        const snapshot = (await response.json()) as RunSnapshot;
+        const expected = snapshot.messages
+          .filter((m) => m.role === 'assistant')
+          .map((m) => messageText(m))
+          .join('');
+        const text = assistantText(page.session.getState().messages);
+        if (
+          text !== expected ||
+          page.session.getState().connection.offset !== snapshot.lastOffset
+        ) {
+          failures.push(
+            `seed ${seed} [${log.join(' ')}]: got ${text.length} chars, want ${expected.length}`,
+          );
+        }
+      } catch (error) {
+        failures.push(`seed ${seed} [${log.join(' ')}]: ${(error as Error).message}`);
+      }
+      await page.session.dispose();
+    }
+    expect(failures).toEqual([]);
+    // Most disruptions hit a run that was still streaming.
+    expect(liveActions).toBeGreaterThan(SCHEDULES * 3);
   });
 });
