@@ -67,6 +67,12 @@ export interface ResumableServerOptions {
    */
   fanoutCoalesceMs?: number;
   /**
+   * Where the server reports what it dropped or could not do (an agent's invalid event,
+   * a failed retention sweep).
+   * @default console.warn with a `[resumable]` prefix
+   */
+  log?: (message: string) => void;
+  /**
    * This instance's id (the owner of the runs it produces).
    * @default a random UUID
    */
@@ -115,6 +121,7 @@ export function createResumableApp(options: ResumableServerOptions = {}): Resuma
       ? {}
       : { retentionHours: options.retention.eventsHours }),
     ...(options.instanceId === undefined ? {} : { instanceId: options.instanceId }),
+    ...(options.log === undefined ? {} : { log: options.log }),
     ...(options.fanoutCoalesceMs === undefined
       ? {}
       : { fanoutCoalesceMs: options.fanoutCoalesceMs }),

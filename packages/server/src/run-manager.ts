@@ -84,6 +84,9 @@ export interface RunManagerOptions {
 /** Pending events beyond which the agent waits for the store (backpressure). */
 const MAX_PENDING = 512;
 const ABORTED = Symbol('aborted');
+const SLOW_START = Symbol('slow start');
+/** How long the manager waits for an agent's own RUN_STARTED before sending one. */
+const START_GRACE_MS = 50;
 const APPEND_RETRIES_MS = [50, 250, 1000];
 
 interface PendingEvent {
@@ -378,8 +381,25 @@ export class RunManager {
         if (run.abort.signal.aborted) resolve(ABORTED);
         run.abort.signal.addEventListener('abort', () => resolve(ABORTED), { once: true });
       });
-      for (;;) {
-        const step = await Promise.race([iterator.next(), aborted]);
+      let next = iterator.next();
+      // Give the agent a moment to send its own RUN_STARTED (with its metadata); if it is
+      // slow to say anything (a model thinking), announce the run now so clients see it.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const early = await Promise.race([
+        next,
+        aborted,
+        new Promise<typeof SLOW_START>((resolve) => {
+          timer = setTimeout(() => resolve(SLOW_START), START_GRACE_MS);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (early === SLOW_START) {
+        await this.queue(run, startEvent());
+        started = true;
+      }
+      for (let first = true; ; first = false) {
+        if (!first) next = iterator.next();
+        const step = await Promise.race([next, aborted]);
         if (step === ABORTED || run.terminalQueued) {
           void iterator.return?.()?.catch(() => {});
           break;
