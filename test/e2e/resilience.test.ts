@@ -183,6 +183,32 @@ describe('the demo in Chromium', () => {
     }
   });
 
+  test("the chaos panel's own buttons: cut the connection, go offline for 2 s", async () => {
+    const demo = await openDemo();
+    await demo.send(LONG_PROMPT);
+    const run = await demo.run();
+    await demo.waitForText(40);
+
+    let requests = demo.eventsRequestsFor(run.runId).length;
+    await demo.page.getByRole('button', { name: 'Cut the connection now' }).click();
+    await expect.poll(() => demo.eventsRequestsFor(run.runId).length).toBeGreaterThan(requests);
+    expect(demo.eventsRequestsFor(run.runId)[requests]!.after).toBeGreaterThan(0);
+
+    // The page's simulated drop: navigator.onLine false, the stream fails, then back.
+    requests = demo.eventsRequestsFor(run.runId).length;
+    await demo.page.getByRole('spinbutton', { name: 'Offline seconds' }).fill('2');
+    await demo.page.getByRole('button', { name: 'Go offline' }).click();
+    await expect.poll(() => demo.status.textContent()).toBe(LABELS.offline(true));
+    await expect
+      .poll(() => demo.eventsRequestsFor(run.runId).length, { timeout: 10_000 })
+      .toBeGreaterThan(requests);
+    expect(demo.eventsRequestsFor(run.runId)[requests]!.after).toBeGreaterThan(0);
+
+    const snapshot = await waitForRunEnd(stack, run);
+    await demo.waitForMessageStatus('complete');
+    await expectReplyEqualsServer(demo, serverText(snapshot));
+  });
+
   test('Stop: the run ends cancelled, the partial text is kept as stopped, nothing revives it', async () => {
     const demo = await openDemo();
     await demo.send(LONG_PROMPT);
