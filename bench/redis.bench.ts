@@ -15,7 +15,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AGUIEvent } from '@resumable/protocol';
@@ -235,37 +235,43 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-redis-'));
   const redis = await startRedisServer();
   const rows: Array<{ setup: string } & Awaited<ReturnType<typeof fanout>>> = [];
+  const load: number[][] = [loadavg()];
   try {
-    // Single instance on SQLite: all subscribers on the producer.
-    const single = await startInstance({ BENCH_SQLITE_PATH: join(dir, 'bench.db') });
+    // All three instances up front, so the two setups are measured alternately, rate by
+    // rate, under the same background load.
+    const env = { BENCH_REDIS_URL: redis.url, BENCH_PREFIX: 'bench:' };
+    const [single, a, b] = await Promise.all([
+      startInstance({ BENCH_SQLITE_PATH: join(dir, 'bench.db') }),
+      startInstance(env),
+      startInstance(env),
+    ]);
     try {
       for (const rate of RATES) {
+        // Single instance on SQLite: all subscribers on the producer.
         rows.push({
           setup: 'sqlite, 1 instance × 1000',
           ...(await fanout(single, [single], rate)),
         });
-      }
-    } finally {
-      await stopInstance(single);
-    }
-    // Two instances on Redis: produced on A, 500 subscribers on each of A and B.
-    const env = { BENCH_REDIS_URL: redis.url, BENCH_PREFIX: 'bench:' };
-    const a = await startInstance(env);
-    const b = await startInstance(env);
-    try {
-      for (const rate of RATES) {
+        // Two instances on Redis: produced on A, 500 subscribers on each of A and B.
         rows.push({ setup: 'redis, A × 500 + B × 500', ...(await fanout(a, [a, b], rate)) });
       }
     } finally {
-      await Promise.all([stopInstance(a), stopInstance(b)]);
+      await Promise.all([single, a, b].map(stopInstance));
     }
   } finally {
     await redis.dispose();
     rmSync(dir, { recursive: true, force: true });
   }
+  load.push(loadavg());
 
   const results = {
-    machine: { node: process.version, cpus: cpus().length },
+    machine: {
+      node: process.version,
+      cpus: cpus().length,
+      // 1/5/15-minute load averages before and after: other work on the machine skews
+      // latencies, and both setups share whatever there was.
+      loadAverage: load.map((l) => l.map((v) => round(v))),
+    },
     method:
       'one run; each server instance in its own process, subscribers in the bench process; latency = produced in the agent → parsed by the subscriber',
     seconds: SECONDS,
