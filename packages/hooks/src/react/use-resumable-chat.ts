@@ -1,7 +1,9 @@
 import { isTerminalStatus } from '@resumable/protocol';
 import { useCallback, useMemo } from 'react';
 import { useStore } from 'zustand';
-import type { ChatSessionOptions } from '../core/chat.js';
+import { useShallow } from 'zustand/react/shallow';
+import type { ChatSessionOptions, ChatState } from '../core/chat.js';
+import type { RunSessionState } from '../core/store.js';
 import type { ChatController } from '../core/types.js';
 import { useResumableClient } from './provider.js';
 import { useRetained } from './use-resumable-run.js';
@@ -24,8 +26,8 @@ export function useResumableChat(options: UseResumableChatOptions = {}): ChatCon
   // biome-ignore lint/correctness/useExhaustiveDependencies: options are read when the key's session is made
   const chat = useMemo(() => client.chatSession(key, overrides), [client, key]);
   useRetained(chat);
-  const chatState = useStore(chat.store);
-  const runState = useStore(chat.run.store);
+  const chatState = useStore(chat.store, useShallow(selectChat));
+  const runState = useStore(chat.run.store, useShallow(selectRun));
   const send = useCallback((text: string) => chat.send(text), [chat]);
   const stop = useCallback(() => chat.stop(), [chat]);
   const retry = useCallback(() => chat.retry(), [chat]);
@@ -56,3 +58,21 @@ export function useResumableChat(options: UseResumableChatOptions = {}): ChatCon
     [chatState, runState, send, stop, retry, loadOlder, reset],
   );
 }
+
+const selectChat = (s: ChatState) => ({
+  threadId: s.threadId,
+  messages: s.messages,
+  error: s.error,
+  outbox: s.outbox,
+  hasOlder: s.hasOlder,
+  isLoadingOlder: s.isLoadingOlder,
+});
+
+const selectRun = (s: RunSessionState) => ({
+  threadId: s.threadId,
+  runId: s.runId,
+  status: s.status,
+  connection: s.connection,
+  error: s.error,
+  stopped: s.stopped,
+});

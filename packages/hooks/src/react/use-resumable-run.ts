@@ -1,6 +1,7 @@
 import type { ResumableError, RunMessage, RunStatus } from '@resumable/protocol';
 import { useCallback, useEffect, useMemo } from 'react';
 import { useStore } from 'zustand';
+import { useShallow } from 'zustand/react/shallow';
 import type { StartedRun } from '../core/api.js';
 import type { RunSession, RunSessionOptions, StartRunInput } from '../core/session.js';
 import type { RunSessionState } from '../core/store.js';
@@ -45,7 +46,8 @@ export function useResumableRun(options: UseResumableRunOptions): ResumableRun {
   // biome-ignore lint/correctness/useExhaustiveDependencies: see above
   const session = useMemo(() => client.runSession(key, overrides), [client, key]);
   useRetained(session);
-  const state = useStore(session.store, selectRun);
+  // Only what the hook returns: a warning or the hydration flag alone re-renders nothing.
+  const state = useStore(session.store, useShallow(selectRun));
   const start = useCallback((input?: StartRunInput) => session.start(input), [session]);
   const cancel = useCallback(() => session.cancel(), [session]);
   const retry = useCallback(() => session.retry(), [session]);
@@ -66,4 +68,11 @@ export function useResumableRun(options: UseResumableRunOptions): ResumableRun {
   );
 }
 
-const selectRun = (state: RunSessionState) => state;
+const selectRun = (state: RunSessionState) => ({
+  messages: state.messages,
+  status: state.status,
+  connection: state.connection,
+  error: state.error,
+  runId: state.runId,
+  threadId: state.threadId,
+});
