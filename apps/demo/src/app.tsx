@@ -89,7 +89,7 @@ function Chat({ entry }: { entry: ThreadEntry }) {
       </main>
       <aside className="demo-side" aria-label="Chaos and inspector">
         <ChaosPanel runId={chat.runId} />
-        <Inspector connection={chat.connection} runId={chat.runId} />
+        <Inspector connection={chat.connection} runId={chat.runId} error={chat.error} />
       </aside>
     </>
   );

@@ -1,4 +1,4 @@
-import type { ConnectionInfo } from '@resumable/ui';
+import type { ConnectionInfo, StatusError } from '@resumable/ui';
 import { memo, useEffect, useRef } from 'react';
 import { inspectorLog, useInspectorLog } from './inspector-log.js';
 
@@ -10,12 +10,15 @@ import { inspectorLog, useInspectorLog } from './inspector-log.js';
 export const Inspector = memo(function Inspector({
   connection,
   runId,
+  error,
 }: {
   connection: ConnectionInfo | null;
   runId: string | null;
+  /** The chat's error: for a run that ended in error, why (e.g. `agent_lost`). */
+  error: StatusError | null;
 }) {
   const { totals } = useInspectorLog();
-  useConnectionNotes(connection);
+  useConnectionNotes(connection, error);
 
   return (
     <section className="demo-panel demo-inspector" aria-labelledby="inspector-title">
@@ -72,7 +75,7 @@ const Timeline = memo(function Timeline() {
 });
 
 /** Writes each connection phase change, with its reason, into the timeline. */
-function useConnectionNotes(connection: ConnectionInfo | null) {
+function useConnectionNotes(connection: ConnectionInfo | null, error: StatusError | null) {
   const previous = useRef<ConnectionInfo | null>(null);
   useEffect(() => {
     const before = previous.current;
@@ -92,11 +95,14 @@ function useConnectionNotes(connection: ConnectionInfo | null) {
     } else if (phase === 'streaming' && before && before.phase !== 'connecting') {
       // How many events the resume caught up shows in the ⟲ row when they arrive.
       text += ' · resumed';
-    } else if (phase === 'error' && lastError) {
-      text += ` · ${lastError.code}: ${lastError.message}`;
+    } else if (phase === 'error') {
+      // A run that ended in error says why in the chat's error; a transport failure only in
+      // the connection's last error.
+      const why = error ?? lastError;
+      if (why) text += ` · ${why.code ?? 'error'}: ${why.message}`;
     }
     const tone =
       phase === 'reconnecting' || phase === 'offline' || phase === 'error' ? 'warn' : 'info';
     inspectorLog.note(text, tone);
-  }, [connection]);
+  }, [connection, error]);
 }
