@@ -176,4 +176,54 @@ describe('ChatSession (core, no React)', () => {
       await slow.close();
     }
   });
+
+  it('a prompt sent while a reply streams waits, then goes out when the reply ends', async () => {
+    const chat = client.chatSession('q');
+    const release = chat.retain();
+    server.pauseNew = true;
+    await chat.send('first');
+    const firstRun = chat.run.getState().runId!;
+    await chat.send('second');
+    expect(chat.getState().outbox.map((o) => [o.text, o.error])).toEqual([['second', undefined]]);
+    expect(chat.getState().messages.map((m) => [m.content, m.pending])).toEqual([
+      ['first', undefined],
+      ['second', 'queued'],
+    ]);
+    server.pauseNew = false;
+    server.resume(firstRun);
+    await waitFor(
+      () => chat.run.getState().runId !== firstRun && chat.run.getState().status === 'finished',
+      'second answered',
+    );
+    expect(chat.getState().messages.map((m) => [m.role, m.content])).toEqual([
+      ['user', 'first'],
+      ['assistant', FakeServer.fullText(4)],
+      ['user', 'second'],
+      ['assistant', FakeServer.fullText(4)],
+    ]);
+    release();
+  });
+
+  it('send right after stop: the stopped reply is marked stopped, the new one streams', async () => {
+    const chat = client.chatSession('s');
+    const release = chat.retain();
+    server.pauseNew = true;
+    await chat.send('first');
+    const firstRun = chat.run.getState().runId!;
+    server.step(firstRun, 4);
+    await waitFor(() => chat.run.getState().connection.offset === 4, 'offset 4');
+    server.pauseNew = false;
+    await chat.stop();
+    await chat.send('second');
+    await waitFor(
+      () => chat.run.getState().runId !== firstRun && chat.run.getState().status === 'finished',
+      'second answered',
+    );
+    const replies = chat.getState().messages.filter((m) => m.role === 'assistant');
+    expect(replies.map((m) => [m.ended, m.streaming])).toEqual([
+      ['stopped', undefined],
+      [undefined, undefined],
+    ]);
+    release();
+  });
 });

@@ -72,6 +72,8 @@ export class FakeServer {
   url = '';
   readonly runs = new Map<string, ScriptedRun>();
   readonly requests: RequestLog[] = [];
+  /** Runs started by `POST /runs` wait for `resume`/`step` (exact control of offsets). */
+  pauseNew = false;
   /** Answers for the next `POST /runs` requests, in order (then normal service). */
   readonly postOverrides: Override[] = [];
   /** Answers for the next `GET …/events` requests, in order (then normal service). */
@@ -272,7 +274,10 @@ export class FakeServer {
         return this.json(res, 200, { runId, threadId: existing.threadId, token: existing.token });
       }
       const threadId = input.threadId ?? `thread-${this.counter}`;
-      const run = this.createRun(runId, threadId, { input: input.messages ?? [] });
+      const run = this.createRun(runId, threadId, {
+        input: input.messages ?? [],
+        paused: this.pauseNew,
+      });
       return this.json(res, 201, { runId, threadId, token: run.token });
     }
 

@@ -443,7 +443,19 @@ export class ChatSession {
     const { prompt, settled } = this.getState();
     const done: ChatMessage[] = [];
     if (prompt && (run.runId === null || run.runId === prompt.runId)) done.push(prompt.message);
-    if (run.runId !== null) done.push(...run.messages);
+    if (run.runId !== null) {
+      // A stopped run whose cancelled end has not arrived yet: show its open messages as
+      // stopped rather than streaming forever.
+      const cut = run.stopped && !isTerminalStatus(run.status);
+      for (const m of run.messages) {
+        if (cut && m.streaming) {
+          const { streaming: _open, ...rest } = m;
+          done.push({ ...rest, ended: 'stopped' } as ChatMessage);
+        } else {
+          done.push(m);
+        }
+      }
+    }
     if (done.length === 0 && prompt === null) return;
     this.store.setState({ settled: [...settled, ...done], prompt: null });
   }
