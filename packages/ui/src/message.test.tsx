@@ -219,6 +219,22 @@ describe('<Message> reasoning and tool calls', () => {
     expect(tool.querySelector('[data-part="result"]')!.textContent).toBe('city not found');
   });
 
+  it('renders a tool result on its own (its call not loaded), failed ones marked Error', () => {
+    const t = {
+      id: 't0',
+      role: 'tool',
+      toolCallId: 'c0',
+      content: '',
+      error: 'timeout',
+    } as ChatMessage;
+    const { container } = render(<Message message={t} />);
+    const row = el(container, 't0');
+    expect(row.getAttribute('data-role')).toBe('tool');
+    expect(row.getAttribute('data-status')).toBe('error');
+    expect(row.querySelector('[data-part="result"]')!.textContent).toBe('timeout');
+    expect(row.querySelector('[data-part="ended"]')!.textContent).toBe('Error');
+  });
+
   it('marks a tool call of a stopped reply as stopped', () => {
     const m = assistant('a1', '', {
       ended: 'stopped',

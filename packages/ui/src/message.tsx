@@ -70,7 +70,11 @@ export const Message = memo(function Message({
           </pre>
         </div>
       )}
-      {role !== 'assistant' && (status === 'stopped' || status === 'error') ? (
+      {role === 'tool' && status === 'error' ? (
+        <span className="rc-badge rc-badge--error" data-part="ended">
+          {labels.toolError}
+        </span>
+      ) : role !== 'assistant' && (status === 'stopped' || status === 'error') ? (
         <EndedBadge status={status} labels={labels} />
       ) : null}
     </div>
