@@ -69,13 +69,33 @@ try {
   const page = await context.newPage();
   for (const theme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: theme, reducedMotion: 'reduce' });
-    await page.goto(`http://127.0.0.1:${port}/?theme=${theme}`);
+    // No data-theme: the colours come from the emulated prefers-color-scheme.
+    await page.goto(`http://127.0.0.1:${port}/`);
     await page.waitForSelector('[data-message-id="u3"]');
     // Open the tool call so its arguments and result show.
     await page.click('[data-tool-call-id="c1"] > summary');
+    const bg = await page.evaluate(
+      () => getComputedStyle(document.querySelector('.rc-root')!).backgroundColor,
+    );
+    const expected = theme === 'dark' ? 'rgb(15, 15, 17)' : 'rgb(255, 255, 255)';
+    if (bg !== expected) throw new Error(`${theme}: background ${bg}, expected ${expected}`);
     await page.screenshot({ path: join(docs, `${theme}.png`) });
     console.log(`wrote docs/${theme}.png`);
   }
+  // data-theme beats the system preference, both ways.
+  for (const [system, forced, expected] of [
+    ['dark', 'light', 'rgb(255, 255, 255)'],
+    ['light', 'dark', 'rgb(15, 15, 17)'],
+  ] as const) {
+    await page.emulateMedia({ colorScheme: system });
+    await page.goto(`http://127.0.0.1:${port}/?theme=${forced}`);
+    await page.waitForSelector('.rc-root');
+    const bg = await page.evaluate(
+      () => getComputedStyle(document.querySelector('.rc-root')!).backgroundColor,
+    );
+    if (bg !== expected) throw new Error(`system ${system}, data-theme ${forced}: ${bg}`);
+  }
+  console.log('data-theme overrides prefers-color-scheme both ways');
 } finally {
   await context.close();
   server.close();
