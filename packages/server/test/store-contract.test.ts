@@ -1,4 +1,4 @@
-import type { Message, RunSnapshot } from '@resumable/protocol';
+import { type Message, ResumableError, type RunSnapshot } from '@resumable/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppendConflictError, type EventStore } from '../src/index.js';
 import { STORES, tempDir } from './helpers.js';
@@ -155,5 +155,43 @@ describe.each(STORES)('EventStore contract: $name', ({ create }) => {
       snapshot: snapshot(runId, threadId, 1),
     });
     expect(await store.readEvents(live.runId, 0, 10)).toEqual([ev(1)]);
+  });
+});
+
+describe('SQLite failures are typed', () => {
+  it('a store that cannot write answers store_unavailable and keeps what it had', async () => {
+    const dir = tempDir();
+    const { SqliteStore } = await import('../src/stores/sqlite.js');
+    const path = `${dir.path}/locked.db`;
+    const store = new SqliteStore({ path });
+    const Database = (await import('libsql')).default;
+    const other = new Database(path);
+    try {
+      await store.createThread({ threadId: 't', token: 'x', createdAt: 1 });
+      await store.createRun({ runId: 'r', threadId: 't', createdAt: 2, owner: 'me' });
+      await store.append('r', [{ offset: 1, json: '{"type":"CUSTOM","name":"a"}' }]);
+      // Another connection holds the write lock past the busy timeout.
+      other.pragma('busy_timeout = 0');
+      other.exec('BEGIN IMMEDIATE');
+      (store as unknown as { db: { pragma(s: string): void } }).db.pragma('busy_timeout = 50');
+      const error = await store
+        .append('r', [{ offset: 2, json: '{"type":"CUSTOM","name":"b"}' }])
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ResumableError);
+      expect((error as ResumableError).code).toBe('store_unavailable');
+      expect((error as ResumableError).status).toBe(503);
+      other.exec('ROLLBACK');
+      expect(await store.readEvents('r', 0, 10)).toEqual([
+        { offset: 1, json: '{"type":"CUSTOM","name":"a"}' },
+      ]);
+      await store.close();
+      const closed = await store.getRun('r').catch((e: unknown) => e);
+      expect((closed as ResumableError).toBody()).toEqual({
+        error: { code: 'store_unavailable', message: `the SQLite store ${path} is closed` },
+      });
+    } finally {
+      other.close();
+      dir.cleanup();
+    }
   });
 });

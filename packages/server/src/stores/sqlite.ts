@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Message, RunSnapshot } from '@resumable/protocol';
+import { ResumableError } from '@resumable/protocol';
 import Database from 'libsql';
 import type {
   EventStore,
@@ -198,50 +199,53 @@ export class SqliteStore implements EventStore {
   }
 
   async createThread(thread: ThreadRecord): Promise<boolean> {
-    return this.stmt.insertThread.run(thread.threadId, thread.token, thread.createdAt).changes > 0;
+    return this.guard(
+      () => this.stmt.insertThread.run(thread.threadId, thread.token, thread.createdAt).changes > 0,
+    );
   }
 
   async getThread(threadId: string): Promise<ThreadRecord | null> {
-    const row = this.stmt.getThread.get(threadId) as
+    const row = this.guard(() => this.stmt.getThread.get(threadId)) as
       | { thread_id: string; token: string; created_at: number }
       | undefined;
     return row ? { threadId: row.thread_id, token: row.token, createdAt: row.created_at } : null;
   }
 
   async createRun(run: NewRun): Promise<{ created: boolean; run: RunRecord }> {
-    const created =
-      this.stmt.insertRun.run(run.runId, run.threadId, run.createdAt, run.owner).changes > 0;
+    const created = this.guard(
+      () => this.stmt.insertRun.run(run.runId, run.threadId, run.createdAt, run.owner).changes > 0,
+    );
     const record = await this.getRun(run.runId);
     return { created, run: record! };
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {
-    const row = this.stmt.getRun.get(runId) as RunRow | undefined;
+    const row = this.guard(() => this.stmt.getRun.get(runId)) as RunRow | undefined;
     return row ? toRecord(row) : null;
   }
 
   async listRuns(threadId: string, limit: number): Promise<RunRecord[]> {
-    return (this.stmt.listRuns.all(threadId, limit) as RunRow[]).map(toRecord);
+    return (this.guard(() => this.stmt.listRuns.all(threadId, limit)) as RunRow[]).map(toRecord);
   }
 
   async append(runId: string, events: readonly StoredEvent[], end?: RunEnd): Promise<void> {
-    this.appendTx(runId, events, end);
+    this.guard(() => this.appendTx(runId, events, end));
   }
 
   async readEvents(runId: string, after: number, limit: number): Promise<StoredEvent[]> {
-    return this.stmt.readEvents.all(runId, after, limit) as StoredEvent[];
+    return this.guard(() => this.stmt.readEvents.all(runId, after, limit)) as StoredEvent[];
   }
 
   async putMessages(threadId: string, runId: string, messages: readonly Message[]) {
-    this.putMessagesTx(threadId, runId, messages);
+    this.guard(() => this.putMessagesTx(threadId, runId, messages));
   }
 
   async listMessages(threadId: string, before: number | null, limit: number): Promise<MessagePage> {
     // One extra row tells whether an older page exists.
-    const rows = (
+    const rows = this.guard(() =>
       before === null
         ? this.stmt.pageNewest.all(threadId, limit + 1)
-        : this.stmt.pageBefore.all(threadId, before, limit + 1)
+        : this.stmt.pageBefore.all(threadId, before, limit + 1),
     ) as Array<{ seq: number; json: string }>;
     const more = rows.length > limit;
     const page = rows.slice(0, limit).reverse();
@@ -253,19 +257,46 @@ export class SqliteStore implements EventStore {
 
   async findOrphanedRuns(): Promise<RunRecord[]> {
     // One process owns the file, so at start-up every run still `running` lost its agent.
-    return (this.stmt.running.all() as RunRow[]).map(toRecord);
+    return (this.guard(() => this.stmt.running.all()) as RunRow[]).map(toRecord);
   }
 
   async pruneEvents(endedBefore: number): Promise<number> {
-    const runs = this.stmt.expired.all(endedBefore) as Array<{ run_id: string }>;
-    const prune = this.db.transaction(() => {
-      for (const { run_id } of runs) {
-        this.stmt.deleteEvents.run(run_id);
-        this.stmt.markPruned.run(run_id);
-      }
+    return this.guard(() => {
+      const runs = this.stmt.expired.all(endedBefore) as Array<{ run_id: string }>;
+      const prune = this.db.transaction(() => {
+        for (const { run_id } of runs) {
+          this.stmt.deleteEvents.run(run_id);
+          this.stmt.markPruned.run(run_id);
+        }
+      });
+      prune();
+      return runs.length;
     });
-    prune();
-    return runs.length;
+  }
+
+  /**
+   * Runs a statement; a database failure (locked past the busy timeout, disk full, I/O
+   * error, closed) becomes `store_unavailable` (HTTP 503), with the SQLite error as cause.
+   * A transaction that throws has been rolled back, so nothing is half-written.
+   */
+  private guard<T>(fn: () => T): T {
+    if (this.closed) {
+      throw new ResumableError('store_unavailable', `the SQLite store ${this.path} is closed`);
+    }
+    try {
+      return fn();
+    } catch (error) {
+      if (error instanceof AppendConflictError || error instanceof ResumableError) throw error;
+      const code = (error as { code?: unknown }).code;
+      if (typeof code === 'string' && code.startsWith('SQLITE_')) {
+        throw new ResumableError(
+          'store_unavailable',
+          `SQLite (${this.path}): ${(error as Error).message}`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
   }
 
   async close(): Promise<void> {
