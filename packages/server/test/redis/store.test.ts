@@ -124,6 +124,24 @@ describe('RedisStore (Redis-specific behaviour)', () => {
     stop2();
   });
 
+  it('a tail added further back than the read in flight gets its whole backlog, in order', async () => {
+    const [a, b] = pair();
+    await newRun(a);
+    await a.append('r', events(1, 40));
+    const ahead: StoredEvent[] = [];
+    const behind: StoredEvent[] = [];
+    const stopAhead = b.subscribe('r', 40, (batch) => ahead.push(...batch));
+    // The reader is now blocked reading after offset 40.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const stopBehind = b.subscribe('r', 0, (batch) => behind.push(...batch));
+    await a.append('r', events(41, 45));
+    await waitUntil(() => behind.length === 45 && ahead.length === 5);
+    expect(behind).toEqual(events(1, 45));
+    expect(ahead).toEqual(events(41, 45));
+    stopAhead();
+    stopBehind();
+  });
+
   it('leases: SET NX PX, renewal by the holder only, lapse makes the run an orphan', async () => {
     const [a, b] = pair();
     await newRun(a, 'r', 'A');
