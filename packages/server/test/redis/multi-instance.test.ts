@@ -152,8 +152,9 @@ describe('several server processes on one Redis', () => {
     const log = await reading;
     const closedAfter = Date.now() - killedAt;
 
-    // The lease lapses at most LEASE_MS after the kill; a sweep runs every LEASE_MS / 3.
-    expect(closedAfter).toBeLessThan(LEASE_MS + LEASE_MS / 3 + 1000);
+    // The lease lapses at most LEASE_MS after the kill and a sweep runs every LEASE_MS / 3
+    // (plus slack for timers on a loaded machine).
+    expect(closedAfter).toBeLessThan(LEASE_MS + LEASE_MS / 3 + 1500);
     const n = log.frames.length;
     expect(n).toBeGreaterThanOrEqual(21); // at least the 20 events seen before the kill
     expect(log.frames.map((f) => f.offset)).toEqual(log.frames.map((_, i) => i + 1));

@@ -76,8 +76,9 @@ describe('Redis unreachable, then back', () => {
     expect(events.status).toBe(503);
     expect(events.headers.get('content-type')).toBe('application/json');
     expect(await events.json()).toEqual(unavailable);
-    // Fast failures, not requests parked until Redis returns.
-    expect(Date.now() - started).toBeLessThan(3000);
+    // Fast failures (3 × connectWaitMs 300 ms, with slack for a loaded machine), not
+    // requests parked until Redis returns (those would have answered 200 after it).
+    expect(Date.now() - started).toBeLessThan(5000);
 
     await redis.restart();
     await waitFor(async () => (await getJson(done.json.runId)).status === 200, 15_000);
