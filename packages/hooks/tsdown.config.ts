@@ -6,14 +6,6 @@ export default defineConfig({
   dts: true,
   platform: 'neutral',
   clean: true,
-  // Dependencies stay imports; `#sse-parser` is this package's alias of eventsource-parser
-  // (see src/core/sse-parser.d.ts) and resolves through package.json "imports".
-  external: [
-    /^react/,
-    /^zustand/,
-    'idb-keyval',
-    'eventsource-parser',
-    /^@resumable\//,
-    '#sse-parser',
-  ],
+  // Dependencies stay imports (zustand and react by subpath too).
+  external: [/^react/, /^zustand/, 'idb-keyval', 'eventsource-parser', /^@resumable\//],
 });

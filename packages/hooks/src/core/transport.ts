@@ -1,6 +1,6 @@
 import type { Envelope } from '@resumable/protocol';
 import { decodeEnvelope, ResumableError } from '@resumable/protocol';
-import { createParser } from '#sse-parser';
+import { createParser } from 'eventsource-parser';
 import { errorFromResponse, isAbort, networkError } from './http.js';
 
 /**
