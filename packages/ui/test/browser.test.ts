@@ -1,0 +1,77 @@
+// @vitest-environment node
+// Sticking to the bottom needs real layout: checked in Chromium on the fixture page.
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FixtureServer, launchChromium, serveFixture } from '../scripts/fixture-server.js';
+
+type Pushable = { __rcPush: (paragraphs: number) => void };
+
+let fixture: FixtureServer;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
+let page: Page;
+
+beforeAll(async () => {
+  fixture = await serveFixture();
+  browser = await launchChromium({ width: 800, height: 700 });
+  page = await browser.context.newPage();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await fixture?.close();
+});
+
+/** Pixels between the bottom of the transcript's viewport and the end of its content. */
+function gap(): Promise<number> {
+  return page.evaluate(() => {
+    const log = document.querySelector('[role="log"]')!;
+    return log.scrollHeight - log.clientHeight - log.scrollTop;
+  });
+}
+
+async function settledGap(): Promise<number> {
+  // The spring animation settles within a second; poll (bounded) until it stops moving.
+  let last = Number.NaN;
+  for (let i = 0; i < 40; i++) {
+    const now = await gap();
+    if (now === last) return now;
+    last = now;
+    await page.waitForTimeout(100);
+  }
+  return last;
+}
+
+describe('<MessageList> in Chromium', () => {
+  it('follows a streaming reply, lets go when the user scrolls up, and Jump to latest returns', async () => {
+    await page.goto(`${fixture.url}?mode=stream`);
+    await page.waitForSelector('[data-message-id="live"]');
+    expect(await settledGap()).toBeLessThanOrEqual(1);
+
+    // The reply grows: the transcript follows it.
+    for (let i = 0; i < 5; i++)
+      await page.evaluate(() => (window as unknown as Pushable).__rcPush(3));
+    expect(await settledGap()).toBeLessThanOrEqual(1);
+    expect(await page.getByRole('button', { name: 'Jump to latest' }).count()).toBe(0);
+
+    // The user scrolls up to read: the transcript stays where they put it while text arrives.
+    await page.mouse.move(400, 300);
+    await page.mouse.wheel(0, -1500);
+    const jump = page.getByRole('button', { name: 'Jump to latest' });
+    await jump.waitFor({ state: 'visible', timeout: 5000 });
+    const before = await page.evaluate(() => document.querySelector('[role="log"]')!.scrollTop);
+    for (let i = 0; i < 5; i++)
+      await page.evaluate(() => (window as unknown as Pushable).__rcPush(3));
+    await page.waitForTimeout(300);
+    expect(await page.evaluate(() => document.querySelector('[role="log"]')!.scrollTop)).toBe(
+      before,
+    );
+    expect(await gap()).toBeGreaterThan(1000);
+
+    // Jump to latest: back at the bottom, the button goes away, following resumes.
+    await jump.click();
+    await jump.waitFor({ state: 'detached', timeout: 5000 });
+    expect(await settledGap()).toBeLessThanOrEqual(1);
+    await page.evaluate(() => (window as unknown as Pushable).__rcPush(3));
+    expect(await settledGap()).toBeLessThanOrEqual(1);
+  }, 60_000);
+});
