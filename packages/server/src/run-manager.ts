@@ -156,6 +156,8 @@ export class RunManager {
   private readonly timers: ReturnType<typeof setInterval>[] = [];
   private readonly cleanups: Array<() => void> = [];
   private closing = false;
+  /** Runs between the limit check and their registration. */
+  private starting = 0;
 
   constructor(options: RunManagerOptions) {
     this.store = options.store;
@@ -211,28 +213,40 @@ export class RunManager {
     if (this.closing) throw new ResumableError('store_unavailable', 'the server is shutting down');
     const existing = await this.store.getRun(input.runId);
     if (existing) return { created: false, run: existing };
-    if (this.active.size >= this.limits.maxConcurrentRuns) {
+    // Slots are taken before the first await, so concurrent POSTs cannot overshoot.
+    if (this.active.size + this.starting >= this.limits.maxConcurrentRuns) {
       throw new ResumableError(
         'too_many_requests',
-        `this server is producing ${this.active.size} runs, its limit`,
+        `this server is producing ${this.active.size + this.starting} runs, its limit`,
         { retryAfter: 1 },
       );
     }
-    const result = await this.store.createRun({
-      runId: input.runId,
-      threadId: input.threadId,
-      createdAt: Date.now(),
-      owner: this.instanceId,
-    });
-    if (!result.created) return result;
-    if (this.store.acquireLease) {
-      await this.store.acquireLease(input.runId, this.instanceId, this.leaseMs);
+    this.starting++;
+    let result: { created: boolean; run: RunRecord };
+    try {
+      result = await this.store.createRun({
+        runId: input.runId,
+        threadId: input.threadId,
+        createdAt: Date.now(),
+        owner: this.instanceId,
+      });
+    } finally {
+      this.starting--;
     }
-    const prompt = input.messages.filter((m) => m.role !== 'assistant' && m.role !== 'tool');
-    if (prompt.length > 0) await this.store.putMessages(input.threadId, input.runId, prompt);
+    if (!result.created) return result;
+    // Registered at once: a subscriber arriving now follows it live, not by polling.
     const run = new ActiveRun(result.run, new Hub(input.runId, 0, this.coalesceMs));
     this.active.set(input.runId, run);
     this.hubs.set(input.runId, run.hub);
+    try {
+      if (this.store.acquireLease) {
+        await this.store.acquireLease(input.runId, this.instanceId, this.leaseMs);
+      }
+      const prompt = input.messages.filter((m) => m.role !== 'assistant' && m.role !== 'tool');
+      if (prompt.length > 0) await this.store.putMessages(input.threadId, input.runId, prompt);
+    } catch (error) {
+      this.log(`run ${input.runId}: lease or history not saved: ${String(error)}`);
+    }
     void this.produce(run, input);
     return result;
   }
