@@ -5,6 +5,7 @@ export {
   type ScriptedAgentOptions,
   type ScriptOptions,
   scriptedAgent,
+  timeLead,
 } from './agents/scripted.js';
 export type { Agent, AgentContext } from './agents/types.js';
 export {

@@ -12,6 +12,7 @@ import {
   replyTokens,
   scriptedAgent,
   startServer,
+  timeLead,
 } from '../src/index.js';
 import { bearer, postRun, prompt, readEvents } from './helpers.js';
 
@@ -87,7 +88,9 @@ describe('@ag-ui/client HttpAgent against POST /runs', () => {
       {
         id: `msg-${runId}`,
         role: 'assistant',
-        content: replyTokens('What time is it?', 12).join(''),
+        content: replyTokens('What time is it?', 12, 0, timeLead('2026-01-02T03:04:05.000Z')).join(
+          '',
+        ),
         toolCalls: [
           {
             id: `call-${runId}`,

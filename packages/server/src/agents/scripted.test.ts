@@ -39,7 +39,7 @@ describe('scripted agent', () => {
       tokensPerSecond: 0,
     });
     const events = await collect(
-      agent(input('What time is it?', { tokens: 4 }), { signal: new AbortController().signal }),
+      agent(input('What time is it?', { tokens: 7 }), { signal: new AbortController().signal }),
     );
     expect(events).toEqual([
       {
@@ -59,7 +59,15 @@ describe('scripted agent', () => {
         role: 'tool',
       },
       { type: 'TEXT_MESSAGE_START', messageId: 'msg-r', role: 'assistant' },
-      ...replyTokens('What time is it?', 4).map((delta) => ({
+      ...[
+        '## ',
+        'Answer ',
+        'to: ',
+        'What time is it?\n\n',
+        'It is ',
+        '**07:08 UTC** ',
+        'on 2026-05-06. ',
+      ].map((delta) => ({
         type: 'TEXT_MESSAGE_CONTENT',
         messageId: 'msg-r',
         delta,

@@ -64,9 +64,11 @@ async function* run(
   const prompt = lastUserText(input);
   const id = `${input.runId}`;
   const messageId = `msg-${id}`;
+  let lead: string[] = [];
   if (/\btime\b/i.test(prompt)) {
     const toolCallId = `call-${id}`;
     const time = now().toISOString();
+    lead = timeLead(time);
     yield {
       type: EventType.TOOL_CALL_START,
       toolCallId,
@@ -85,7 +87,7 @@ async function* run(
     };
   }
   yield { type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' };
-  const tokens = replyTokens(prompt, script.tokens, script.seed);
+  const tokens = replyTokens(prompt, script.tokens, script.seed, lead);
   const interval = script.tokensPerSecond > 0 ? 1000 / script.tokensPerSecond : 0;
   const started = performance.now();
   for (let i = 0; i < tokens.length; i++) {
@@ -113,8 +115,14 @@ async function* run(
 /**
  * The reply as exactly `count` deltas: a heading quoting the prompt, filler words, and a
  * fenced code block derived from the prompt at the end (when `count` leaves room for it).
+ * `lead` (the tool's answer) comes right after the heading.
  */
-export function replyTokens(prompt: string, count: number, seed = 0): string[] {
+export function replyTokens(
+  prompt: string,
+  count: number,
+  seed = 0,
+  lead: readonly string[] = [],
+): string[] {
   const topic = prompt.trim().replace(/\s+/g, ' ').slice(0, 80) || 'your question';
   const head = ['## ', 'Answer ', 'to: ', `${topic.replace(/[#`]/g, '')}\n\n`];
   const ident = identifierOf(topic);
@@ -128,6 +136,7 @@ export function replyTokens(prompt: string, count: number, seed = 0): string[] {
   ];
   const out: string[] = [];
   for (const t of head) if (out.length < count) out.push(t);
+  for (const t of lead) if (out.length < count) out.push(t);
   const fillers = Math.max(0, count - out.length - code.length);
   const random = mulberry32(hash(topic) ^ seed);
   for (let i = 0; i < fillers; i++) {
@@ -137,6 +146,11 @@ export function replyTokens(prompt: string, count: number, seed = 0): string[] {
   }
   for (const t of code) if (out.length < count) out.push(t);
   return out;
+}
+
+/** The reply's first sentence when `get_time` answered `time` (an ISO string). */
+export function timeLead(time: string): string[] {
+  return ['It is ', `**${time.slice(11, 16)} UTC** `, `on ${time.slice(0, 10)}. `];
 }
 
 function scriptOf(input: RunAgentInput, base: ScriptOptions): ScriptOptions {
