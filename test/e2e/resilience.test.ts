@@ -127,9 +127,14 @@ describe('the demo in Chromium', () => {
     const ready = stack.api.nextReady();
     expect((await chaos(stack, 'restart')).status).toBe(202);
     await ready;
+    const restartedAt = Date.now();
     expect(stack.api.pid).not.toBe(pidBefore);
 
     await demo.waitForMessageStatus('error');
+    // The client reconnected to the new process and resumed from its offset.
+    const resumed = demo.eventsRequestsFor(run.runId).filter((r) => r.at >= restartedAt);
+    expect(resumed.length, demo.describe()).toBeGreaterThan(0);
+    expect(resumed[0]!.after, demo.describe()).toBeGreaterThan(0);
     const snapshot = await fetchRun(stack, run);
     expect(snapshot.status).toBe('error');
     expect(snapshot.error?.code).toBe('agent_lost');

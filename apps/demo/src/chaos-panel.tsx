@@ -137,7 +137,7 @@ export const ChaosPanel = memo(function ChaosPanel({ runId }: { runId: string | 
       <p className="demo-server" aria-live="polite">
         {server
           ? `Server pid ${server.pid} · agent ${server.agent}${slow ? ` · +${server.delayMs} ms/event` : ''}`
-          : 'Server down (restarting?)'}
+          : 'Server unreachable (restarting, or you are offline)'}
       </p>
     </section>
   );
