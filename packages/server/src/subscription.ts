@@ -181,11 +181,13 @@ export class Subscription {
       const last = events[events.length - 1]!.offset;
       this.cursor = last;
       this.enqueue(batch.bytes, events.length);
-      const terminal = this.options.hub?.terminalOffset ?? null;
-      if (terminal !== null && last >= terminal) this.close(true);
     } else {
       this.write(events);
     }
+    // Also when the terminal event was already read from the store (it can be stored and
+    // read a moment before it is published): nothing follows it, the body ends.
+    const terminal = this.options.hub?.terminalOffset ?? null;
+    if (terminal !== null && this.cursor >= terminal) this.close(true);
     if (!this.closed && this.queued > this.options.bufferEvents) this.close(true);
   }
 
