@@ -178,11 +178,12 @@ export async function waitForRunEnd(
 }
 
 /**
- * Text with the Markdown syntax and the whitespace taken out: what must match between the
- * server's Markdown source and the text the page renders from it.
+ * Text with the Markdown markers the scripted agent writes (`#` headings, `**` emphasis,
+ * code fences) and the whitespace taken out: what must match between the server's Markdown
+ * source and the text the page renders from it.
  */
 export function squash(text: string): string {
-  return text.replace(/[\s#`]+/g, '');
+  return text.replace(/[\s#`*]+/g, '');
 }
 
 /** The text of the run's last assistant message, as the server folded it. */

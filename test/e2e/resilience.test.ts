@@ -268,5 +268,6 @@ describe('the demo in Chromium', () => {
     expect(body.runs.map((r) => r.runId)).toEqual([run.runId]);
     await expect.poll(() => demo.page.locator('[data-role="user"]').count()).toBe(1);
     expect(new Set(demo.runs.map((r) => r.runId)).size).toBe(1);
+    await screenshot(demo.page, 'offline-prompt-delivered');
   });
 });
