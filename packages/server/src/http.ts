@@ -115,7 +115,18 @@ export function createHttpApp(options: HttpOptions): Hono {
       const threadId = parsed.threadId ?? crypto.randomUUID();
       const runId = parsed.runId ?? crypto.randomUUID();
       let thread = await store.getThread(threadId);
-      await authorizeOrThrow(authorize, request, { action: 'create', threadId, runId, thread });
+      try {
+        await authorizeOrThrow(authorize, request, { action: 'create', threadId, runId, thread });
+      } catch (error) {
+        // The same POST sent twice on a new thread: the first created the thread a moment
+        // ago and is creating the run. Answer as a retry once it exists.
+        const fresh = thread !== null && Date.now() - thread.createdAt < 5000;
+        if (fresh && parsed.runId !== undefined && authorize === tokenPolicy) {
+          const raced = await waitForRun(parsed.runId);
+          if (raced) return answerExisting(request, raced, parsed.threadId, wantsStream);
+        }
+        throw error;
+      }
       if (!thread) {
         const fresh: ThreadRecord = { threadId, token: newToken(), createdAt: Date.now() };
         thread = (await store.createThread(fresh)) ? fresh : await loadThread(threadId);

@@ -105,6 +105,8 @@ class ActiveRun {
   pending: PendingEvent[] = [];
   /** Set once a terminal event is queued: the agent's further events are dropped. */
   terminalQueued = false;
+  /** Set once RUN_STARTED is queued (the log must begin with it). */
+  startQueued = false;
   cancelRequested = false;
   failed = false;
   flushing: Promise<void> | null = null;
@@ -441,7 +443,6 @@ export class RunManager {
         }
         await this.queue(run, event);
       }
-      if (!started && !run.terminalQueued) await this.queue(run, startEvent());
       if (!run.terminalQueued) {
         this.queueTerminal(
           run,
@@ -457,7 +458,6 @@ export class RunManager {
       }
     } catch (error) {
       if (!run.terminalQueued) {
-        if (!started) this.queueRaw(run, startEvent());
         this.queueTerminal(
           run,
           run.cancelRequested ? cancelledEvent(threadId, runId) : errorEvent(error),
@@ -484,6 +484,7 @@ export class RunManager {
   }
 
   private queueRaw(run: ActiveRun, event: AGUIEvent): void {
+    if (event.type === EventType.RUN_STARTED) run.startQueued = true;
     run.pending.push({ offset: run.nextOffset++, event, json: JSON.stringify(event) });
     // Flush on the next turn of the event loop, not now: everything a fast agent yields in
     // the meantime goes in the same append (one transaction, one fan-out write) instead
@@ -498,6 +499,15 @@ export class RunManager {
 
   private queueTerminal(run: ActiveRun, event: AGUIEvent): void {
     if (run.terminalQueued || run.failed) return;
+    // A run cancelled or shut down before the agent said anything still starts its log
+    // with RUN_STARTED.
+    if (!run.startQueued) {
+      this.queueRaw(run, {
+        type: EventType.RUN_STARTED,
+        threadId: run.record.threadId,
+        runId: run.record.runId,
+      });
+    }
     run.terminalQueued = true;
     this.queueRaw(run, event);
   }

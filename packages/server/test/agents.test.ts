@@ -433,6 +433,22 @@ describe('what the manager adds to an agent', () => {
         'RUN_FINISHED',
       ]);
 
+      // Cancelled before the agent said anything: the log still starts with RUN_STARTED.
+      const { json: c } = await postRun(server.url, prompt('cancel at once'));
+      await fetch(`${server.url}/runs/${c.runId}/cancel`, {
+        method: 'POST',
+        headers: bearer(c.token),
+      });
+      expect(await logOf(server, c.runId, c.token)).toEqual([
+        { type: 'RUN_STARTED', threadId: c.threadId, runId: c.runId },
+        {
+          type: 'RUN_FINISHED',
+          threadId: c.threadId,
+          runId: c.runId,
+          outcome: { type: 'cancelled' },
+        },
+      ]);
+
       agent = own;
       const { json: b } = await postRun(server.url, prompt('own'));
       expect(await logOf(server, b.runId, b.token)).toEqual([
