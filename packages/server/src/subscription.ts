@@ -236,7 +236,10 @@ export class Subscription {
           continue;
         }
         const terminal = this.terminalOffset ?? hub?.terminalOffset ?? null;
-        if (terminal !== null && this.cursor >= terminal) {
+        // At the terminal event: done. Short of it with nothing to read: retention pruned
+        // the events of this ended run mid-replay (a terminal event is stored before it is
+        // known here). End the body; the reconnect gets 410. Reading again would spin.
+        if (terminal !== null) {
           this.close(true);
           return;
         }
