@@ -20,9 +20,12 @@ export const ChaosPanel = memo(function ChaosPanel({ runId }: { runId: string | 
     };
     void poll();
     const timer = setInterval(poll, 1000);
+    // Back online: say at once that the server is there, not a second later.
+    window.addEventListener('online', poll);
     return () => {
       alive = false;
       clearInterval(timer);
+      window.removeEventListener('online', poll);
     };
   }, []);
 
