@@ -534,7 +534,12 @@ export class RunSession {
           );
         }
         if (terminal)
-          Object.assign(patch, { phase: this.phaseAtRest(), attempt: 0, nextRetryAt: null });
+          Object.assign(patch, {
+            phase: this.phaseAtRest(),
+            attempt: 0,
+            nextRetryAt: null,
+            lastError: null,
+          });
         this.publish(this.run, patch, terminal ? { error: runErrorOf(this.run) } : {});
         this.writer.schedule();
         if (terminal) void this.writer.flush();
