@@ -238,20 +238,21 @@ describe('RunSession against a protocol server', () => {
     await h.session.attach({ runId: RUN, threadId: 'th-1', token: 'tok-th-1' });
     await waitFor(() => h.session.getState().connection.phase === 'streaming', 'streaming');
     server.raw(RUN, 'data: {"type":"TEXT_MESSAGE_CONTENT"}\n\n'); // no id
-    server.raw(RUN, 'id: 3\ndata: {"type":"RUN_STARTED"}\n\n'); // backwards
-    await waitFor(
-      () => h.warnings.length === 2,
-      `two warnings, got ${JSON.stringify(h.warnings.map((w) => w.message))}`,
-    ).catch((e) => {
-      throw new Error(`${e.message} ${JSON.stringify(h.warnings.map((w) => w.message))}`);
-    });
+    // At or below the resume point (4): a redelivery, dropped without a word.
+    server.raw(RUN, 'id: 3\ndata: {"type":"RUN_STARTED"}\n\n');
     // Non-JSON data at the next offset: it occupies the offset, the fold warns and moves on.
     server.raw(RUN, 'id: 5\ndata: {not json\n\n');
     await waitFor(() => h.session.getState().connection.offset === 5, 'offset 5');
-    expect(h.warnings.map((w) => w.code)).toEqual([
-      'malformed_event',
-      'offset_gap',
-      'malformed_event',
+    // Backwards relative to the last offset of this response (5): a server fault.
+    server.raw(RUN, 'id: 4\ndata: {"type":"RUN_STARTED"}\n\n');
+    await waitFor(
+      () => h.warnings.length === 3,
+      `three warnings, got ${JSON.stringify(h.warnings.map((w) => w.message))}`,
+    );
+    expect(h.warnings.map((w) => `${w.code}: ${w.message}`)).toEqual([
+      'malformed_event: an event needs a positive integer offset, got "undefined"',
+      'malformed_event: offset 5: an event must have a string "type"',
+      'offset_gap: offset went backwards in one stream: 4 after 5',
     ]);
     expect(h.session.getState().connection.phase).toBe('streaming');
     // The server's own event 5 is now a redelivery for this client; the text of the
@@ -261,6 +262,7 @@ describe('RunSession against a protocol server', () => {
     expect(assistantText(h.session.getState().messages)).toBe(
       FakeServer.fullText(20).replace('tok2 ', ''),
     );
+    expect(h.warnings).toHaveLength(3);
   });
 
   it('discards a corrupt or unknown-version record with a typed warning', async () => {

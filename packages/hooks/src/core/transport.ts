@@ -96,7 +96,9 @@ export async function readEventStream(request: StreamRequest): Promise<StreamOut
     request.onOpen?.();
 
     let batch: Envelope[] = [];
-    let lastId = request.after;
+    // The last offset seen in *this* response (null before the first): a regression is
+    // judged against it, never against `after`.
+    let lastSeen: number | null = null;
     const parser = createParser({
       onEvent(message) {
         const decoded = decodeEnvelope(message.id, message.data);
@@ -104,19 +106,22 @@ export async function readEventStream(request: StreamRequest): Promise<StreamOut
           request.onWarning(decoded);
           return;
         }
-        if (decoded.offset === lastId) return; // a duplicate delivery: drop quietly
-        if (decoded.offset < lastId) {
-          // Redelivery across connections is normal and the fold drops it; going backwards
-          // inside one response is a server fault worth reporting.
+        const offset = decoded.offset;
+        if (lastSeen !== null && offset < lastSeen) {
+          // Going backwards inside one response is a server fault worth reporting.
           request.onWarning(
             new ResumableError(
               'offset_gap',
-              `offset went backwards in one stream: ${decoded.offset} after ${lastId}`,
+              `offset went backwards in one stream: ${offset} after ${lastSeen}`,
             ),
           );
           return;
         }
-        lastId = decoded.offset;
+        const duplicate = offset === lastSeen;
+        lastSeen = offset;
+        // A duplicate delivery, or a redelivery at or below the resume point (allowed and
+        // expected by the protocol; the fold ignores it too): drop quietly.
+        if (duplicate || offset <= request.after) return;
         batch.push(decoded);
       },
     });

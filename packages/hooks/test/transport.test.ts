@@ -1,0 +1,84 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ResumableError } from '@resumable/protocol';
+import { encodeFrameJson } from '@resumable/protocol';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { StreamOutcome } from '../src/core/transport.js';
+import { readEventStream } from '../src/core/transport.js';
+
+/** A server on 127.0.0.1 that answers every request with `body` in one write. */
+async function serveBody(body: string): Promise<{ url: string; server: Server }> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/events`, server };
+}
+
+const frame = (offset: number) =>
+  encodeFrameJson(offset, JSON.stringify({ type: 'TEXT_MESSAGE_CONTENT', delta: `d${offset}` }));
+
+let server: Server | null = null;
+afterEach(async () => {
+  const s = server;
+  server = null;
+  if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
+});
+
+async function read(
+  offsets: number[],
+  after: number,
+): Promise<{ outcome: StreamOutcome; offsets: number[]; warnings: string[] }> {
+  const served = await serveBody(offsets.map(frame).join(''));
+  server = served.server;
+  const delivered: number[] = [];
+  const warnings: ResumableError[] = [];
+  const outcome = await readEventStream({
+    fetch: globalThis.fetch,
+    url: served.url,
+    after,
+    headers: {},
+    signal: new AbortController().signal,
+    stallMs: 0,
+    setTimeout: (cb, ms) => setTimeout(cb, ms),
+    clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+    now: Date.now,
+    onBatch: (envelopes) => {
+      delivered.push(...envelopes.map((e) => e.offset));
+      return true;
+    },
+    onWarning: (w) => warnings.push(w),
+  });
+  return { outcome, offsets: delivered, warnings: warnings.map((w) => `${w.code}: ${w.message}`) };
+}
+
+describe('readEventStream offsets', () => {
+  it('drops a redelivery at or below the resume point silently', async () => {
+    // after=4: the server rewound and sends 2..4 again before the new 5..6 (allowed).
+    const result = await read([2, 3, 4, 5, 6], 4);
+    expect(result.outcome).toEqual({ kind: 'ended' });
+    expect(result.offsets).toEqual([5, 6]);
+    expect(result.warnings).toEqual([]);
+  });
+
+  it('drops a duplicate delivery of the last offset silently', async () => {
+    const result = await read([5, 5, 6, 6], 4);
+    expect(result.offsets).toEqual([5, 6]);
+    expect(result.warnings).toEqual([]);
+  });
+
+  it('reports an offset going backwards inside one response, relative to the last seen', async () => {
+    // 5 after 7 is above the resume point (4) but a regression within this response.
+    const result = await read([5, 6, 7, 5, 8], 4);
+    expect(result.offsets).toEqual([5, 6, 7, 8]);
+    expect(result.warnings).toEqual(['offset_gap: offset went backwards in one stream: 5 after 7']);
+  });
+
+  it('reports a regression even when it falls below the resume point', async () => {
+    const result = await read([5, 6, 3, 7], 4);
+    expect(result.offsets).toEqual([5, 6, 7]);
+    expect(result.warnings).toEqual(['offset_gap: offset went backwards in one stream: 3 after 6']);
+  });
+});
