@@ -265,8 +265,8 @@ export class RunManager {
       await this.store.requestCancel(runId);
       return;
     }
-    // A single-instance store and no local producer: nobody runs it, so it is lost.
-    await this.endLost(record, 'the run had no producer when it was cancelled');
+    // A single-instance store and no local producer: nobody runs it; end it cancelled here.
+    await this.endStored(record, cancelledEvent(record.threadId, runId));
   }
 
   /** Resolves when a run this instance produces has stored its terminal event. */
@@ -601,12 +601,18 @@ export class RunManager {
     }
     for (const record of orphans) {
       if (this.active.has(record.runId)) continue;
-      await this.endLost(record, 'the server running this run stopped before it finished');
+      await this.endStored(
+        record,
+        lostEvent('the server running this run stopped before it finished'),
+      );
     }
   }
 
-  /** Appends `RUN_ERROR agent_lost` at `lastOffset + 1`; a conflict means someone else did. */
-  private async endLost(record: RunRecord, message: string): Promise<void> {
+  /**
+   * Ends a run nobody here produces with `terminal` (`RUN_ERROR agent_lost`, or the
+   * cancelled `RUN_FINISHED`) at `lastOffset + 1`; a conflict means someone else ended it.
+   */
+  private async endStored(record: RunRecord, terminal: AGUIEvent): Promise<void> {
     let state = createRunState({ runId: record.runId, threadId: record.threadId });
     for (;;) {
       const events = await this.store.readEvents(record.runId, state.offset, 1000);
@@ -623,13 +629,12 @@ export class RunManager {
       };
       events.push({ offset: ++offset, event: started, json: JSON.stringify(started) });
     }
-    const lost: AGUIEvent = { type: EventType.RUN_ERROR, message, code: 'agent_lost' };
-    events.push({ offset: ++offset, event: lost, json: JSON.stringify(lost) });
+    events.push({ offset: ++offset, event: terminal, json: JSON.stringify(terminal) });
     const final = applyEnvelopes(state, events).state;
     const stored = events.map((e) => ({ offset: e.offset, json: e.json }));
     try {
       await this.store.append(record.runId, stored, {
-        status: 'error',
+        status: statusOf(terminal),
         endedAt: Date.now(),
         snapshot: snapshotOf(final),
       });
@@ -717,6 +722,10 @@ function isTerminalJson(json: string): boolean {
   } catch {
     return false;
   }
+}
+
+function lostEvent(message: string): AGUIEvent {
+  return { type: EventType.RUN_ERROR, message, code: 'agent_lost' };
 }
 
 function cancelledEvent(threadId: string, runId: string): AGUIEvent {

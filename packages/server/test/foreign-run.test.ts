@@ -5,7 +5,8 @@ import { bearer, readEvents, tempDir } from './helpers.js';
 /**
  * A run this process does not produce (written by another process, as with a shared store
  * that offers no live tail): subscribers follow it by polling the store, and cancelling it
- * here, where nobody runs it, ends it `agent_lost`.
+ * here, where nobody runs it, ends it cancelled (protocol.md: cancel ends the run with
+ * `RUN_FINISHED outcome:{type:"cancelled"}`).
  */
 describe('a run produced elsewhere', () => {
   const dir = tempDir();
@@ -65,7 +66,7 @@ describe('a run produced elsewhere', () => {
     expect(read.frames).toEqual([ev(2, 'a'), ev(3, 'b'), { offset: 4, json: finished }]);
   });
 
-  it('cancelled where nobody produces it: ends agent_lost, streams see it', async () => {
+  it('cancelled where nobody produces it: ends RUN_FINISHED cancelled, streams see it', async () => {
     await store.createRun({
       runId: 'run-elsewhere-0002',
       threadId: 't1',
@@ -88,14 +89,15 @@ describe('a run produced elsewhere', () => {
       [
         2,
         {
-          type: 'RUN_ERROR',
-          message: 'the run had no producer when it was cancelled',
-          code: 'agent_lost',
+          type: 'RUN_FINISHED',
+          threadId: 't1',
+          runId: 'run-elsewhere-0002',
+          outcome: { type: 'cancelled' },
         },
       ],
     ]);
     expect(await store.getRun('run-elsewhere-0002')).toMatchObject({
-      status: 'error',
+      status: 'cancelled',
       lastOffset: 2,
     });
   });
