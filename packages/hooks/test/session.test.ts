@@ -1,5 +1,6 @@
 import { applyEnvelopes, createRunState } from '@resumable/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RunRecord } from '../src/core/record.js';
 import { recordOf, runRecordKey } from '../src/core/record.js';
 import { createIndexedDbStorage, createMemoryStorage } from '../src/core/storage.js';
 import { FakeServer } from './fake-server.js';
@@ -451,6 +452,45 @@ describe('RunSession against a protocol server', () => {
       stored = ((await h.storage.get(runRecordKey('k'))) as { offset: number }).offset;
     }
     expect(stored).toBe(7);
+  });
+
+  it('after a 409 persists the snapshot at its lastOffset; a reload resumes after it', async () => {
+    const storage = createMemoryStorage();
+    server.createRun(RUN, 'th-1', { paused: true });
+    server.step(RUN, 6);
+    // A record ahead of this server's log (offset 50, text it never sent).
+    const foreign = applyEnvelopes(createRunState({ from: 49, runId: RUN, threadId: 'th-1' }), [
+      {
+        offset: 50,
+        event: { type: 'TEXT_MESSAGE_CONTENT', messageId: 'x', delta: 'FOREIGN' } as never,
+      },
+    ]).state;
+    await storage.update(runRecordKey('k'), () =>
+      recordOf('k', foreign, { runId: RUN, threadId: 'th-1', token: 'tok-th-1' }, 1),
+    );
+    const a = session(server.url, { storage });
+    await waitFor(() => eventsRequests(RUN).length === 2, 'resume after the snapshot');
+    await waitFor(() => a.session.getState().connection.phase === 'streaming', 'streaming');
+    await a.session.flush();
+    const stored = (await storage.get(runRecordKey('k'))) as RunRecord;
+    expect(stored.offset).toBe(6);
+    expect(stored.base).toBe(6);
+    expect(stored.snapshot.lastOffset).toBe(6);
+    expect(assistantText(stored.snapshot.messages)).toBe(FakeServer.fullText(4));
+    await a.session.dispose();
+
+    // The reload shows the server's state and asks for what follows it (no second 409).
+    const b = session(server.url, { storage });
+    await b.session.hydrate();
+    expect(assistantText(b.session.getState().messages)).toBe(FakeServer.fullText(4));
+    server.resume(RUN);
+    await waitFor(() => b.session.getState().status === 'finished', 'finished');
+    expect(eventsRequests(RUN)).toEqual([50, 6, 6]);
+    expect(assistantText(b.session.getState().messages)).toBe(FakeServer.fullText(20));
+    // Ordinary writes on top of the replacement go through (same base).
+    await b.session.flush();
+    const end = (await storage.get(runRecordKey('k'))) as RunRecord;
+    expect([end.offset, end.base, end.status]).toEqual([24, 6, 'finished']);
   });
 
   it('on 409 (a record ahead of the server’s log) takes the snapshot and continues', async () => {

@@ -2,6 +2,7 @@ import { createRunState, ResumableError } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
 import { backoffDelay } from '../src/core/backoff.js';
 import { parseRetryAfter } from '../src/core/http.js';
+import type { RunRecord } from '../src/core/record.js';
 import { mergeRecord, parseRecord, recordOf } from '../src/core/record.js';
 import type { RecordStorage } from '../src/core/storage.js';
 import { createIndexedDbStorage, createMemoryStorage, withFallback } from '../src/core/storage.js';
@@ -47,6 +48,8 @@ describe('the record', () => {
       [{ ...good, offset: 1.5 }, 'bad offset'],
       [{ ...good, status: 'weird' }, 'bad status'],
       [{ ...good, snapshot: null }, 'bad snapshot'],
+      [{ ...good, base: 8 }, 'bad base'],
+      [{ ...good, base: -1 }, 'bad base'],
       [{ ...good, offset: 8 }, 'snapshot and offset disagree'],
       [{ ...good, snapshot: { ...good.snapshot, messages: [null] } }, 'bad message in snapshot'],
     ];
@@ -66,6 +69,30 @@ describe('the record', () => {
     expect(mergeRecord(at(9), other).runId).toBe('run-b-0123456789abcdef');
     const stopped = { ...at(5), stopped: true as const };
     expect(mergeRecord(stopped, at(6)).stopped).toBe(true);
+  });
+
+  it('lets a snapshot replacement move the record back, and fences the replaced state', () => {
+    const foreign = at(50); // ahead of the server's log: the 409 case
+    const snapshot = { ...at(6), base: 6 };
+    // An ordinary write could never move it back…
+    expect(mergeRecord(foreign, snapshot).offset).toBe(50);
+    // …a replacement does, with its base.
+    const replaced = mergeRecord(foreign, snapshot, true);
+    expect([replaced.offset, replaced.base]).toEqual([6, 6]);
+    // A tab still on the replaced state (base 0) cannot write it back, even further ahead.
+    expect(mergeRecord(replaced, at(51))).toBe(replaced);
+    // Writes built on the snapshot are monotonic as usual.
+    expect(mergeRecord(replaced, { ...at(9), base: 6 }).offset).toBe(9);
+    expect(mergeRecord({ ...at(9), base: 6 }, { ...at(7), base: 6 }).offset).toBe(9);
+    // A later replacement (another 409) may set a lower base again; a stop still sticks.
+    const stopped = { ...at(9), base: 6, stopped: true as const };
+    const again = mergeRecord(stopped, { ...at(3), base: 3 }, true);
+    expect([again.offset, again.base, again.stopped]).toEqual([3, 3, true]);
+    // Records written before `base` existed count as base 0.
+    const legacy: Partial<RunRecord> = { ...at(4) };
+    delete legacy.base;
+    expect(mergeRecord(legacy, at(5)).offset).toBe(5);
+    expect(parseRecord({ ...at(4), base: 5 }, 'k')).toBeInstanceOf(ResumableError);
   });
 
   it('two tabs writing through IndexedDB keep the higher offset', async () => {

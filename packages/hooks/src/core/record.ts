@@ -14,6 +14,14 @@ export interface RunRecord {
   token: string | null;
   /** The resume point; always `snapshot.lastOffset`. */
   offset: number;
+  /**
+   * The `lastOffset` of the server snapshot (`GET /runs/:id`) this state was built on; 0
+   * (or absent, in records written before it existed) when it was folded from the log's
+   * start. Only a snapshot replacement (409/410/204) changes it, and an ordinary write
+   * carrying another base comes from a state that was replaced since (a second tab still
+   * on it): it is refused.
+   */
+  base?: number;
   snapshot: RunSnapshot;
   status: RunStatus;
   updatedAt: number;
@@ -31,6 +39,7 @@ export function recordOf(
   state: RunState,
   ids: { runId: string; threadId: string; token: string | null },
   now: number,
+  base = 0,
 ): RunRecord {
   const snapshot = snapshotOf(state);
   snapshot.runId = ids.runId;
@@ -42,6 +51,7 @@ export function recordOf(
     threadId: ids.threadId,
     token: ids.token,
     offset: state.offset,
+    base,
     snapshot,
     status: state.status,
     updatedAt: now,
@@ -67,6 +77,11 @@ export function parseRecord(value: unknown, key: string): RunRecord | ResumableE
   if (r.token !== null && typeof r.token !== 'string') return bad('bad token');
   if (typeof r.offset !== 'number' || !Number.isSafeInteger(r.offset) || r.offset < 0)
     return bad('bad offset');
+  if (
+    r.base !== undefined &&
+    (typeof r.base !== 'number' || !Number.isSafeInteger(r.base) || r.base < 0 || r.base > r.offset)
+  )
+    return bad('bad base');
   if (typeof r.status !== 'string' || !STATUSES.includes(r.status)) return bad('bad status');
   const s = r.snapshot as Partial<RunSnapshot> | undefined;
   if (typeof s !== 'object' || s === null || !Array.isArray(s.messages)) return bad('bad snapshot');
@@ -79,13 +94,21 @@ export function parseRecord(value: unknown, key: string): RunRecord | ResumableE
 /**
  * The monotonic write: never replace a record of the same run with one at a lower offset
  * (two tabs on one key both write; the one that got further wins), nor a terminal record
- * with a non-terminal one at the same offset.
+ * with a non-terminal one at the same offset, nor with one built on another snapshot
+ * (`base`) than the stored one.
+ *
+ * `replace` is the exception: the session replaced its state with the server's snapshot
+ * (409 `offset_ahead`, 410 `offset_expired`, 204 without a local end). That snapshot is the
+ * truth even below the stored offset — after a 409 the stored record is *ahead* of the
+ * server's log, and keeping it would show the wrong state (and 409 again) on every reload.
  */
-export function mergeRecord(old: unknown, next: RunRecord): RunRecord {
+export function mergeRecord(old: unknown, next: RunRecord, replace = false): RunRecord {
   const prev = parseRecord(old, next.key);
   if (prev === null || prev instanceof ResumableError || prev.runId !== next.runId) return next;
   // A stop in any tab sticks: no later write of the same run revives it.
   if (prev.stopped && !next.stopped) next = { ...next, stopped: true };
+  if (replace) return next;
+  if ((prev.base ?? 0) !== (next.base ?? 0)) return prev;
   if (prev.offset > next.offset) return prev;
   if (
     prev.offset === next.offset &&

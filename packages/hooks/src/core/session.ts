@@ -92,6 +92,8 @@ export class RunSession {
 
   private ids: Ids | null = null;
   private run: RunState = createRunState();
+  /** `lastOffset` of the server snapshot `run` was built on (0: from the log's start). */
+  private base = 0;
   private stopped = false;
   private cancelConfirmed = false;
   /** Bumped to end the current connection loop (stop, new run, dispose). */
@@ -257,6 +259,7 @@ export class RunSession {
   private restore(record: RunRecord): void {
     this.ids = { runId: record.runId, threadId: record.threadId, token: record.token };
     this.run = stateFromSnapshot({ ...record.snapshot, lastOffset: record.offset });
+    this.base = record.base ?? 0;
     this.stopped = record.stopped === true;
     this.resuming = record.offset > 0;
     this.publish(this.run, { phase: this.phaseAtRest() }, { stopped: this.stopped });
@@ -371,6 +374,7 @@ export class RunSession {
     this.stopped = false;
     this.cancelConfirmed = false;
     this.run = createRunState();
+    this.base = 0;
     this.publish(
       this.run,
       { phase: 'idle', attempt: 0, nextRetryAt: null, lastError: null, caughtUp: 0 },
@@ -618,6 +622,7 @@ export class RunSession {
 
   private applySnapshot(snapshot: RunSnapshot): void {
     this.run = stateFromSnapshot(snapshot);
+    this.base = this.run.offset;
     this.resuming = true;
     const terminal = isTerminalStatus(this.run.status);
     this.publish(
@@ -625,7 +630,9 @@ export class RunSession {
       terminal ? { phase: this.phaseAtRest(), nextRetryAt: null } : {},
       terminal ? { error: runErrorOf(this.run) } : {},
     );
-    this.writer.schedule();
+    // The server's word replaces the stored record even at a lower offset (a 409's record
+    // was ahead of its log); an ordinary write could never move it back.
+    this.writer.replace();
   }
 
   /** 404: the server no longer knows the run. Clear the record and say so. */
@@ -708,6 +715,7 @@ export class RunSession {
   private adopt(ids: Ids, run: RunState): void {
     this.ids = { runId: ids.runId, threadId: ids.threadId, token: ids.token };
     this.run = run;
+    this.base = 0;
     this.stopped = false;
     this.cancelConfirmed = false;
     this.resuming = false;
@@ -729,7 +737,7 @@ export class RunSession {
 
   private produceRecord(): RunRecord | null {
     if (!this.ids) return null;
-    const record = recordOf(this.key, this.run, this.ids, this.env.now());
+    const record = recordOf(this.key, this.run, this.ids, this.env.now(), this.base);
     if (this.stopped) record.stopped = true;
     return record;
   }

@@ -22,6 +22,8 @@ export interface WriterOptions {
  */
 export class RecordWriter {
   private dirty = false;
+  /** The next write carries a snapshot replacement (see `mergeRecord`). */
+  private replacing = false;
   private timer: unknown;
   private last = Number.NEGATIVE_INFINITY;
   private chain: Promise<void> = Promise.resolve();
@@ -44,6 +46,16 @@ export class RecordWriter {
     }, wait);
   }
 
+  /**
+   * The state was replaced by the server's snapshot: the next write may move the stored
+   * record back to the snapshot's offset (`mergeRecord`'s `replace`). Scheduled like any
+   * change; `flush()` to write it now.
+   */
+  replace(): void {
+    this.replacing = true;
+    this.schedule();
+  }
+
   /** Marks the record changed without scheduling: the caller flushes. */
   touch(): void {
     this.dirty = true;
@@ -59,11 +71,13 @@ export class RecordWriter {
     this.dirty = false;
     const record = this.options.produce();
     if (record === null) return this.chain;
+    const replace = this.replacing;
+    this.replacing = false;
     this.last = this.options.now();
     this.writes++;
     const { storage, storageKey } = this.options;
     this.chain = this.chain
-      .then(() => storage.update(storageKey, (old) => mergeRecord(old, record)))
+      .then(() => storage.update(storageKey, (old) => mergeRecord(old, record, replace)))
       .catch((error) => this.options.onError(error));
     return this.chain;
   }
@@ -71,6 +85,7 @@ export class RecordWriter {
   /** Drops a pending write (the record is being deleted). */
   cancel(): void {
     this.dirty = false;
+    this.replacing = false;
     if (this.timer !== undefined) {
       this.options.clearTimeout(this.timer);
       this.timer = undefined;
