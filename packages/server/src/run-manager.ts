@@ -88,6 +88,8 @@ const SLOW_START = Symbol('slow start');
 /** How long the manager waits for an agent's own RUN_STARTED before sending one. */
 const START_GRACE_MS = 50;
 const APPEND_RETRIES_MS = [50, 250, 1000];
+/** Backoff while ending a run whose events the store failed to take; the last step repeats. */
+const LOST_END_RETRIES_MS = [250, 1000, 2500, 5000];
 
 interface PendingEvent {
   offset: number;
@@ -576,9 +578,10 @@ export class RunManager {
   }
 
   /**
-   * The store refused or failed: stop producing. The run stays `running` in the store,
-   * so orphan recovery ends it `agent_lost` (here at the next start, or by another
-   * instance of a shared store); open streams end and their clients resume.
+   * The store refused or failed: stop producing; open streams fall back to reading the
+   * store. A conflict means another writer owns the log now. A failing store gets the
+   * `agent_lost` end retried until it lands: left `running`, the run would keep its
+   * subscribers polling until a restart (a single-instance store has no orphan sweep).
    */
   private failRun(run: ActiveRun, error: unknown): void {
     this.log(`run ${run.record.runId}: could not store events, stopping it: ${String(error)}`);
@@ -587,6 +590,22 @@ export class RunManager {
     run.pending = [];
     run.abort.abort();
     run.hub.shut();
+    if (!(error instanceof AppendConflictError)) void this.endAfterStoreFailure(run.record);
+  }
+
+  /** Appends `RUN_ERROR agent_lost` with backoff until it is stored or the run ended otherwise. */
+  private async endAfterStoreFailure(record: RunRecord): Promise<void> {
+    const lost = lostEvent('the server could not store the events of this run');
+    for (let attempt = 0; !this.closing; attempt++) {
+      try {
+        await this.endStored(record, lost);
+        return;
+      } catch (error) {
+        const delay = LOST_END_RETRIES_MS[Math.min(attempt, LOST_END_RETRIES_MS.length - 1)]!;
+        this.log(`run ${record.runId}: ending it failed, retrying in ${delay} ms: ${error}`);
+        await sleep(delay);
+      }
+    }
   }
 
   // ---- orphans, leases, retention ------------------------------------------------------
