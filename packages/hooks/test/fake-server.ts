@@ -34,6 +34,8 @@ export interface RequestLog {
   path: string;
   after: number | null;
   auth: string | null;
+  /** When the request arrived (Date.now()). */
+  at: number;
 }
 
 export interface FakeServerOptions {
@@ -76,6 +78,8 @@ export class FakeServer {
   pauseNew = false;
   /** Answers for the next `POST /runs` requests, in order (then normal service). */
   readonly postOverrides: Override[] = [];
+  /** Answers for the next `POST …/cancel` requests, in order (then normal service). */
+  readonly cancelOverrides: Override[] = [];
   /** Answers for the next `GET …/events` requests, in order (then normal service). */
   readonly eventOverrides: Override[] = [];
   /** Close every stream once it has sent this offset (then forget the cut). */
@@ -256,6 +260,7 @@ export class FakeServer {
       path,
       after: afterText === null ? null : Number(afterText),
       auth: req.headers.authorization ?? null,
+      at: Date.now(),
     });
     let body = '';
     for await (const chunk of req) body += chunk;
@@ -289,6 +294,8 @@ export class FakeServer {
       if (req.headers.authorization !== `Bearer ${run.token}`)
         return this.error(res, 401, 'unauthorized');
       if (runMatch[2] === '/cancel') {
+        const override = this.cancelOverrides.shift();
+        if (override) return this.json(res, override.status, override.body, override.headers);
         run.pending = [];
         this.append(run, {
           type: 'RUN_FINISHED',

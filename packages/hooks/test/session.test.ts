@@ -312,6 +312,37 @@ describe('RunSession against a protocol server', () => {
     expect(b.session.getState().status).toBe('cancelled');
   });
 
+  it('retries a refused cancel with backoff (honouring Retry-After) until the server takes it', async () => {
+    server.createRun(RUN, 'th-1', { paused: true });
+    server.step(RUN, 6);
+    const h = session(server.url);
+    await h.session.attach({ runId: RUN, threadId: 'th-1', token: 'tok-th-1' });
+    await waitFor(() => h.session.getState().connection.offset === 6, 'offset 6');
+    const unavailable = { error: { code: 'store_unavailable', message: 'down' } };
+    server.cancelOverrides.push(
+      { status: 503, body: unavailable, headers: { 'Retry-After': '1' } },
+      { status: 503, body: unavailable },
+    );
+    await h.session.cancel();
+    expect(h.session.getState().connection.phase).toBe('cancelled');
+    await waitFor(() => h.session.getState().status === 'cancelled', 'cancelled', 8000);
+    const cancels = server.requests.filter((r) => r.path === `/runs/${RUN}/cancel`);
+    expect(cancels.map((r) => r.method)).toEqual(['POST', 'POST', 'POST']);
+    // The first 503 asked for 1 s; the second one waits the session's backoff (≤ 20 ms here).
+    expect(cancels[1]!.at - cancels[0]!.at).toBeGreaterThanOrEqual(1000);
+    expect(cancels[2]!.at - cancels[1]!.at).toBeLessThan(1000);
+    // The run really ended on the server, and the client read its log to that end.
+    expect(server.runs.get(RUN)!.events.at(-1)).toMatchObject({
+      type: 'RUN_FINISHED',
+      outcome: { type: 'cancelled' },
+    });
+    expect(assistantText(h.session.getState().messages)).toBe(server.text(RUN));
+    expect(assistantText(h.session.getState().messages)).toBe(FakeServer.fullText(4));
+    expect(h.warnings.map((w) => w.code)).toEqual(['store_unavailable', 'store_unavailable']);
+    const { phase, attempt, nextRetryAt } = h.session.getState().connection;
+    expect([phase, attempt, nextRetryAt]).toEqual(['cancelled', 0, null]);
+  });
+
   it('a stop sent offline is never revived and goes out when back online', async () => {
     server.createRun(RUN, 'th-1', { paused: true });
     server.step(RUN, 3);

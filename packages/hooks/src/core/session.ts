@@ -96,6 +96,8 @@ export class RunSession {
   private base = 0;
   private stopped = false;
   private cancelConfirmed = false;
+  /** The cancel being sent (and retried), while it is. */
+  private cancelling: Promise<void> | null = null;
   /** Bumped to end the current connection loop (stop, new run, dispose). */
   private generation = 0;
   private looping = false;
@@ -318,7 +320,11 @@ export class RunSession {
     this.ensureLoop();
   }
 
-  /** Stops the run on the server (not a mere disconnect); never auto-revived. */
+  /**
+   * Stops the run on the server (not a mere disconnect); never auto-revived. Resolves once
+   * the server took the cancel, or when it cannot be sent now (offline: it goes out on
+   * `online`; refused with 401/403/400: on `retry()`). 5xx/429 are retried with backoff.
+   */
   async cancel(): Promise<void> {
     const ids = this.ids;
     if (!ids || isTerminalStatus(this.run.status)) return;
@@ -331,24 +337,66 @@ export class RunSession {
     await this.sendCancel();
   }
 
-  private async sendCancel(): Promise<void> {
+  /**
+   * Sends the cancel; a call while one is already retrying skips its backoff wait instead
+   * of sending a second one.
+   */
+  private sendCancel(): Promise<void> {
+    if (this.cancelling) {
+      this.wakeNow();
+      return this.cancelling;
+    }
+    const cancelling = this.cancelUntilTaken().finally(() => {
+      if (this.cancelling === cancelling) this.cancelling = null;
+    });
+    this.cancelling = cancelling;
+    return cancelling;
+  }
+
+  /**
+   * `POST …/cancel` until the server takes it (202) or no longer knows the run (404). Until
+   * then the UI says stopped while the run goes on on the server, so a 5xx, a 429 or a
+   * network failure is retried with the session's backoff (`Retry-After` when given), like
+   * the stream. Offline it waits for `online`; 401/403/400 (or `maxRetries`,
+   * `shouldReconnect`) end it until `retry()` or a reload.
+   */
+  private async cancelUntilTaken(): Promise<void> {
     const ids = this.ids;
     if (!ids || this.cancelConfirmed) return;
-    try {
-      await this.api.cancelRun(ids.runId, ids.token);
-    } catch (error) {
-      const typed = toResumable(error);
-      if (typed.code === 'run_not_found') return this.forget(typed);
-      // Offline: the cancel is sent again when the network returns (it is idempotent).
-      this.setConnection({ lastError: typed });
-      this.warn(typed);
+    // cancel() stopped the stream loop first; a new run, clear() or dispose bump this.
+    const generation = this.generation;
+    const current = () => this.live(generation) && this.ids?.runId === ids.runId;
+    for (let failures = 1; ; failures++) {
+      try {
+        await this.api.cancelRun(ids.runId, ids.token);
+      } catch (error) {
+        const typed = toResumable(error);
+        if (!current()) return;
+        if (typed.code === 'run_not_found') return this.forget(typed);
+        this.setConnection({ lastError: typed, nextRetryAt: null });
+        this.warn(typed);
+        // Offline: the cancel goes out again on `online` (it is idempotent).
+        if (!this.env.online.get() || FINAL_CANCEL_ERRORS.has(typed.code)) return;
+        const maxRetries = this.options.maxRetries ?? Number.POSITIVE_INFINITY;
+        if (failures > maxRetries || this.options.shouldReconnect?.(typed, failures) === false)
+          return;
+        const delay =
+          typed.retryAfter !== undefined
+            ? typed.retryAfter * 1000
+            : backoffDelay(failures, this.env.random, this.options.backoff);
+        this.setConnection({ attempt: failures, nextRetryAt: this.env.now() + delay });
+        await this.sleep(generation, delay);
+        if (!current()) return;
+        continue;
+      }
+      if (!current()) return;
+      this.cancelConfirmed = true;
+      this.setConnection({ attempt: 0, nextRetryAt: null });
+      // The server's log now ends with RUN_FINISHED(cancelled): read it to the end so the
+      // text matches the server's exactly.
+      this.ensureLoop();
       return;
     }
-    if (this.ids?.runId !== ids.runId) return;
-    this.cancelConfirmed = true;
-    // The server's log now ends with RUN_FINISHED(cancelled): read it to the end so the
-    // text matches the server's exactly.
-    this.ensureLoop();
   }
 
   /** Reconnects now (after an error, or to skip a backoff wait). */
@@ -795,6 +843,14 @@ export class RunSession {
     else console.warn(`[resumable] ${warning.code}: ${warning.message}`);
   }
 }
+
+/** A cancel refused with these is not retried by itself (`retry()` sends it again). */
+const FINAL_CANCEL_ERRORS: ReadonlySet<string> = new Set([
+  'unauthorized',
+  'forbidden',
+  'bad_request',
+  'thread_not_found',
+]);
 
 export function toResumable(error: unknown): ResumableError {
   if (error instanceof ResumableError) return error;
