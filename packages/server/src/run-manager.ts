@@ -309,7 +309,9 @@ export class RunManager {
         ),
       };
     }
-    const ended = !local && record.status !== 'running';
+    // Ended per the store record, even while its producer is still wrapping up here (the
+    // terminal event is stored before the run leaves `active`): then 204, not an empty 200.
+    const ended = record.status !== 'running';
     if (ended && after >= record.lastOffset) return { kind: 'no-content' };
     if (ended && record.eventsPruned) {
       return {
