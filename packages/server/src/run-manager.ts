@@ -45,7 +45,7 @@ export interface RunManagerOptions {
   agent: Agent;
   limits?: Partial<RunLimits>;
   /**
-   * Idle time after which a live stream gets a `: ping` comment.
+   * Longest silence on a live stream: one idle for half of it gets a `: ping` comment.
    * @default 15000
    */
   heartbeatMs?: number;
@@ -728,7 +728,9 @@ export class RunManager {
 
   private heartbeat(): void {
     const now = Date.now();
-    const idle = Math.floor((this.heartbeatMs * 2) / 3);
+    // Ticks come every H/3: a stream idle for H/2 is pinged within 5H/6 of its last write,
+    // leaving H/6 for a late timer before the protocol's "at least every H" is broken.
+    const idle = Math.floor(this.heartbeatMs / 2);
     for (const sub of this.subscriptions) sub.ping(now, idle);
   }
 }

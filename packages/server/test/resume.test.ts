@@ -122,16 +122,34 @@ describe.each(STORES)('resume on the $name store', ({ create }) => {
     expect(server.manager.subscriberCount(run.runId)).toBe(0);
   });
 
-  it('sends ": ping" while a live stream is idle', async () => {
+  it('sends ": ping" while a live stream is idle, never leaving it silent past heartbeatMs', async () => {
     const { json: run } = await postRun(base, prompt('slow', { tokens: 3, tokensPerSecond: 4 }));
-    const read = await readEvents(
-      `${base}/runs/${run.runId}/events`,
-      { headers: bearer(run.token) },
-      Number.POSITIVE_INFINITY,
-      true,
-    );
-    expect(read.body).toContain(': ping\n\n');
-    expect(read.frames.map((f) => f.json)).toEqual(expectedLog(run, 'slow', 3));
+    // Arrival time of every chunk of the body: events 250 ms apart, pings in between.
+    const response = await fetch(`${base}/runs/${run.runId}/events`, {
+      headers: bearer(run.token),
+    });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let body = '';
+    const arrivals = [performance.now()];
+    for (;;) {
+      const step = await reader.read();
+      if (step.done) break;
+      arrivals.push(performance.now());
+      body += decoder.decode(step.value, { stream: true });
+    }
+    const gaps = arrivals.slice(1).map((t, i) => t - arrivals[i]!);
+    // heartbeatMs is 90 here; pings go out within 75 ms of the last write when timers are
+    // on time. The slack is for timer and socket lateness on a busy machine.
+    const SLACK_MS = 60;
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(90 + SLACK_MS);
+    expect(body).toContain(': ping\n\n');
+    const frames = body
+      .split('\n\n')
+      .filter((block) => block.startsWith('id: '))
+      .map((block) => block.split('\ndata: ')[1]);
+    expect(frames).toEqual(expectedLog(run, 'slow', 3));
   });
 
   it('a subscriber that stops reading is disconnected past its buffer; the producer never waits', async () => {
