@@ -10,7 +10,7 @@ import { createManualSignal } from '../src/core/env.js';
 import { recordOf, runRecordKey } from '../src/core/record.js';
 import type { RecordStorage } from '../src/core/storage.js';
 import { createIndexedDbStorage, createMemoryStorage } from '../src/core/storage.js';
-import type { ChatController, ChatMessage } from '../src/core/types.js';
+import type { ChatController, ChatMessage, ConnectionInfo } from '../src/core/types.js';
 import {
   ResumableProvider,
   type ResumableRun,
@@ -61,6 +61,24 @@ function RunProbe(props: { onRun: (run: ResumableRun) => void }) {
   const run = useResumableRun({ key: 'slot' });
   props.onRun(run);
   return <p data-testid="text">{assistantText(run.messages)}</p>;
+}
+
+/** Renders of `StatusLine`: a memoized status component, as a UI would have one. */
+const statusRenders = { count: 0 };
+const StatusLine = memo(function StatusLine({ connection }: { connection: ConnectionInfo }) {
+  statusRenders.count++;
+  return <p data-testid="phase">{connection.phase}</p>;
+});
+
+function RunWithStatus(props: { onRun: (run: ResumableRun) => void }) {
+  const run = useResumableRun({ key: 'slot' });
+  props.onRun(run);
+  return (
+    <>
+      <p data-testid="text">{assistantText(run.messages)}</p>
+      <StatusLine connection={run.connection} />
+    </>
+  );
 }
 
 describe('useResumableRun', () => {
@@ -157,6 +175,31 @@ describe('useResumableRun', () => {
     } finally {
       await big.close();
     }
+  });
+
+  it('a memoized status component given `connection` does not re-render per batch', async () => {
+    server.createRun(RUN, 'th', { paused: true });
+    let run!: ResumableRun;
+    statusRenders.count = 0;
+    const view = render(
+      <Providers storage={createMemoryStorage()}>
+        <RunWithStatus onRun={(r) => (run = r)} />
+      </Providers>,
+    );
+    await act(() => run.session.attach({ runId: RUN, threadId: 'th', token: 'tok-th' }));
+    await act(() => waitFor(() => run.connection.phase === 'streaming', 'streaming'));
+    server.step(RUN, 2);
+    await act(() => waitFor(() => run.session.getState().run.offset === 2, 'offset 2'));
+    const before = statusRenders.count;
+    for (let offset = 3; offset <= 6; offset++) {
+      server.step(RUN, 1);
+      await act(() => waitFor(() => run.session.getState().run.offset === offset, `${offset}`));
+    }
+    // The text re-rendered with each batch; the status line did not.
+    expect(view.getByTestId('text').textContent).toBe(FakeServer.fullText(4));
+    expect(view.getByTestId('phase').textContent).toBe('streaming');
+    expect(statusRenders.count).toBe(before);
+    expect(run.connection.offset).toBe(6);
   });
 
   it('StrictMode and two components on one key share one session and one connection', async () => {

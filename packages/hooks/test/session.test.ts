@@ -266,6 +266,48 @@ describe('RunSession against a protocol server', () => {
     expect(h.warnings).toHaveLength(3);
   });
 
+  it('keeps the connection object while batches only move the offset', async () => {
+    server.createRun(RUN, 'th-1', { paused: true });
+    const h = session(server.url);
+    await h.session.attach({ runId: RUN, threadId: 'th-1', token: 'tok-th-1' });
+    await waitFor(() => h.session.getState().connection.phase === 'streaming', 'streaming');
+    server.step(RUN, 1);
+    await waitFor(() => h.session.getState().connection.offset === 1, 'offset 1');
+    const connection = h.session.getState().connection;
+    const seen = new Set([connection]);
+    let updates = 0;
+    const off = h.session.store.subscribe((s) => {
+      updates++;
+      seen.add(s.connection);
+    });
+    for (let offset = 2; offset <= 6; offset++) {
+      server.step(RUN, 1);
+      await waitFor(() => h.session.getState().run.offset === offset, `offset ${offset}`);
+    }
+    off();
+    expect(updates).toBe(5);
+    expect(seen.size).toBe(1);
+    // The same object still tells the current resume point.
+    expect(h.session.getState().connection).toBe(connection);
+    expect({ ...connection }).toEqual({
+      phase: 'streaming',
+      attempt: 0,
+      nextRetryAt: null,
+      lastError: null,
+      caughtUp: 1,
+      resumes: 1, // attach starts from the GET /runs/:id snapshot
+      offset: 6,
+      persistence: 'memory',
+    });
+    expect(JSON.parse(JSON.stringify(connection)).offset).toBe(6);
+    // A fact a status line shows still makes a new object.
+    server.resume(RUN);
+    await waitFor(() => h.session.getState().status === 'finished', 'finished');
+    const end = h.session.getState().connection;
+    expect(end).not.toBe(connection);
+    expect([end.phase, end.offset]).toEqual(['finished', 24]);
+  });
+
   it('discards a corrupt or unknown-version record with a typed warning', async () => {
     const storage = createMemoryStorage();
     await storage.update(runRecordKey('k'), () => ({ v: 2, runId: RUN }));

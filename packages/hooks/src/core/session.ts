@@ -18,7 +18,7 @@ import { parseRecord, recordOf, runRecordKey } from './record.js';
 import type { RecordStorage } from './storage.js';
 import { defaultStorage } from './storage.js';
 import type { RunSessionState } from './store.js';
-import { createSessionStore, MAX_SESSION_WARNINGS, runErrorOf } from './store.js';
+import { createSessionStore, liveConnection, MAX_SESSION_WARNINGS, runErrorOf } from './store.js';
 import type { StreamOutcome } from './transport.js';
 import { readEventStream } from './transport.js';
 import type { ConnectionInfo, ConnectionPhase } from './types.js';
@@ -252,10 +252,8 @@ export class RunSession {
         await this.storage.delete(runRecordKey(this.key)).catch(() => {});
       }
     }
-    this.store.setState({
-      hydrated: true,
-      connection: { ...this.getState().connection, persistence: this.storage.kind },
-    });
+    this.store.setState({ hydrated: true });
+    this.setConnection({ persistence: this.storage.kind });
   }
 
   private restore(record: RunRecord): void {
@@ -284,10 +282,8 @@ export class RunSession {
       started = await this.api.startRun(body, token ?? null);
     } catch (error) {
       const typed = toResumable(error);
-      this.store.setState({
-        error: typed,
-        connection: { ...this.getState().connection, lastError: typed },
-      });
+      this.store.setState({ error: typed });
+      this.setConnection({ lastError: typed });
       throw typed;
     }
     this.stopLoop();
@@ -790,13 +786,15 @@ export class RunSession {
     return record;
   }
 
-  /** One store update per batch: the run, its messages and the connection together. */
+  /**
+   * One store update per batch: the run, its messages and the connection together. The
+   * connection object stays the same unless a fact other than the offset changed.
+   */
   private publish(
     run: RunState,
     connection: Partial<ConnectionInfo>,
     extra: Partial<RunSessionState> = {},
   ): void {
-    const state = this.getState();
     this.store.setState({
       ...extra,
       runId: this.ids?.runId ?? null,
@@ -804,23 +802,27 @@ export class RunSession {
       run,
       messages: run.messages,
       status: run.status,
-      connection: {
-        ...state.connection,
-        ...connection,
-        offset: run.offset,
-        persistence: this.storage.kind,
-      },
+      connection: this.nextConnection({ ...connection, persistence: this.storage.kind }),
     });
   }
 
   private setConnection(patch: Partial<ConnectionInfo>): void {
+    const connection = this.nextConnection(patch);
+    if (connection !== this.getState().connection) this.store.setState({ connection });
+  }
+
+  /** The current connection with `patch` applied: the same object when nothing changed. */
+  private nextConnection(patch: Partial<ConnectionInfo>): ConnectionInfo {
     const connection = this.getState().connection;
     let changed = false;
     for (const key in patch) {
+      // `offset` is not a fact of its own: it reads the store's resume point.
+      if (key === 'offset') continue;
       if (connection[key as keyof ConnectionInfo] !== patch[key as keyof ConnectionInfo])
         changed = true;
     }
-    if (changed) this.store.setState({ connection: { ...connection, ...patch } });
+    if (!changed) return connection;
+    return liveConnection({ ...connection, ...patch }, () => this.getState().run.offset);
   }
 
   private noteFoldWarnings(before: RunState, after: RunState): void {

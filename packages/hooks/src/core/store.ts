@@ -40,19 +40,32 @@ export function initialConnection(persistence: ConnectionInfo['persistence']): C
   };
 }
 
+/**
+ * `facts` as the object the store publishes: `offset` is a getter on the store's current
+ * resume point instead of a copied value. The offset moves with every batch while nothing
+ * a status line shows does; as a plain field it made every batch a new `connection` and
+ * re-rendered every component selecting it. A new object is made only when another fact
+ * changes; to re-render on the offset itself, select it (`s => s.connection.offset`).
+ */
+export function liveConnection(facts: ConnectionInfo, offset: () => number): ConnectionInfo {
+  const connection = { ...facts };
+  Object.defineProperty(connection, 'offset', { get: offset, enumerable: true });
+  return connection;
+}
+
 export function createSessionStore(
   key: string,
   persistence: ConnectionInfo['persistence'],
 ): StoreApi<RunSessionState> {
   const run = createRunState();
-  return createStore<RunSessionState>()(() => ({
+  return createStore<RunSessionState>()((_set, get) => ({
     key,
     runId: null,
     threadId: null,
     run,
     messages: run.messages,
     status: run.status,
-    connection: initialConnection(persistence),
+    connection: liveConnection(initialConnection(persistence), () => get().run.offset),
     error: null,
     warnings: [],
     hydrated: false,

@@ -29,7 +29,11 @@ export interface ConnectionInfo {
   caughtUp: number;
   /** How many times this session resumed after a drop or reload. */
   resumes: number;
-  /** The resume point (highest offset applied). */
+  /**
+   * The resume point (highest offset applied). Read live: a batch that only moves it keeps
+   * the same `connection` object, so status components do not re-render per batch; select
+   * `s.connection.offset` itself to re-render on it.
+   */
   offset: number;
   /** `memory` when IndexedDB is not available and records do not survive a reload. */
   persistence: 'indexeddb' | 'memory';
