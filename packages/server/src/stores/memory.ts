@@ -1,4 +1,5 @@
 import type { Message } from '@resumable/protocol';
+import { withLazySnapshot } from './lazy-snapshot.js';
 import type {
   EventStore,
   MessagePage,
@@ -174,6 +175,9 @@ export class MemoryStore implements EventStore {
   }
 }
 
+/** A copy callers cannot alias; a finished run's snapshot is copied only when read. */
 function copy(record: RunRecord): RunRecord {
-  return { ...record, snapshot: record.snapshot ? structuredClone(record.snapshot) : null };
+  const { snapshot, ...head } = record;
+  if (!snapshot) return { ...head, snapshot: null };
+  return withLazySnapshot(head, () => structuredClone(snapshot));
 }

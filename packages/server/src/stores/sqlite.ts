@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import type { Message, RunSnapshot } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
 import Database from 'libsql';
+import { withLazySnapshot } from './lazy-snapshot.js';
 import type {
   EventStore,
   MessagePage,
@@ -65,6 +66,7 @@ CREATE TABLE IF NOT EXISTS messages (
 );
 `;
 
+/** A run's row without its snapshot text, which is read only when it is served. */
 interface RunRow {
   run_id: string;
   thread_id: string;
@@ -73,9 +75,12 @@ interface RunRow {
   ended_at: number | null;
   last_offset: number;
   events_pruned: number;
-  snapshot: string | null;
+  has_snapshot: number;
   owner: string | null;
 }
+
+const RUN_HEAD = `run_id, thread_id, status, created_at, ended_at, last_offset, events_pruned,
+  snapshot IS NOT NULL AS has_snapshot, owner`;
 
 /**
  * An embedded SQLite file (via `libsql`, a better-sqlite3-compatible driver whose npm
@@ -126,9 +131,10 @@ export class SqliteStore implements EventStore {
         `INSERT OR IGNORE INTO runs (run_id, thread_id, status, created_at, owner)
          VALUES (?, ?, 'running', ?, ?)`,
       ),
-      getRun: db.prepare('SELECT * FROM runs WHERE run_id = ?'),
+      getRun: db.prepare(`SELECT ${RUN_HEAD} FROM runs WHERE run_id = ?`),
+      getSnapshot: db.prepare('SELECT snapshot FROM runs WHERE run_id = ?'),
       listRuns: db.prepare(
-        'SELECT * FROM runs WHERE thread_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?',
+        `SELECT ${RUN_HEAD} FROM runs WHERE thread_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`,
       ),
       runHead: db.prepare('SELECT status, last_offset FROM runs WHERE run_id = ?'),
       insertEvent: db.prepare('INSERT INTO events (run_id, event_offset, json) VALUES (?, ?, ?)'),
@@ -155,7 +161,7 @@ export class SqliteStore implements EventStore {
       pageBefore: db.prepare(
         'SELECT seq, json FROM messages WHERE thread_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
       ),
-      running: db.prepare("SELECT * FROM runs WHERE status = 'running'"),
+      running: db.prepare(`SELECT ${RUN_HEAD} FROM runs WHERE status = 'running'`),
       expired: db.prepare(
         'SELECT run_id FROM runs WHERE ended_at IS NOT NULL AND ended_at < ? AND events_pruned = 0',
       ),
@@ -221,11 +227,12 @@ export class SqliteStore implements EventStore {
 
   async getRun(runId: string): Promise<RunRecord | null> {
     const row = this.guard(() => this.stmt.getRun.get(runId)) as RunRow | undefined;
-    return row ? toRecord(row) : null;
+    return row ? this.toRecord(row) : null;
   }
 
   async listRuns(threadId: string, limit: number): Promise<RunRecord[]> {
-    return (this.guard(() => this.stmt.listRuns.all(threadId, limit)) as RunRow[]).map(toRecord);
+    const rows = this.guard(() => this.stmt.listRuns.all(threadId, limit)) as RunRow[];
+    return rows.map((row) => this.toRecord(row));
   }
 
   async append(runId: string, events: readonly StoredEvent[], end?: RunEnd): Promise<void> {
@@ -257,7 +264,7 @@ export class SqliteStore implements EventStore {
 
   async findOrphanedRuns(): Promise<RunRecord[]> {
     // One process owns the file, so at start-up every run still `running` lost its agent.
-    return (this.guard(() => this.stmt.running.all()) as RunRow[]).map(toRecord);
+    return (this.guard(() => this.stmt.running.all()) as RunRow[]).map((row) => this.toRecord(row));
   }
 
   async pruneEvents(endedBefore: number): Promise<number> {
@@ -299,6 +306,18 @@ export class SqliteStore implements EventStore {
     }
   }
 
+  /** The snapshot (stored once, with the terminal event) is read and parsed on first use. */
+  private toRecord(row: RunRow): RunRecord {
+    const head = headOf(row);
+    if (row.has_snapshot !== 1) return { ...head, snapshot: null };
+    return withLazySnapshot(head, () => {
+      const stored = this.guard(() => this.stmt.getSnapshot.get(row.run_id)) as {
+        snapshot: string;
+      };
+      return JSON.parse(stored.snapshot) as RunSnapshot;
+    });
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -306,7 +325,7 @@ export class SqliteStore implements EventStore {
   }
 }
 
-function toRecord(row: RunRow): RunRecord {
+function headOf(row: RunRow): Omit<RunRecord, 'snapshot'> {
   return {
     runId: row.run_id,
     threadId: row.thread_id,
@@ -315,7 +334,6 @@ function toRecord(row: RunRow): RunRecord {
     endedAt: row.ended_at,
     lastOffset: row.last_offset,
     eventsPruned: row.events_pruned === 1,
-    snapshot: row.snapshot === null ? null : (JSON.parse(row.snapshot) as RunSnapshot),
     owner: row.owner,
   };
 }
