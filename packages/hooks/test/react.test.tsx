@@ -81,6 +81,87 @@ function RunWithStatus(props: { onRun: (run: ResumableRun) => void }) {
   );
 }
 
+/** The whole response body as one chunk: one read, as a replay from a store batch is. */
+const oneChunk: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  return new Response(await response.arrayBuffer(), {
+    status: response.status,
+    headers: response.headers,
+  });
+};
+
+/**
+ * The body cut into `pieces` chunks at arbitrary bytes (mid-frame), each its own read, all
+ * there before the next macrotask: a replay that crossed the wire in several TCP segments.
+ */
+const splitInto =
+  (pieces: number): typeof fetch =>
+  async (input, init) => {
+    const response = await fetch(input, init);
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    const size = Math.ceil(bytes.byteLength / pieces) + 7;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let at = 0; at < bytes.byteLength; at += size) {
+          controller.enqueue(bytes.slice(at, at + size));
+        }
+        controller.close();
+      },
+    });
+    return new Response(bytes.byteLength === 0 ? null : body, {
+      status: response.status,
+      headers: response.headers,
+    });
+  };
+
+/** Replays a whole 10,000-event run into a fresh tree through `fetchFn`. */
+async function replay10k(fetchFn: typeof fetch) {
+  const big = await new FakeServer({ tokens: 9996, intervalMs: 0 }).start();
+  try {
+    big.createRun(RUN, 'th');
+    const storage = createMemoryStorage();
+    // A record at offset 0: a reload right after the POST, so the whole log replays.
+    await storage.update(runRecordKey('slot'), () =>
+      recordOf(
+        'slot',
+        createRunState({ runId: RUN, threadId: 'th' }),
+        { runId: RUN, threadId: 'th', token: 'tok-th' },
+        0,
+      ),
+    );
+    const commits: string[] = [];
+    let run!: ResumableRun;
+    const onRender: ProfilerOnRenderCallback = () => commits.push(assistantText(run.messages));
+    const saved = server;
+    server = big;
+    render(
+      <Providers storage={storage} fetch={fetchFn}>
+        <Profiler id="run" onRender={onRender}>
+          <RunProbe onRun={(r) => (run = r)} />
+        </Profiler>
+      </Providers>,
+    );
+    server = saved;
+    let updates = 0;
+    const off = run.session.store.subscribe((s, p) => {
+      if (s.run.offset !== p.run.offset) updates++;
+    });
+    await act(() => waitFor(() => run.status === 'finished', 'finished', 15_000));
+    off();
+    expect(assistantText(run.messages)).toBe(FakeServer.fullText(9996));
+    expect(run.connection.offset).toBe(10_000);
+    expect(run.connection.caughtUp).toBe(10_000);
+    expect(updates).toBe(1);
+    // Every commit shows either nothing or the whole text: the replay committed once.
+    const withText = commits.filter((t) => t !== '');
+    expect(new Set(withText).size).toBe(1);
+    expect(commits.indexOf(withText[0]!)).toBe(commits.length - withText.length);
+    expect(withText.length).toBe(1);
+  } finally {
+    await big.close();
+  }
+}
+
 describe('useResumableRun', () => {
   it('reload: the new tree shows the snapshot at once and resumes from the persisted offset', async () => {
     const storage = createIndexedDbStorage({ dbName: 'react-reload' });
@@ -123,58 +204,28 @@ describe('useResumableRun', () => {
   });
 
   it('a 10,000-event replay is one store update and one commit', async () => {
-    const big = await new FakeServer({ tokens: 9996, intervalMs: 0 }).start();
-    try {
-      big.createRun(RUN, 'th');
-      const storage = createMemoryStorage();
-      // A record at offset 0: a reload right after the POST, so the whole log replays.
-      await storage.update(runRecordKey('slot'), () =>
-        recordOf(
-          'slot',
-          createRunState({ runId: RUN, threadId: 'th' }),
-          { runId: RUN, threadId: 'th', token: 'tok-th' },
-          0,
-        ),
-      );
-      // The whole response body as one chunk: one read, as a replay from a store batch is.
-      const oneChunk: typeof fetch = async (input, init) => {
-        const response = await fetch(input, init);
-        return new Response(await response.arrayBuffer(), {
-          status: response.status,
-          headers: response.headers,
-        });
-      };
-      const commits: string[] = [];
-      let run!: ResumableRun;
-      const onRender: ProfilerOnRenderCallback = () => commits.push(assistantText(run.messages));
-      const saved = server;
-      server = big;
-      render(
-        <Providers storage={storage} fetch={oneChunk}>
-          <Profiler id="run" onRender={onRender}>
-            <RunProbe onRun={(r) => (run = r)} />
-          </Profiler>
-        </Providers>,
-      );
-      server = saved;
-      let updates = 0;
-      const off = run.session.store.subscribe((s, p) => {
-        if (s.run.offset !== p.run.offset) updates++;
+    await replay10k(oneChunk);
+  });
+
+  it('a 10,000-event replay split across reads is still one store update and one commit', async () => {
+    let reads = 0;
+    const split = splitInto(9);
+    const counting: typeof fetch = async (input, init) => {
+      const response = await split(input, init);
+      if (!response.body) return response;
+      const reader = response.body.getReader();
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const { done, value } = await reader.read();
+          if (done) return controller.close();
+          reads++;
+          controller.enqueue(value);
+        },
       });
-      await act(() => waitFor(() => run.status === 'finished', 'finished', 15_000));
-      off();
-      expect(assistantText(run.messages)).toBe(FakeServer.fullText(9996));
-      expect(run.connection.offset).toBe(10_000);
-      expect(run.connection.caughtUp).toBe(10_000);
-      expect(updates).toBe(1);
-      // Every commit shows either nothing or the whole text: the replay committed once.
-      const withText = commits.filter((t) => t !== '');
-      expect(new Set(withText).size).toBe(1);
-      expect(commits.indexOf(withText[0]!)).toBe(commits.length - withText.length);
-      expect(withText.length).toBe(1);
-    } finally {
-      await big.close();
-    }
+      return new Response(body, { status: response.status, headers: response.headers });
+    };
+    await replay10k(counting);
+    expect(reads).toBe(9);
   });
 
   it('a memoized status component given `connection` does not re-render per batch', async () => {

@@ -82,3 +82,63 @@ describe('readEventStream offsets', () => {
     expect(result.warnings).toEqual(['offset_gap: offset went backwards in one stream: 3 after 6']);
   });
 });
+
+/** A fetch whose 200 event-stream body yields `chunks` one per read, `gapMs` apart. */
+function chunkedFetch(chunks: string[], gapMs: number): typeof fetch {
+  return async () => {
+    const encoder = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        for (const [i, chunk] of chunks.entries()) {
+          if (i > 0 && gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
+          controller.enqueue(encoder.encode(chunk));
+        }
+        controller.close();
+      },
+    });
+    return new Response(body, { status: 200, headers: { 'Content-Type': 'text/event-stream' } });
+  };
+}
+
+async function batchesOf(fetchFn: typeof fetch): Promise<number[][]> {
+  const batches: number[][] = [];
+  const outcome = await readEventStream({
+    fetch: fetchFn,
+    url: 'http://127.0.0.1:1/unused',
+    after: 0,
+    headers: {},
+    signal: new AbortController().signal,
+    stallMs: 0,
+    setTimeout: (cb, ms) => setTimeout(cb, ms),
+    clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+    now: Date.now,
+    onBatch: (envelopes) => {
+      batches.push(envelopes.map((e) => e.offset));
+      return true;
+    },
+    onWarning: (w) => {
+      throw w;
+    },
+  });
+  expect(outcome).toEqual({ kind: 'ended' });
+  return batches;
+}
+
+describe('readEventStream batches', () => {
+  // Frames 1..9 cut into pieces at odd places (mid-frame, mid-field).
+  const text = [1, 2, 3, 4, 5, 6, 7, 8, 9].map(frame).join('');
+  const pieces = [0, 17, 101, 150, 260, 333, text.length].map((at, i, all) =>
+    text.slice(at, all[i + 1]),
+  );
+  pieces.pop();
+
+  it('folds reads that arrive before the next macrotask into one batch', async () => {
+    expect(pieces.length).toBe(6);
+    expect(await batchesOf(chunkedFetch(pieces, 0))).toEqual([[1, 2, 3, 4, 5, 6, 7, 8, 9]]);
+  });
+
+  it('delivers reads separated by a macrotask (live events) as they come', async () => {
+    const live = [1, 2, 3].map(frame);
+    expect(await batchesOf(chunkedFetch(live, 30))).toEqual([[1], [2], [3]]);
+  });
+});

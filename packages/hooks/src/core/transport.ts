@@ -37,9 +37,10 @@ export interface StreamRequest {
   /** Called once the response is a 200 event stream. */
   onOpen?(): void;
   /**
-   * Every envelope decoded from one read of the body, in order — one call per read, so
-   * a replay that arrives in one chunk is folded and published once. Return `false` to
-   * close the stream (a gap: the caller reconnects from its resume point).
+   * Every envelope decoded from the reads of the body that arrived before the next
+   * macrotask, in order — so a replay, in one chunk or split across reads, is folded and
+   * published once. Return `false` to close the stream (a gap: the caller reconnects from
+   * its resume point).
    */
   onBatch(envelopes: Envelope[]): boolean | undefined;
   /** Bad frames the stream survives: no offset, an offset that went backwards. */
@@ -127,13 +128,50 @@ export async function readEventStream(request: StreamRequest): Promise<StreamOut
     });
     const reader = response.body.getReader();
     const decoder = new TextDecoder();
+    type Read = ReadableStreamReadResult<Uint8Array>;
+    /** Feeds one read into `batch`; true when the body ended. */
+    const take = (result: Read): boolean => {
+      if (result.done) return true;
+      armStall();
+      request.onBytes?.(result.value.byteLength);
+      parser.feed(decoder.decode(result.value, { stream: true }));
+      return false;
+    };
+    const read = (): Promise<Read> => {
+      const next = reader.read();
+      // Awaited below; this only keeps a read abandoned by a stop from going unhandled.
+      next.catch(() => {});
+      return next;
+    };
+    /** A read still in flight when the last batch was delivered. */
+    let pending: Promise<Read> | null = null;
+    /** The next read if it resolves before the next macrotask, else null (left pending). */
+    const readBeforeNextTask = async (): Promise<Read | null> => {
+      let timer: unknown;
+      const tick = new Promise<null>((resolve) => {
+        timer = request.setTimeout(() => resolve(null), 0);
+      });
+      const next = read();
+      pending = next;
+      const result = await Promise.race([next, tick]);
+      if (result === null) return null;
+      request.clearTimeout(timer);
+      pending = null;
+      return result;
+    };
     try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        armStall();
-        request.onBytes?.(value.byteLength);
-        parser.feed(decoder.decode(value, { stream: true }));
+      let ended = false;
+      while (!ended) {
+        const first = pending ?? read();
+        pending = null;
+        ended = take(await first);
+        // A replay split across reads (TCP segments, proxies) is folded and published once:
+        // every read that is already there before the next macrotask joins this batch.
+        while (!ended && batch.length > 0) {
+          const next = await readBeforeNextTask();
+          if (next === null) break;
+          ended = take(next);
+        }
         if (batch.length > 0) {
           const envelopes = batch;
           batch = [];
