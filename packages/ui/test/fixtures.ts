@@ -1,3 +1,4 @@
+import { initialConnection } from '@resumable/hooks/core';
 import type { ChatController, ChatMessage, ConnectionInfo } from '../src/controller-types.js';
 
 export function user(id: string, content: string, extra: Partial<ChatMessage> = {}): ChatMessage {
@@ -12,18 +13,9 @@ export function assistant(
   return { id, role: 'assistant', content, ...extra } as ChatMessage;
 }
 
+/** The hooks' own idle connection (so a new field there reaches these tests), plus `extra`. */
 export function connection(extra: Partial<ConnectionInfo> = {}): ConnectionInfo {
-  return {
-    phase: 'idle',
-    attempt: 0,
-    nextRetryAt: null,
-    lastError: null,
-    caughtUp: 0,
-    resumes: 0,
-    offset: 0,
-    persistence: 'indexeddb',
-    ...extra,
-  };
+  return { ...initialConnection('indexeddb'), ...extra };
 }
 
 export interface Calls {
