@@ -7,13 +7,7 @@ export {
   errorText,
   type StatusError,
 } from './connection-status.js';
-export type {
-  ChatController,
-  ChatMessage,
-  ConnectionInfo,
-  ConnectionPhase,
-  OutboxItem,
-} from './controller-types.js';
+export type * from './controller-types.js';
 export { CopyButton, type CopyButtonProps } from './copy-button.js';
 export { type ChatLabels, DEFAULT_LABELS, useLabels } from './labels.js';
 export {
