@@ -215,10 +215,12 @@ export class RunManager {
    */
   async startRun(input: RunAgentInput): Promise<{ created: boolean; run: RunRecord }> {
     if (this.closing) throw new ResumableError('store_unavailable', 'the server is shutting down');
-    const existing = await this.store.getRun(input.runId);
-    if (existing) return { created: false, run: existing };
-    // Slots are taken before the first await, so concurrent POSTs cannot overshoot.
+    // Slots are taken before the first await, so concurrent POSTs cannot overshoot. An
+    // existing run is found by `createRun` (atomic), so the usual path reads no record first.
     if (this.active.size + this.starting >= this.limits.maxConcurrentRuns) {
+      // A retry of a run that exists is answered even at the limit.
+      const existing = await this.store.getRun(input.runId);
+      if (existing) return { created: false, run: existing };
       throw new ResumableError(
         'too_many_requests',
         `this server is producing ${this.active.size + this.starting} runs, its limit`,
