@@ -9,195 +9,78 @@
  * 2. SQLite append throughput: the store alone, one event per transaction and 100 per
  *    transaction (the manager's group commit), and end to end through the manager.
  *
- * Writes bench/results/server.json and prints a table.
+ * Writes bench/results/server.json and prints a table. `BENCH_QUICK=1`: 10 and 20
+ * subscribers for 1 s and small append counts, a smoke run whose figures go to the temp
+ * folder (see lib/results.ts).
  */
-import { type ChildProcess, fork } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { AGUIEvent } from '@resumable/protocol';
-import { EventType } from '@resumable/protocol';
-import { type Agent, SqliteStore, startServer } from '@resumable/server';
+import { SqliteStore, startServer } from '@resumable/server';
+import {
+  ask,
+  INSTANCE_FLAG,
+  type Instance,
+  type Mem,
+  measureFanout,
+  runInstance,
+  startInstance,
+  stopInstance,
+} from './lib/fanout.js';
+import { quickOr, writeResults } from './lib/results.js';
+import { latencyColumns, round1 } from './lib/stats.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const RATE = 200;
-const SECONDS = 5;
-const FANOUTS = [100, 1000];
-const now = () => performance.timeOrigin + performance.now();
+const SECONDS = quickOr(5, 1);
+const FANOUTS = quickOr([100, 1000], [10, 20]);
 
-interface Mem {
-  rss: number;
-  heapUsed: number;
-  subscribers: number;
-  /** Server CPU time so far, ms (user + system). */
-  cpuMs: number;
-}
-
-if (process.argv.includes('--server-child')) {
-  await serverChild();
+if (process.argv.includes(INSTANCE_FLAG)) {
+  // The server process: a SQLite store of its own, removed on stop.
+  const dir = mkdtempSync(join(tmpdir(), 'bench-server-'));
+  await runInstance(`sqlite:${join(dir, 'bench.db')}`, () =>
+    rmSync(dir, { recursive: true, force: true }),
+  );
 } else {
   await main();
 }
 
-/** The server process: SQLite store, an agent that emits timestamped events on `go`. */
-async function serverChild(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-server-'));
-  let release: () => void = () => {};
-  let go = new Promise<void>((resolve) => {
-    release = resolve;
+async function fanout(server: Instance, subscribers: number) {
+  let baseline!: Mem;
+  let idle!: Mem;
+  let after!: Mem;
+  let cpuBefore!: NodeJS.CpuUsage;
+  let clientCpu!: NodeJS.CpuUsage;
+  const m = await measureFanout({
+    producer: server,
+    readers: [server],
+    subscribers,
+    rate: RATE,
+    seconds: SECONDS,
+    hooks: {
+      beforeRun: async () => {
+        baseline = await ask<Mem>(server.child, 'mem');
+      },
+      // Every stream open and idle (RUN_STARTED only): weigh the server.
+      beforeGo: async () => {
+        idle = await ask<Mem>(server.child, 'mem');
+        cpuBefore = process.cpuUsage();
+      },
+      afterDone: async () => {
+        after = await ask<Mem>(server.child, 'mem');
+        clientCpu = process.cpuUsage(cpuBefore);
+      },
+    },
   });
-  const agent: Agent = async function* (input, { signal }) {
-    const { events, rate } = (input.forwardedProps as { bench: { events: number; rate: number } })
-      .bench;
-    await go;
-    const start = performance.now();
-    for (let i = 0; i < events && !signal.aborted; i++) {
-      const due = start + (i * 1000) / rate - performance.now();
-      if (due > 1) await new Promise((resolve) => setTimeout(resolve, due));
-      yield { type: EventType.CUSTOM, name: 'tick', value: { i, t: now() } } as AGUIEvent;
-    }
-  };
-  const server = await startServer({
-    port: 0,
-    store: `sqlite:${join(dir, 'bench.db')}`,
-    agent,
-    limits: { maxSubscribersPerRun: 10_000, maxConcurrentRuns: 10 },
-  });
-  process.on('message', async (message: { type: string }) => {
-    if (message.type === 'go') {
-      release();
-    } else if (message.type === 'arm') {
-      go = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      process.send?.({ type: 'armed' });
-    } else if (message.type === 'mem') {
-      const gc = (globalThis as { gc?: () => void }).gc;
-      gc?.();
-      gc?.();
-      const m = process.memoryUsage();
-      process.send?.({
-        type: 'mem',
-        rss: m.rss,
-        heapUsed: m.heapUsed,
-        subscribers: server.manager.subscriberCount(),
-        cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
-      } satisfies Mem & { type: string });
-    } else if (message.type === 'stop') {
-      await server.close();
-      rmSync(dir, { recursive: true, force: true });
-      process.exit(0);
-    }
-  });
-  process.send?.({ type: 'ready', url: server.url });
-}
-
-function ask<T>(child: ChildProcess, type: string, reply: string): Promise<T> {
-  return new Promise((resolve) => {
-    const onMessage = (message: { type: string }) => {
-      if (message.type !== reply) return;
-      child.off('message', onMessage);
-      resolve(message as T);
-    };
-    child.on('message', onMessage);
-    child.send({ type });
-  });
-}
-
-interface Subscriber {
-  events: number;
-  done: Promise<void>;
-}
-
-/** One SSE connection with a minimal parser: counts frames, records each frame's latency. */
-function subscribe(url: string, token: string, latencies: number[], agent: http.Agent): Subscriber {
-  const sub: Subscriber = { events: 0, done: Promise.resolve() };
-  sub.done = new Promise<void>((resolve, reject) => {
-    const req = http.get(url, { agent, headers: { Authorization: `Bearer ${token}` } }, (res) => {
-      if (res.statusCode !== 200) reject(new Error(`subscriber got ${res.statusCode}`));
-      res.setEncoding('utf8');
-      let buffer = '';
-      res.on('data', (text: string) => {
-        const received = now();
-        buffer += text;
-        let end = buffer.indexOf('\n\n');
-        while (end !== -1) {
-          const frame = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          end = buffer.indexOf('\n\n');
-          if (!frame.startsWith('id:')) continue;
-          const at = frame.indexOf('"t":');
-          if (at !== -1) {
-            sub.events++;
-            latencies.push(received - Number.parseFloat(frame.slice(at + 4)));
-          }
-        }
-      });
-      res.on('end', resolve);
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-  });
-  return sub;
-}
-
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-async function fanout(child: ChildProcess, url: string, subscribers: number) {
-  const events = RATE * SECONDS;
-  await ask(child, 'arm', 'armed');
-  const baseline = await ask<Mem>(child, 'mem', 'mem');
-  const created = await fetch(`${url}/runs`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ messages: [], forwardedProps: { bench: { events, rate: RATE } } }),
-  });
-  const run = (await created.json()) as { runId: string; token: string };
-  const agent = new http.Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
-  const latencies: number[] = [];
-  const subs: Subscriber[] = [];
-  for (let i = 0; i < subscribers; i++) {
-    subs.push(subscribe(`${url}/runs/${run.runId}/events?after=0`, run.token, latencies, agent));
-  }
-  // Wait until every stream is open and idle (RUN_STARTED only), then weigh the server.
-  let idle = baseline;
-  for (let i = 0; i < 200; i++) {
-    idle = await ask<Mem>(child, 'mem', 'mem');
-    if (idle.subscribers >= subscribers) break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  if (idle.subscribers < subscribers) throw new Error(`only ${idle.subscribers} subscribers open`);
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  idle = await ask<Mem>(child, 'mem', 'mem');
-  const started = now();
-  const cpuBefore = process.cpuUsage();
-  child.send({ type: 'go' });
-  await Promise.all(subs.map((s) => s.done));
-  const elapsed = (now() - started) / 1000;
-  const after = await ask<Mem>(child, 'mem', 'mem');
-  const clientCpu = process.cpuUsage(cpuBefore);
-  agent.destroy();
-  const delivered = subs.reduce((sum, s) => sum + s.events, 0);
-  const expected = subscribers * events;
-  const sorted = Float64Array.from(latencies).sort();
+  const elapsed = m.elapsedSeconds;
   return {
     subscribers,
     eventsPerSecondProduced: RATE,
-    events,
-    delivered,
-    complete: delivered === expected,
-    deliveredEventsPerSecond: Math.round(delivered / elapsed),
-    latencyMs: {
-      p50: round(percentile(sorted, 50)),
-      p99: round(percentile(sorted, 99)),
-      max: round(sorted[sorted.length - 1] ?? Number.NaN),
-    },
+    events: m.events,
+    delivered: m.delivered,
+    complete: m.delivered === m.expected,
+    deliveredEventsPerSecond: m.deliveredEventsPerSecond,
+    latencyMs: m.latencyMs,
     serverCpuPercent: Math.round((after.cpuMs - idle.cpuMs) / 10 / elapsed),
     subscribersCpuPercent: Math.round((clientCpu.user + clientCpu.system) / 10_000 / elapsed),
     serverRssBytesPerSubscriber: Math.round((idle.rss - baseline.rss) / subscribers),
@@ -219,7 +102,7 @@ async function sqliteAppends() {
     for (const batch of [1, 100]) {
       const runId = `run-batch-${batch}`;
       await store.createRun({ runId, threadId: 't', createdAt: Date.now(), owner: 'bench' });
-      const total = batch === 1 ? 20_000 : 200_000;
+      const total = batch === 1 ? quickOr(20_000, 200) : quickOr(200_000, 2_000);
       const start = performance.now();
       for (let offset = 1; offset <= total; offset += batch) {
         const events = Array.from({ length: batch }, (_, i) => ({ offset: offset + i, json }));
@@ -231,7 +114,7 @@ async function sqliteAppends() {
 
     // End to end: a scripted run as fast as the manager stores it (group commit).
     const server = await startServer({ port: 0, store: `sqlite:${join(dir, 'e2e.db')}` });
-    const tokens = 50_000;
+    const tokens = quickOr(50_000, 500);
     const response = await fetch(`${server.url}/runs`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
@@ -255,23 +138,14 @@ async function sqliteAppends() {
   }
 }
 
-function round(value: number): number {
-  return Math.round(value * 10) / 10;
-}
-
 async function main(): Promise<void> {
-  const loadAtStart = os.loadavg().map((l) => round(l));
-  const child = fork(fileURLToPath(import.meta.url), ['--server-child'], {
-    execArgv: process.execArgv,
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const [ready] = (await once(child, 'message')) as [{ url: string }];
+  const loadAtStart = os.loadavg().map(round1);
+  const server = await startInstance(fileURLToPath(import.meta.url));
   const fan = [];
   try {
-    for (const n of FANOUTS) fan.push(await fanout(child, ready.url, n));
+    for (const n of FANOUTS) fan.push(await fanout(server, n));
   } finally {
-    child.send({ type: 'stop' });
-    await once(child, 'exit');
+    await stopInstance(server);
   }
   const appends = await sqliteAppends();
   const at1000 = fan.find((f) => f.subscribers === 1000);
@@ -281,7 +155,7 @@ async function main(): Promise<void> {
       cpus: os.cpus().length,
       // Other work on the machine skews latency: recorded so figures can be read in context.
       loadAverageAtStart: loadAtStart,
-      loadAverageAtEnd: os.loadavg().map((l) => round(l)),
+      loadAverageAtEnd: os.loadavg().map(round1),
     },
     fanout: fan,
     sqliteAppendEventsPerSecond: appends,
@@ -290,23 +164,21 @@ async function main(): Promise<void> {
       atMost64KBPerIdleSubscriber: fan.every((f) => f.serverRssBytesPerSubscriber <= 64 * 1024),
     },
   };
-  writeFileSync(join(here, 'results', 'server.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeResults('server', results);
 
   console.log(
-    '\nFan-out: one run at 200 events/s for 5 s, SQLite store, server in its own process',
+    `\nFan-out: one run at ${RATE} events/s for ${SECONDS} s, SQLite store, server in its own process`,
   );
   console.table(
     fan.map((f) => ({
       subscribers: f.subscribers,
       'delivered ev/s': f.deliveredEventsPerSecond,
       complete: f.complete,
-      'p50 ms': f.latencyMs.p50,
-      'p99 ms': f.latencyMs.p99,
-      'max ms': f.latencyMs.max,
+      ...latencyColumns(f.latencyMs),
       'server CPU %': f.serverCpuPercent,
       'clients CPU %': f.subscribersCpuPercent,
-      'RSS/sub KB': round(f.serverRssBytesPerSubscriber / 1024),
-      'heap/sub KB': round(f.serverHeapBytesPerSubscriber / 1024),
+      'RSS/sub KB': round1(f.serverRssBytesPerSubscriber / 1024),
+      'heap/sub KB': round1(f.serverHeapBytesPerSubscriber / 1024),
     })),
   );
   console.log('SQLite appends (events/s)');
