@@ -27,6 +27,8 @@ export interface Override {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /** Answer this late (a slow server). Cancel overrides only. */
+  delayMs?: number;
 }
 
 export interface RequestLog {
@@ -295,7 +297,10 @@ export class FakeServer {
         return this.error(res, 401, 'unauthorized');
       if (runMatch[2] === '/cancel') {
         const override = this.cancelOverrides.shift();
-        if (override) return this.json(res, override.status, override.body, override.headers);
+        if (override) {
+          if (override.delayMs) await new Promise((r) => setTimeout(r, override.delayMs));
+          return this.json(res, override.status, override.body, override.headers);
+        }
         run.pending = [];
         this.append(run, {
           type: 'RUN_FINISHED',

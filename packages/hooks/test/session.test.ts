@@ -385,6 +385,37 @@ describe('RunSession against a protocol server', () => {
     expect([phase, attempt, nextRetryAt]).toEqual(['cancelled', 0, null]);
   });
 
+  it('a stop of a new run is sent even while the previous run’s cancel is still in flight', async () => {
+    const RUN2 = 'run-fedcba9876543210';
+    server.pauseNew = true;
+    const h = session(server.url);
+    await h.session.start({ runId: RUN });
+    server.step(RUN, 3);
+    await waitFor(() => h.session.getState().connection.offset === 3, 'offset 3');
+    // The first run's cancel hangs on a slow server, then fails.
+    server.cancelOverrides.push({
+      status: 503,
+      body: { error: { code: 'store_unavailable', message: 'slow' } },
+      delayMs: 400,
+    });
+    const first = h.session.cancel();
+    await waitFor(() => server.requests.some((r) => r.path === `/runs/${RUN}/cancel`), 'cancel 1');
+    await h.session.start({ runId: RUN2 });
+    server.step(RUN2, 3);
+    await waitFor(() => h.session.getState().connection.offset === 3, 'offset 3 of run 2');
+    await h.session.cancel();
+    await waitFor(() => h.session.getState().status === 'cancelled', 'run 2 cancelled');
+    await first;
+    const cancels = server.requests
+      .filter((r) => r.path.endsWith('/cancel'))
+      .map((r) => r.path.split('/')[2]);
+    // Run 1's cancel gave up with its run (no longer current): it is not retried.
+    expect(cancels).toEqual([RUN, RUN2]);
+    expect(h.session.getState().runId).toBe(RUN2);
+    expect(assistantText(h.session.getState().messages)).toBe(server.text(RUN2));
+    expect(server.text(RUN2)).toBe(FakeServer.fullText(1));
+  });
+
   it('a stop sent offline is never revived and goes out when back online', async () => {
     server.createRun(RUN, 'th-1', { paused: true });
     server.step(RUN, 3);

@@ -96,8 +96,8 @@ export class RunSession {
   private base = 0;
   private stopped = false;
   private cancelConfirmed = false;
-  /** The cancel being sent (and retried), while it is. */
-  private cancelling: Promise<void> | null = null;
+  /** The cancel being sent (and retried), while it is, and the run it is for. */
+  private cancelling: { runId: string; done: Promise<void> } | null = null;
   /** Bumped to end the current connection loop (stop, new run, dispose). */
   private generation = 0;
   private looping = false;
@@ -338,15 +338,21 @@ export class RunSession {
    * of sending a second one.
    */
   private sendCancel(): Promise<void> {
-    if (this.cancelling) {
+    const runId = this.ids?.runId;
+    if (runId === undefined) return Promise.resolve();
+    if (this.cancelling?.runId === runId) {
       this.wakeNow();
-      return this.cancelling;
+      return this.cancelling.done;
     }
-    const cancelling = this.cancelUntilTaken().finally(() => {
-      if (this.cancelling === cancelling) this.cancelling = null;
-    });
+    // (A cancel still in flight for an earlier run ends on its own: it is no longer current.)
+    const cancelling = {
+      runId,
+      done: this.cancelUntilTaken().finally(() => {
+        if (this.cancelling === cancelling) this.cancelling = null;
+      }),
+    };
     this.cancelling = cancelling;
-    return cancelling;
+    return cancelling.done;
   }
 
   /**
