@@ -15,12 +15,10 @@
  *
  * Figures: median of time-boxed samples after warm-up, by CPU time (this machine is shared;
  * wall time is recorded too), written to bench/results/fold.json. Also: how many message
- * objects change identity per delta.
+ * objects change identity per delta. `BENCH_QUICK=1`: a few short samples, a smoke run
+ * whose figures go to the temp folder (lib/results.ts).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { AgentStateMutation } from '@ag-ui/client';
 import { AbstractAgent, defaultApplyEvents } from '@ag-ui/client';
 import type { AGUIEvent, Envelope, Message, RunState } from '@resumable/protocol';
@@ -29,11 +27,12 @@ import type { UIMessage, UIMessageChunk } from 'ai';
 import { readUIMessageStream } from 'ai';
 import { EMPTY, from, lastValueFrom, type Observable } from 'rxjs';
 import { scan } from 'rxjs/operators';
+import { quickOr, writeResults } from './lib/results.js';
+import { median } from './lib/stats.js';
 
 // Both peers skip dev-only guards in production; measure what users ship.
 process.env.NODE_ENV = 'production';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const PRIOR = 200;
 const REPLY_DELTAS = 5_000;
 
@@ -266,7 +265,6 @@ async function measure(
     cpu.push((c.user + c.system) / 1000 / n);
     runs += n;
   }
-  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const cpuMs = median(cpu);
   const wallMs = median(wall);
   return {
@@ -378,8 +376,14 @@ async function workload(name: string, steps: Step[]) {
     throw new Error(`${name}: ${ours.messages.length} messages (ours) vs ${agui.length} (AG-UI)`);
   }
 
-  const fast = { warmupMs: 500, samples: 25, sampleMs: 40 };
-  const slow = { warmupMs: 1_000, samples: 7, sampleMs: 0 };
+  const fast = quickOr(
+    { warmupMs: 500, samples: 25, sampleMs: 40 },
+    { warmupMs: 0, samples: 1, sampleMs: 0 },
+  );
+  const slow = quickOr(
+    { warmupMs: 1_000, samples: 7, sampleMs: 0 },
+    { warmupMs: 0, samples: 1, sampleMs: 0 },
+  );
   const rows: Row[] = [
     {
       fold: 'ours applyEnvelopes',
@@ -478,31 +482,22 @@ console.log(
     `any feeding worst ${worst}×.`,
 );
 
-const out = join(here, 'results', 'fold.json');
-mkdirSync(dirname(out), { recursive: true });
-writeFileSync(
-  out,
-  `${JSON.stringify(
-    {
-      bench: 'fold',
-      date: new Date().toISOString(),
-      node: process.version,
-      cpu: cpus()[0]?.model ?? 'unknown',
-      cpus: cpus().length,
-      peers: { '@ag-ui/client': '1.0.0', ai: '6.0.325' },
-      loadAverage: { before: round(loadBefore), after: round(loadavg()[0]!) },
-      method:
-        'Each fold is warmed up, then timed in samples (a sample repeats the run for >= 40 ms; a slow peer gets one run per sample); the figure is the median sample. events/s = events fed per run / CPU time per run (process.cpuUsage: all threads of this process, GC included), so other processes on a shared machine do not skew the ratios; wall-clock figures are recorded beside them. AG-UI: defaultApplyEvents fed an RxJS Observable one event at a time, NODE_ENV=production. AI SDK: readUIMessageStream fed a ReadableStream of UI message chunks, each yielded message replacing the last in the thread array. Ours: applyEnvelopes per event, in batches of 16, and the whole run in one call.',
-      results,
-      identityChangesPerDelta: identity,
-      target: {
-        perEventWorstRatio: perEventWorst,
-        anyFeedingWorstRatio: worst,
-        met: perEventWorst >= 10,
-      },
-    },
-    null,
-    2,
-  )}\n`,
-);
+const out = writeResults('fold', {
+  bench: 'fold',
+  date: new Date().toISOString(),
+  node: process.version,
+  cpu: cpus()[0]?.model ?? 'unknown',
+  cpus: cpus().length,
+  peers: { '@ag-ui/client': '1.0.0', ai: '6.0.325' },
+  loadAverage: { before: round(loadBefore), after: round(loadavg()[0]!) },
+  method:
+    'Each fold is warmed up, then timed in samples (a sample repeats the run for >= 40 ms; a slow peer gets one run per sample); the figure is the median sample. events/s = events fed per run / CPU time per run (process.cpuUsage: all threads of this process, GC included), so other processes on a shared machine do not skew the ratios; wall-clock figures are recorded beside them. AG-UI: defaultApplyEvents fed an RxJS Observable one event at a time, NODE_ENV=production. AI SDK: readUIMessageStream fed a ReadableStream of UI message chunks, each yielded message replacing the last in the thread array. Ours: applyEnvelopes per event, in batches of 16, and the whole run in one call.',
+  results,
+  identityChangesPerDelta: identity,
+  target: {
+    perEventWorstRatio: perEventWorst,
+    anyFeedingWorstRatio: worst,
+    met: perEventWorst >= 10,
+  },
+});
 console.log(`figures → ${out}`);

@@ -7,12 +7,10 @@
  *    same server: bytes on the wire and time until caught up (terminal event applied).
  * 2. IndexedDB record writes per second while a run streams (goal ≤ 4).
  *
- * Writes bench/results/resume.json and prints a table.
+ * Writes bench/results/resume.json and prints a table. `BENCH_QUICK=1`: one resume of
+ * each kind instead of 7, a smoke run whose figures go to the temp folder (lib/results.ts).
  */
 import 'fake-indexeddb/auto';
-import { writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   createIndexedDbStorage,
   createMemoryStorage,
@@ -24,11 +22,12 @@ import {
 import type { Envelope } from '@resumable/protocol';
 import { applyEnvelopes, createRunState, decodeEnvelope, encodeFrame } from '@resumable/protocol';
 import { startServer } from '@resumable/server';
+import { quickOr, writeResults } from './lib/results.js';
+import { median } from './lib/stats.js';
 
 const TOKENS = 5000;
 const CUT = 0.9;
-const REPEATS = 7;
-const here = dirname(fileURLToPath(import.meta.url));
+const REPEATS = quickOr(7, 1);
 
 const server = await startServer({ port: 0, store: 'memory' });
 
@@ -104,8 +103,6 @@ async function waitUntil(check: () => boolean, timeoutMs = 30_000): Promise<void
     await new Promise((r) => setTimeout(r, 1));
   }
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 // ── 1. resume cost after a drop at 90% ──────────────────────────────────────────────────
 const started = await post({
@@ -218,7 +215,7 @@ const result = {
     met: writesPerSecond <= 4,
   },
 };
-writeFileSync(join(here, 'results', 'resume.json'), `${JSON.stringify(result, null, 2)}\n`);
+writeResults('resume', result);
 
 console.table({
   'ours (after=offset)': {
