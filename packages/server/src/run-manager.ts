@@ -157,6 +157,8 @@ export class RunManager {
   /** Hubs of runs with local subscribers: local producers and remote tails. */
   private readonly hubs = new Map<string, Hub>();
   private readonly subscriptions = new Set<Subscription>();
+  /** Open streams per run: checked against the limit at every stream open. */
+  private readonly subscribersByRun = new Map<string, number>();
   private readonly timers: ReturnType<typeof setInterval>[] = [];
   private readonly cleanups: Array<() => void> = [];
   private closing = false;
@@ -204,9 +206,7 @@ export class RunManager {
   /** Open event streams (of one run, or all). */
   subscriberCount(runId?: string): number {
     if (runId === undefined) return this.subscriptions.size;
-    let count = 0;
-    for (const sub of this.subscriptions) if (sub.runId === runId) count++;
-    return count;
+    return this.subscribersByRun.get(runId) ?? 0;
   }
 
   /**
@@ -347,6 +347,7 @@ export class RunManager {
       onClose: (sub) => this.onSubscriptionClosed(sub),
     });
     this.subscriptions.add(subscription);
+    this.subscribersByRun.set(record.runId, open + 1);
     return { kind: 'stream', subscription };
   }
 
@@ -722,7 +723,11 @@ export class RunManager {
   }
 
   private onSubscriptionClosed(sub: Subscription): void {
-    this.subscriptions.delete(sub);
+    if (this.subscriptions.delete(sub)) {
+      const left = (this.subscribersByRun.get(sub.runId) ?? 1) - 1;
+      if (left > 0) this.subscribersByRun.set(sub.runId, left);
+      else this.subscribersByRun.delete(sub.runId);
+    }
     const hub = this.hubs.get(sub.runId);
     // A remote tail with nobody listening is stopped; a local producer's hub stays.
     if (hub?.stopTail && hub.subscribers.size === 0) this.releaseHub(hub);
@@ -741,7 +746,9 @@ function toEnvelope(event: StoredEvent): Envelope {
   return { offset: event.offset, event: JSON.parse(event.json) as AGUIEvent };
 }
 
-function isTerminalJson(json: string): boolean {
+/** Whether a stored event's JSON is a terminal event; most are not, and skip the parse. */
+export function isTerminalJson(json: string): boolean {
+  if (!json.includes('"RUN_FINISHED"') && !json.includes('"RUN_ERROR"')) return false;
   try {
     return isTerminalEvent(JSON.parse(json) as { type: string });
   } catch {
