@@ -2,6 +2,9 @@
  * `pnpm bench`: runs every benchmark in this folder, one child process each (so one's
  * memory or timers cannot skew another's figures), in a fixed order. Each writes its
  * figures to bench/results/<name>.json and prints its own table.
+ *
+ * `pnpm bench [name…]` runs the named ones only. `BENCH_QUICK=1 pnpm bench [name]` uses tiny
+ * settings, a smoke test of each script: its figures go to a temp folder, not bench/results.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
