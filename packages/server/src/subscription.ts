@@ -8,6 +8,8 @@ const PAGE_EVENTS = 256;
 const QUEUE_LOW_WATER = 64;
 
 const encoder = new TextEncoder();
+/** One `: ping` chunk for every stream: nothing writes to a chunk once it is enqueued. */
+const PING_BYTES = encoder.encode(PING_FRAME);
 
 /** A published batch; `bytes` is its SSE encoding, made by the first subscriber needing it. */
 export interface Batch {
@@ -201,7 +203,7 @@ export class Subscription {
   /** Sends `: ping` when nothing was written for `idleMs` and the client is keeping up. */
   ping(now: number, idleMs: number): void {
     if (this.closed || now - this.lastWrite < idleMs || this.queued > 0) return;
-    this.enqueue(encoder.encode(PING_FRAME), 0);
+    this.enqueue(PING_BYTES, 0);
   }
 
   /**

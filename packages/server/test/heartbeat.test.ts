@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryStore, RunManager, scriptedAgent } from '../src/index.js';
+import { Subscription } from '../src/subscription.js';
 
 /**
  * The heartbeat's worst case, on fake timers: a stream whose last write came 1 ms after a
@@ -59,5 +60,30 @@ describe('heartbeat', () => {
       [240, ping],
       [300, ping],
     ]);
+  });
+
+  it('writes one shared `: ping` chunk to every stream instead of encoding it per stream', async () => {
+    const store = new MemoryStore();
+    await store.createThread({ threadId: 't', token: 'x', createdAt: 0 });
+    await store.createRun({ runId: 'run-heartbeat-02', threadId: 't', createdAt: 0, owner: 'b' });
+    const subs = [1, 2].map(
+      () =>
+        new Subscription({
+          store,
+          runId: 'run-heartbeat-02',
+          after: 0,
+          hub: null,
+          terminalOffset: null,
+          bufferEvents: 100,
+          pollMs: 60_000,
+          onClose: () => {},
+        }),
+    );
+    const readers = subs.map((sub) => sub.stream.getReader());
+    for (const sub of subs) sub.ping(Date.now() + 1000, 0);
+    const [a, b] = await Promise.all(readers.map((reader) => reader.read()));
+    expect(new TextDecoder().decode(a!.value)).toBe(': ping\n\n');
+    expect(a!.value).toBe(b!.value);
+    for (const sub of subs) sub.close(false);
   });
 });
