@@ -162,6 +162,8 @@ export class RunManager {
   private readonly timers: ReturnType<typeof setInterval>[] = [];
   private readonly cleanups: Array<() => void> = [];
   private closing = false;
+  /** Aborted by `close()`: ends the waits of background retries. */
+  private readonly shutdown = new AbortController();
   /** Runs between the limit check and their registration. */
   private starting = 0;
 
@@ -373,6 +375,7 @@ export class RunManager {
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
+    this.shutdown.abort();
     for (const timer of this.timers) clearInterval(timer);
     for (const cleanup of this.cleanups) cleanup();
     this.dropConnections();
@@ -608,7 +611,7 @@ export class RunManager {
       } catch (error) {
         const delay = LOST_END_RETRIES_MS[Math.min(attempt, LOST_END_RETRIES_MS.length - 1)]!;
         this.log(`run ${record.runId}: ending it failed, retrying in ${delay} ms: ${error}`);
-        await sleep(delay);
+        await sleep(delay, this.shutdown.signal);
       }
     }
   }
