@@ -51,7 +51,7 @@ export interface ResumableServerOptions {
     eventsHours?: number;
   };
   /**
-   * Idle time after which a live stream sends `: ping`.
+   * Longest silence on a live stream: an idle one gets `: ping` at least this often.
    * @default 15000
    */
   heartbeatMs?: number;
