@@ -35,7 +35,9 @@ export class RecordWriter {
   schedule(): void {
     this.dirty = true;
     if (this.timer !== undefined) return;
-    const wait = this.last + this.options.minIntervalMs - this.options.now();
+    // +1: `now()` is usually Date.now(), whole milliseconds, so "last" may read up to 1 ms
+    // early; without the margin two writes can land 249.x ms apart, just over 4 a second.
+    const wait = this.last + this.options.minIntervalMs + 1 - this.options.now();
     if (wait <= 0) {
       void this.flush();
       return;
