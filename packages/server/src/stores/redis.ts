@@ -1,6 +1,7 @@
 import type { Message, RunSnapshot } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
 import { Redis, type RedisOptions } from 'ioredis';
+import { withLazySnapshot } from './lazy-snapshot.js';
 import { entryId, offsetOf, RedisKeys } from './redis/keys.js';
 import { SCRIPTS, type ScriptCommands } from './redis/scripts.js';
 import { TailReader, unavailable } from './redis/tail.js';
@@ -478,7 +479,7 @@ function toRecord(flat: string[], streamExists: number): RunRecord | null {
   const status = h.status as StoredRunStatus;
   const lastOffset = Number(h.lastOffset ?? 0);
   const ended = status !== 'running';
-  return {
+  const head = {
     runId: h.runId!,
     threadId: h.threadId!,
     status,
@@ -487,9 +488,12 @@ function toRecord(flat: string[], streamExists: number): RunRecord | null {
     lastOffset,
     // Pruned by a sweep, or the stream's TTL ran out.
     eventsPruned: h.eventsPruned === '1' || (ended && lastOffset > 0 && streamExists === 0),
-    snapshot: h.snapshot ? (JSON.parse(h.snapshot) as RunSnapshot) : null,
     owner: h.owner ?? null,
   };
+  const text = h.snapshot;
+  if (!text) return { ...head, snapshot: null };
+  // Parsed on first read only: most reads of a run look at its status and offsets.
+  return withLazySnapshot(head, () => JSON.parse(text) as RunSnapshot);
 }
 
 async function quit(client: Redis): Promise<void> {
