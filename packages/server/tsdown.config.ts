@@ -5,7 +5,5 @@ export default defineConfig({
   format: 'esm',
   dts: true,
   platform: 'node',
-  // Resolved at run time through package.json "imports" (to eventsource-parser/stream).
-  external: ['#sse-stream'],
   clean: true,
 });

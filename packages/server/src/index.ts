@@ -1,6 +1,7 @@
 export { type AguiProxyAgentOptions, aguiProxyAgent } from './agents/agui.js';
 export { type OpenAIAgentOptions, openaiAgent } from './agents/openai.js';
 export {
+  mulberry32,
   replyTokens,
   type ScriptedAgentOptions,
   type ScriptOptions,

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EventSourceParserStream } from '#sse-stream';
+import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { type RunningServer, type StartServerOptions, startServer } from '../src/index.js';
 import { MemoryStore } from '../src/stores/memory.js';
 import { SqliteStore } from '../src/stores/sqlite.js';

@@ -219,7 +219,11 @@ function hash(text: string): number {
   return h >>> 0;
 }
 
-function mulberry32(seed: number): () => number {
+/**
+ * mulberry32: a tiny seeded PRNG returning numbers in [0, 1), so a seeded script
+ * (or a seeded test schedule) replays exactly from its seed.
+ */
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -1,5 +1,5 @@
 import { ResumableError } from '@resumable/protocol';
-import { type EventSourceMessage, EventSourceParserStream } from '#sse-stream';
+import { type EventSourceMessage, EventSourceParserStream } from 'eventsource-parser/stream';
 
 /**
  * The SSE messages of a streaming HTTP response (an upstream agent). A transport failure
