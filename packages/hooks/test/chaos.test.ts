@@ -1,5 +1,5 @@
 import { messageText, type RunSnapshot } from '@resumable/protocol';
-import { type RunningServer, startServer } from '@resumable/server';
+import { mulberry32 as prng, type RunningServer, startServer } from '@resumable/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualSignal } from '../src/core/env.js';
 import { RunSession } from '../src/core/session.js';
@@ -7,18 +7,6 @@ import type { RecordStorage } from '../src/core/storage.js';
 import { createMemoryStorage } from '../src/core/storage.js';
 import { FakeServer } from './fake-server.js';
 import { assistantText, waitFor } from './util.js';
-
-/** mulberry32: a tiny seeded PRNG, so a failing schedule replays from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A page's view of the shared IndexedDB: after `crash()` the page writes nothing more. */
 function pageStorage(backing: RecordStorage): RecordStorage & { crash(): void } {
