@@ -26,6 +26,26 @@ afterEach(async () => {
 
 const RUN = 'run-0123456789abcdef';
 
+/**
+ * A paused run at offset 6 on the server, and a storage whose record for key 'k' is ahead
+ * of that log: offset 50 with text ('FOREIGN') this server never sent, as from another server.
+ */
+async function storageAheadOfServer() {
+  const storage = createMemoryStorage();
+  server.createRun(RUN, 'th-1', { paused: true });
+  server.step(RUN, 6);
+  const foreign = applyEnvelopes(createRunState({ from: 49, runId: RUN, threadId: 'th-1' }), [
+    {
+      offset: 50,
+      event: { type: 'TEXT_MESSAGE_CONTENT', messageId: 'x', delta: 'FOREIGN' } as never,
+    },
+  ]).state;
+  await storage.update(runRecordKey('k'), () =>
+    recordOf('k', foreign, { runId: RUN, threadId: 'th-1', token: 'tok-th-1' }, 1),
+  );
+  return storage;
+}
+
 describe('RunSession against a protocol server', () => {
   it('starts a run with a client-chosen id, folds it to the exact text and persists the end', async () => {
     const h = session(server.url);
@@ -559,19 +579,7 @@ describe('RunSession against a protocol server', () => {
   });
 
   it('after a 409 persists the snapshot at its lastOffset; a reload resumes after it', async () => {
-    const storage = createMemoryStorage();
-    server.createRun(RUN, 'th-1', { paused: true });
-    server.step(RUN, 6);
-    // A record ahead of this server's log (offset 50, text it never sent).
-    const foreign = applyEnvelopes(createRunState({ from: 49, runId: RUN, threadId: 'th-1' }), [
-      {
-        offset: 50,
-        event: { type: 'TEXT_MESSAGE_CONTENT', messageId: 'x', delta: 'FOREIGN' } as never,
-      },
-    ]).state;
-    await storage.update(runRecordKey('k'), () =>
-      recordOf('k', foreign, { runId: RUN, threadId: 'th-1', token: 'tok-th-1' }, 1),
-    );
+    const storage = await storageAheadOfServer();
     const a = session(server.url, { storage });
     await waitFor(() => eventsRequests(RUN).length === 2, 'resume after the snapshot');
     await waitFor(() => a.session.getState().connection.phase === 'streaming', 'streaming');
@@ -598,19 +606,7 @@ describe('RunSession against a protocol server', () => {
   });
 
   it('on 409 (a record ahead of the server’s log) takes the snapshot and continues', async () => {
-    const storage = createMemoryStorage();
-    server.createRun(RUN, 'th-1', { paused: true });
-    server.step(RUN, 6);
-    // A record from another server's log: offset 50 with text this server never sent.
-    const foreign = applyEnvelopes(createRunState({ from: 49, runId: RUN, threadId: 'th-1' }), [
-      {
-        offset: 50,
-        event: { type: 'TEXT_MESSAGE_CONTENT', messageId: 'x', delta: 'FOREIGN' } as never,
-      },
-    ]).state;
-    await storage.update(runRecordKey('k'), () =>
-      recordOf('k', foreign, { runId: RUN, threadId: 'th-1', token: 'tok-th-1' }, 1),
-    );
+    const storage = await storageAheadOfServer();
     const h = session(server.url, { storage });
     await waitFor(() => eventsRequests(RUN).includes(6), 'resume after the snapshot');
     server.resume(RUN);
