@@ -11,16 +11,11 @@ import { type RunningServer, startServer } from '@resumable/server';
 import { act, cleanup, render } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createManualSignal } from '../src/core/env.js';
 import type { RecordStorage } from '../src/core/storage.js';
 import { createIndexedDbStorage, createMemoryStorage } from '../src/core/storage.js';
 import type { ChatController } from '../src/core/types.js';
-import {
-  ResumableProvider,
-  type ResumableRun,
-  useResumableChat,
-  useResumableRun,
-} from '../src/index.js';
+import { type ResumableRun, useResumableChat } from '../src/index.js';
+import { RunProbe, TestProvider } from './react-harness.js';
 import { assistantText, waitFor } from './util.js';
 
 let server: RunningServer;
@@ -59,27 +54,15 @@ afterEach(async () => {
 
 function Providers(props: { storage: RecordStorage; children: ReactNode }) {
   return (
-    <ResumableProvider
+    <TestProvider
       endpoint={ENDPOINT}
       fetch={routedFetch}
       storage={props.storage}
       backoff={{ initialMs: 10, maxMs: 100 }}
-      onWarning={() => {}}
-      env={{
-        online: createManualSignal(true),
-        visible: createManualSignal(true),
-        onPageHide: () => () => {},
-      }}
     >
       {props.children}
-    </ResumableProvider>
+    </TestProvider>
   );
-}
-
-function RunProbe(props: { onRun: (run: ResumableRun) => void }) {
-  const run = useResumableRun({ key: 'slot' });
-  props.onRun(run);
-  return <p data-testid="text">{assistantText(run.messages)}</p>;
 }
 
 const script = (tokens: number, tokensPerSecond: number) => ({

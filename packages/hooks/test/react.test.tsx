@@ -11,13 +11,9 @@ import { recordOf, runRecordKey } from '../src/core/record.js';
 import type { RecordStorage } from '../src/core/storage.js';
 import { createIndexedDbStorage, createMemoryStorage } from '../src/core/storage.js';
 import type { ChatController, ChatMessage, ConnectionInfo } from '../src/core/types.js';
-import {
-  ResumableProvider,
-  type ResumableRun,
-  useResumableChat,
-  useResumableRun,
-} from '../src/index.js';
+import { type ResumableRun, useResumableChat, useResumableRun } from '../src/index.js';
 import { FakeServer } from './fake-server.js';
+import { RunProbe, TestProvider } from './react-harness.js';
 import { assistantText, waitFor } from './util.js';
 
 let server: FakeServer;
@@ -39,28 +35,7 @@ function Providers(props: {
   fetch?: typeof fetch;
   children: ReactNode;
 }) {
-  return (
-    <ResumableProvider
-      endpoint={server.url}
-      storage={props.storage}
-      backoff={{ initialMs: 5, maxMs: 20 }}
-      onWarning={() => {}}
-      {...(props.fetch ? { fetch: props.fetch } : {})}
-      env={{
-        online: props.online ?? createManualSignal(true),
-        visible: createManualSignal(true),
-        onPageHide: () => () => {},
-      }}
-    >
-      {props.children}
-    </ResumableProvider>
-  );
-}
-
-function RunProbe(props: { onRun: (run: ResumableRun) => void }) {
-  const run = useResumableRun({ key: 'slot' });
-  props.onRun(run);
-  return <p data-testid="text">{assistantText(run.messages)}</p>;
+  return <TestProvider endpoint={server.url} backoff={{ initialMs: 5, maxMs: 20 }} {...props} />;
 }
 
 /** Renders of `StatusLine`: a memoized status component, as a UI would have one. */

@@ -1,0 +1,43 @@
+import type { ReactNode } from 'react';
+import type { ManualSignal } from '../src/core/env.js';
+import { createManualSignal } from '../src/core/env.js';
+import type { RecordStorage } from '../src/core/storage.js';
+import { ResumableProvider, type ResumableRun, useResumableRun } from '../src/index.js';
+import { assistantText } from './util.js';
+
+/**
+ * A `ResumableProvider` for tests: always visible, no pagehide, warnings dropped, and an
+ * online signal the test may hold (`online`) to go offline at will.
+ */
+export function TestProvider(props: {
+  endpoint: string;
+  storage: RecordStorage;
+  backoff: { initialMs: number; maxMs: number };
+  online?: ManualSignal;
+  fetch?: typeof fetch;
+  children: ReactNode;
+}) {
+  return (
+    <ResumableProvider
+      endpoint={props.endpoint}
+      storage={props.storage}
+      backoff={props.backoff}
+      onWarning={() => {}}
+      {...(props.fetch ? { fetch: props.fetch } : {})}
+      env={{
+        online: props.online ?? createManualSignal(true),
+        visible: createManualSignal(true),
+        onPageHide: () => () => {},
+      }}
+    >
+      {props.children}
+    </ResumableProvider>
+  );
+}
+
+/** Hands each render's `useResumableRun({ key: 'slot' })` to `onRun` and shows its text. */
+export function RunProbe(props: { onRun: (run: ResumableRun) => void }) {
+  const run = useResumableRun({ key: 'slot' });
+  props.onRun(run);
+  return <p data-testid="text">{assistantText(run.messages)}</p>;
+}
