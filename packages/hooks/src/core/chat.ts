@@ -106,20 +106,9 @@ export class ChatSession {
   constructor(options: ChatSessionOptions, run: RunSession) {
     this.options = options;
     this.run = run;
-    this.store = createStore<ChatState>()(() => ({
-      threadId: options.threadId ?? null,
-      token: options.token ?? null,
-      history: [],
-      settled: [],
-      prompt: null,
-      sending: null,
-      outbox: [],
-      nextBefore: null,
-      hasOlder: false,
-      isLoadingOlder: false,
-      error: null,
-      messages: [],
-    }));
+    this.store = createStore<ChatState>()(() =>
+      emptyChatState(options.threadId ?? null, options.token ?? null),
+    );
   }
 
   getState(): ChatState {
@@ -310,18 +299,7 @@ export class ChatSession {
   reset(): void {
     void this.run.clear();
     this.optimistic.clear();
-    this.store.setState({
-      threadId: null,
-      token: null,
-      history: [],
-      settled: [],
-      prompt: null,
-      sending: null,
-      outbox: [],
-      nextBefore: null,
-      hasOlder: false,
-      error: null,
-    });
+    this.store.setState(emptyChatState(null, null));
     this.compose();
     void this.run.storage.delete(chatRecordKey(this.options.key)).catch(() => {});
   }
@@ -551,4 +529,22 @@ export class ChatSession {
     }
     this.store.setState({ messages });
   }
+}
+
+/** A conversation with nothing loaded: the state at construction and after `reset()`. */
+function emptyChatState(threadId: string | null, token: string | null): ChatState {
+  return {
+    threadId,
+    token,
+    history: [],
+    settled: [],
+    prompt: null,
+    sending: null,
+    outbox: [],
+    nextBefore: null,
+    hasOlder: false,
+    isLoadingOlder: false,
+    error: null,
+    messages: [],
+  };
 }

@@ -52,18 +52,7 @@ export function useResumableRun(options: UseResumableRunOptions): ResumableRun {
   const cancel = useCallback(() => session.cancel(), [session]);
   const retry = useCallback(() => session.retry(), [session]);
   return useMemo(
-    () => ({
-      messages: state.messages,
-      status: state.status,
-      connection: state.connection,
-      error: state.error,
-      runId: state.runId,
-      threadId: state.threadId,
-      start,
-      cancel,
-      retry,
-      session,
-    }),
+    () => ({ ...state, start, cancel, retry, session }),
     [state, start, cancel, retry, session],
   );
 }
