@@ -39,12 +39,7 @@ async function read(
     fetch: globalThis.fetch,
     url: served.url,
     after,
-    headers: {},
-    signal: new AbortController().signal,
-    stallMs: 0,
-    setTimeout: (cb, ms) => setTimeout(cb, ms),
-    clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-    now: Date.now,
+    ...plainReadOptions(),
     onBatch: (envelopes) => {
       delivered.push(...envelopes.map((e) => e.offset));
       return true;
@@ -106,12 +101,7 @@ async function batchesOf(fetchFn: typeof fetch): Promise<number[][]> {
     fetch: fetchFn,
     url: 'http://127.0.0.1:1/unused',
     after: 0,
-    headers: {},
-    signal: new AbortController().signal,
-    stallMs: 0,
-    setTimeout: (cb, ms) => setTimeout(cb, ms),
-    clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-    now: Date.now,
+    ...plainReadOptions(),
     onBatch: (envelopes) => {
       batches.push(envelopes.map((e) => e.offset));
       return true;
@@ -142,3 +132,15 @@ describe('readEventStream batches', () => {
     expect(await batchesOf(chunkedFetch(live, 30))).toEqual([[1], [2], [3]]);
   });
 });
+
+/** The parts of `readEventStream`'s options these tests never vary: real timers, no stall. */
+function plainReadOptions() {
+  return {
+    headers: {},
+    signal: new AbortController().signal,
+    stallMs: 0,
+    setTimeout: (cb: () => void, ms: number) => setTimeout(cb, ms),
+    clearTimeout: (h: unknown) => clearTimeout(h as ReturnType<typeof setTimeout>),
+    now: Date.now,
+  };
+}
