@@ -15,6 +15,12 @@ export const ERROR_CODES = [
   'payload_too_large',
   'too_many_requests',
   'store_unavailable',
+  // A POST whose body is not application/json (a cross-site form or text/plain request).
+  'unsupported_media_type',
+  // A thread already has a running run; the error body names it (`runId`).
+  'run_in_progress',
+  // A method a route does not serve (HEAD on an event stream).
+  'method_not_allowed',
   'internal',
   // No such route (a wrong path or method), as distinct from an unknown run or thread.
   'not_found',
@@ -22,6 +28,9 @@ export const ERROR_CODES = [
   'agent_lost',
   'agent_failed',
   'upstream_failed',
+  'agent_timeout',
+  'run_timeout',
+  'run_too_large',
   // Stream and fold faults
   'malformed_event',
   'unknown_event',
@@ -34,6 +43,16 @@ export const ERROR_CODES = [
   'corrupt_record',
   'storage_unavailable',
   'aborted',
+  // A request or storage call that did not settle in time.
+  'timeout',
+  // A snapshot (GET /runs/{id}) that does not parse as one.
+  'bad_snapshot',
+  // An answer that is not the server's own (an HTML error page, a wrong content type).
+  'unexpected_response',
+  // The server keeps answering without progress (same offset, no new event).
+  'no_progress',
+  // An SSE line or event over the configured size limit.
+  'event_too_large',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -48,6 +67,9 @@ export const HTTP_STATUS_BY_CODE: Readonly<Partial<Record<ErrorCode, number>>> =
   offset_ahead: 409,
   offset_expired: 410,
   payload_too_large: 413,
+  unsupported_media_type: 415,
+  run_in_progress: 409,
+  method_not_allowed: 405,
   too_many_requests: 429,
   internal: 500,
   store_unavailable: 503,
@@ -55,7 +77,8 @@ export const HTTP_STATUS_BY_CODE: Readonly<Partial<Record<ErrorCode, number>>> =
 };
 
 export interface ErrorBody {
-  error: { code: ErrorCode; message: string };
+  /** `runId` names the run a conflict is about (`run_in_progress`). */
+  error: { code: ErrorCode; message: string; runId?: string };
 }
 
 export class ResumableError extends Error {
