@@ -112,164 +112,157 @@ describe('the demo picks its agent from the environment', () => {
   });
 });
 
-describe('OPENAI_API_KEY: the AI SDK OpenAI provider, streamed into a resumable run', () => {
-  let fake: Awaited<ReturnType<typeof fakeProvider>>;
-  let server: RunningServer;
-  beforeAll(async () => {
-    const chunk = (delta: unknown, finish: string | null = null) =>
-      sse({
-        id: 'c1',
-        object: 'chat.completion.chunk',
-        created: 1,
-        model: 'gpt-test',
-        choices: [{ index: 0, delta, finish_reason: finish }],
-      });
-    fake = await fakeProvider((res) => {
-      res.write(chunk({ role: 'assistant', content: '' }));
-      res.write(chunk({ content: 'Hel' }));
-      res.write(chunk({ content: 'lo!' }));
-      res.write(chunk({}, 'stop'));
+interface ProviderCase {
+  key: string;
+  /** The demo's environment, given the fake endpoint's URL. */
+  env: (url: string) => Record<string, string>;
+  /** What the fake endpoint streams back, in the provider's own SSE format. */
+  answer: (res: ServerResponse) => void;
+  prompt: string;
+  deltas: string[];
+  usage: Record<string, unknown>;
+  request: { path: string; header: [string, string]; body: Record<string, unknown> };
+}
+
+const openaiChunk = (delta: unknown, finish: string | null = null, usage?: unknown) =>
+  sse({
+    id: 'c1',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'gpt-test',
+    choices: usage ? [] : [{ index: 0, delta, finish_reason: finish }],
+    ...(usage ? { usage } : {}),
+  });
+
+const CASES: ProviderCase[] = [
+  {
+    key: 'OPENAI_API_KEY',
+    env: (url) => ({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: url, OPENAI_MODEL: 'gpt-test' }),
+    answer: (res) => {
+      res.write(openaiChunk({ role: 'assistant', content: '' }));
+      res.write(openaiChunk({ content: 'Hel' }));
+      res.write(openaiChunk({ content: 'lo!' }));
+      res.write(openaiChunk({}, 'stop'));
       res.write(
-        sse({
-          id: 'c1',
-          object: 'chat.completion.chunk',
-          created: 1,
-          model: 'gpt-test',
-          choices: [],
-          usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 },
-        }),
+        openaiChunk({}, null, { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 }),
       );
       res.end('data: [DONE]\n\n');
-    });
-    const { agent } = pickAgent({
-      OPENAI_API_KEY: 'sk-test',
-      OPENAI_BASE_URL: fake.url,
-      OPENAI_MODEL: 'gpt-test',
-    });
-    server = await startServer({ port: 0, store: 'memory', agent });
-  });
-  afterAll(async () => {
-    await server.close();
-    fake.server.close();
-  });
-
-  it('sends the prompt with the key and stores the exact AG-UI log', async () => {
-    const { run, log, snapshot } = await runOnce(server, 'Say hello');
-    const ids = { runId: run.runId, threadId: run.threadId };
-    expect(log).toEqual(
-      textLog(ids, ['Hel', 'lo!'], {
-        provider: 'openai',
-        model: 'gpt-test',
-        inputTokens: 9,
-        outputTokens: 2,
-        totalTokens: 11,
-        reasoningTokens: 0,
-        cachedInputTokens: 0,
-      }),
-    );
-    expect(snapshot).toEqual(finishedSnapshot(ids, 6, 'Hello!'));
-    expect(fake.seen).toHaveLength(1);
-    expect(fake.seen[0]!.url).toBe('/v1/chat/completions');
-    expect(fake.seen[0]!.headers.authorization).toBe('Bearer sk-test');
-    expect(fake.seen[0]!.body).toEqual({
+    },
+    prompt: 'Say hello',
+    deltas: ['Hel', 'lo!'],
+    usage: {
+      provider: 'openai',
       model: 'gpt-test',
-      max_tokens: 4096,
-      messages: [
-        { role: 'system', content: SYSTEM },
-        { role: 'user', content: 'Say hello' },
-      ],
-      stream: true,
-      stream_options: { include_usage: true },
-    });
-  });
-});
-
-describe('ANTHROPIC_API_KEY: the AI SDK Anthropic provider, streamed into a resumable run', () => {
-  let fake: Awaited<ReturnType<typeof fakeProvider>>;
-  let server: RunningServer;
-  beforeAll(async () => {
-    fake = await fakeProvider((res) => {
-      res.write(
-        sse(
-          {
-            type: 'message_start',
-            message: {
-              id: 'msg_1',
-              type: 'message',
-              role: 'assistant',
-              model: 'claude-test',
-              content: [],
-              stop_reason: null,
-              stop_sequence: null,
-              usage: { input_tokens: 9, output_tokens: 1 },
-            },
-          },
-          'message_start',
-        ),
-      );
-      res.write(
-        sse(
-          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-          'content_block_start',
-        ),
-      );
-      for (const text of ['Bon', 'jour']) {
-        res.write(
-          sse(
-            { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } },
-            'content_block_delta',
-          ),
-        );
-      }
-      res.write(sse({ type: 'content_block_stop', index: 0 }, 'content_block_stop'));
-      res.write(
-        sse(
-          {
-            type: 'message_delta',
-            delta: { stop_reason: 'end_turn', stop_sequence: null },
-            usage: { output_tokens: 2 },
-          },
-          'message_delta',
-        ),
-      );
-      res.end(sse({ type: 'message_stop' }, 'message_stop'));
-    });
-    const { agent } = pickAgent({
+      inputTokens: 9,
+      outputTokens: 2,
+      totalTokens: 11,
+      reasoningTokens: 0,
+      cachedInputTokens: 0,
+    },
+    request: {
+      path: '/v1/chat/completions',
+      header: ['authorization', 'Bearer sk-test'],
+      body: {
+        model: 'gpt-test',
+        max_tokens: 4096,
+        messages: [
+          { role: 'system', content: SYSTEM },
+          { role: 'user', content: 'Say hello' },
+        ],
+        stream: true,
+        stream_options: { include_usage: true },
+      },
+    },
+  },
+  {
+    key: 'ANTHROPIC_API_KEY',
+    env: (url) => ({
       ANTHROPIC_API_KEY: 'sk-ant-test',
-      ANTHROPIC_BASE_URL: fake.url,
+      ANTHROPIC_BASE_URL: url,
       ANTHROPIC_MODEL: 'claude-test',
-    });
-    server = await startServer({ port: 0, store: 'memory', agent });
-  });
-  afterAll(async () => {
-    await server.close();
-    fake.server.close();
-  });
-
-  it('sends the prompt with the key and stores the exact AG-UI log', async () => {
-    const { run, log, snapshot } = await runOnce(server, 'Say hello in French');
-    const ids = { runId: run.runId, threadId: run.threadId };
-    expect(log).toEqual(
-      textLog(ids, ['Bon', 'jour'], {
-        provider: 'anthropic',
+    }),
+    answer: (res) => {
+      const message = {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
         model: 'claude-test',
-        inputTokens: 9,
-        outputTokens: 2,
-        totalTokens: 11,
-        cachedInputTokens: 0,
-        cacheWriteInputTokens: 0,
-      }),
-    );
-    expect(snapshot).toEqual(finishedSnapshot(ids, 6, 'Bonjour'));
-    expect(fake.seen).toHaveLength(1);
-    expect(fake.seen[0]!.url).toBe('/v1/messages');
-    expect(fake.seen[0]!.headers['x-api-key']).toBe('sk-ant-test');
-    expect(fake.seen[0]!.body).toEqual({
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 9, output_tokens: 1 },
+      };
+      const events: unknown[] = [
+        { type: 'message_start', message },
+        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+        ...['Bon', 'jour'].map((text) => ({
+          type: 'content_block_delta',
+          index: 0,
+          delta: { type: 'text_delta', text },
+        })),
+        { type: 'content_block_stop', index: 0 },
+        {
+          type: 'message_delta',
+          delta: { stop_reason: 'end_turn', stop_sequence: null },
+          usage: { output_tokens: 2 },
+        },
+        { type: 'message_stop' },
+      ];
+      for (const event of events) res.write(sse(event, (event as { type: string }).type));
+      res.end();
+    },
+    prompt: 'Say hello in French',
+    deltas: ['Bon', 'jour'],
+    usage: {
+      provider: 'anthropic',
       model: 'claude-test',
-      max_tokens: 4096,
-      system: [{ type: 'text', text: SYSTEM }],
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'Say hello in French' }] }],
-      stream: true,
+      inputTokens: 9,
+      outputTokens: 2,
+      totalTokens: 11,
+      cachedInputTokens: 0,
+      cacheWriteInputTokens: 0,
+    },
+    request: {
+      path: '/v1/messages',
+      header: ['x-api-key', 'sk-ant-test'],
+      body: {
+        model: 'claude-test',
+        max_tokens: 4096,
+        system: [{ type: 'text', text: SYSTEM }],
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Say hello in French' }] }],
+        stream: true,
+      },
+    },
+  },
+];
+
+for (const c of CASES) {
+  describe(`${c.key}: the AI SDK provider, streamed into a resumable run`, () => {
+    let fake: Awaited<ReturnType<typeof fakeProvider>>;
+    let server: RunningServer;
+    beforeAll(async () => {
+      fake = await fakeProvider(c.answer);
+      server = await startServer({
+        port: 0,
+        store: 'memory',
+        agent: pickAgent(c.env(fake.url)).agent,
+      });
+    });
+    afterAll(async () => {
+      await server.close();
+      fake.server.close();
+    });
+
+    it('sends the prompt with the key and stores the exact AG-UI log and snapshot', async () => {
+      const { run, log, snapshot } = await runOnce(server, c.prompt);
+      const ids = { runId: run.runId, threadId: run.threadId };
+      expect(log).toEqual(textLog(ids, c.deltas, c.usage));
+      expect(snapshot).toEqual(finishedSnapshot(ids, c.deltas.length + 4, c.deltas.join('')));
+      expect(fake.seen).toHaveLength(1);
+      const [seen] = fake.seen;
+      expect(seen!.url).toBe(c.request.path);
+      expect(seen!.headers[c.request.header[0]]).toBe(c.request.header[1]);
+      expect(seen!.body).toEqual(c.request.body);
     });
   });
-});
+}

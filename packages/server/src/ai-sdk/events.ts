@@ -57,6 +57,19 @@ export async function* aiSdkEvents(
     }
     return `msg-${runId}-${step}-${++seq}`;
   };
+  const openText = (id: string): AGUIEvent => {
+    const messageId = textId();
+    blocks.text.set(id, messageId);
+    return { type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' };
+  };
+  const openReasoning = (id: string): AGUIEvent[] => {
+    const messageId = `reasoning-${runId}-${++seq}`;
+    blocks.reasoning.set(id, messageId);
+    return [
+      { type: EventType.REASONING_START, messageId },
+      { type: EventType.REASONING_MESSAGE_START, messageId, role: 'reasoning' },
+    ];
+  };
   const startCall = (toolCallId: string, toolCallName: string): AGUIEvent => {
     // The call belongs to the step's message: the text before it, or one made for it.
     stepMessageUsed = true;
@@ -79,57 +92,36 @@ export async function* aiSdkEvents(
           stepMessageUsed = false;
         }
         break;
-      case 'text-start': {
-        const messageId = textId();
-        blocks.text.set(part.id, messageId);
-        yield { type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' };
+      case 'text-start':
+        yield openText(part.id);
         break;
-      }
-      case 'text-delta': {
+      case 'text-delta':
         if (part.text === '') break;
-        let messageId = blocks.text.get(part.id);
-        if (messageId === undefined) {
-          messageId = textId();
-          blocks.text.set(part.id, messageId);
-          yield { type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' };
-        }
-        yield { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: part.text };
+        if (!blocks.text.has(part.id)) yield openText(part.id);
+        yield {
+          type: EventType.TEXT_MESSAGE_CONTENT,
+          messageId: blocks.text.get(part.id)!,
+          delta: part.text,
+        };
         break;
-      }
-      case 'text-end': {
-        const messageId = blocks.text.get(part.id);
-        if (messageId === undefined) break;
-        blocks.text.delete(part.id);
-        yield { type: EventType.TEXT_MESSAGE_END, messageId };
+      case 'text-end':
+        yield* closeBlock(blocks.text, part.id, textEnd);
         break;
-      }
-      case 'reasoning-start': {
-        const messageId = `reasoning-${runId}-${++seq}`;
-        blocks.reasoning.set(part.id, messageId);
-        yield { type: EventType.REASONING_START, messageId };
-        yield { type: EventType.REASONING_MESSAGE_START, messageId, role: 'reasoning' };
+      case 'reasoning-start':
+        yield* openReasoning(part.id);
         break;
-      }
-      case 'reasoning-delta': {
+      case 'reasoning-delta':
         if (part.text === '') break;
-        let messageId = blocks.reasoning.get(part.id);
-        if (messageId === undefined) {
-          messageId = `reasoning-${runId}-${++seq}`;
-          blocks.reasoning.set(part.id, messageId);
-          yield { type: EventType.REASONING_START, messageId };
-          yield { type: EventType.REASONING_MESSAGE_START, messageId, role: 'reasoning' };
-        }
-        yield { type: EventType.REASONING_MESSAGE_CONTENT, messageId, delta: part.text };
+        if (!blocks.reasoning.has(part.id)) yield* openReasoning(part.id);
+        yield {
+          type: EventType.REASONING_MESSAGE_CONTENT,
+          messageId: blocks.reasoning.get(part.id)!,
+          delta: part.text,
+        };
         break;
-      }
-      case 'reasoning-end': {
-        const messageId = blocks.reasoning.get(part.id);
-        if (messageId === undefined) break;
-        blocks.reasoning.delete(part.id);
-        yield { type: EventType.REASONING_MESSAGE_END, messageId };
-        yield { type: EventType.REASONING_END, messageId };
+      case 'reasoning-end':
+        yield* closeBlock(blocks.reasoning, part.id, reasoningEnd);
         break;
-      }
       case 'tool-input-start':
         blocks.input.add(part.id);
         yield startCall(part.id, part.toolName);
@@ -211,19 +203,39 @@ function toolResult(toolCallId: string, content: string): AGUIEvent {
   };
 }
 
+const textEnd = (messageId: string): AGUIEvent[] => [
+  { type: EventType.TEXT_MESSAGE_END, messageId },
+];
+const reasoningEnd = (messageId: string): AGUIEvent[] => [
+  { type: EventType.REASONING_MESSAGE_END, messageId },
+  { type: EventType.REASONING_END, messageId },
+];
+
+/** The end of one open block (nothing for a block that never started). */
+function closeBlock(
+  open: Map<string, string>,
+  id: string,
+  end: (messageId: string) => AGUIEvent[],
+): AGUIEvent[] {
+  const messageId = open.get(id);
+  if (messageId === undefined) return [];
+  open.delete(id);
+  return end(messageId);
+}
+
 /** Ends blocks a provider left open, so the fold sees every message closed before the end. */
-function* closeOpen(blocks: Blocks): Generator<AGUIEvent> {
-  for (const messageId of blocks.text.values()) {
-    yield { type: EventType.TEXT_MESSAGE_END, messageId };
-  }
-  for (const messageId of blocks.reasoning.values()) {
-    yield { type: EventType.REASONING_MESSAGE_END, messageId };
-    yield { type: EventType.REASONING_END, messageId };
-  }
-  for (const toolCallId of blocks.input) yield { type: EventType.TOOL_CALL_END, toolCallId };
+function closeOpen(blocks: Blocks): AGUIEvent[] {
+  const events = [
+    ...[...blocks.text.values()].flatMap(textEnd),
+    ...[...blocks.reasoning.values()].flatMap(reasoningEnd),
+    ...[...blocks.input].map(
+      (toolCallId): AGUIEvent => ({ type: EventType.TOOL_CALL_END, toolCallId }),
+    ),
+  ];
   blocks.text.clear();
   blocks.reasoning.clear();
   blocks.input.clear();
+  return events;
 }
 
 function resultText(output: unknown): string {
