@@ -46,6 +46,7 @@ export function aiSdkAgent(
     const parts = 'fullStream' in stream ? stream.fullStream : stream;
     yield* aiSdkEvents(parts, {
       runId: input.runId,
+      threadId: input.threadId,
       signal,
       ...(options.provider === undefined ? {} : { provider: options.provider }),
     });

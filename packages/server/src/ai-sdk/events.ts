@@ -8,6 +8,11 @@ export type AiSdkStreamPart = TextStreamPart<ToolSet>;
 export interface AiSdkEventsOptions {
   /** The run's id: message ids are derived from it, so they are unique in the thread. */
   runId: string;
+  /**
+   * The thread's id, for `RUN_FINISHED` (the run manager sets it anyway).
+   * @default ''
+   */
+  threadId?: string;
   /** Aborted on cancel: an `abort` part then ends the run quietly (the manager says cancelled). */
   signal?: AbortSignal;
   /**
@@ -174,7 +179,7 @@ export async function* aiSdkEvents(
         });
         yield {
           type: EventType.RUN_FINISHED,
-          threadId: '',
+          threadId: options.threadId ?? '',
           runId,
           outcome:
             pending.size > 0
