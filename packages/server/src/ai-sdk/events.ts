@@ -13,7 +13,10 @@ export interface AiSdkEventsOptions {
    * @default ''
    */
   threadId?: string;
-  /** Aborted on cancel: an `abort` part then ends the run quietly (the manager says cancelled). */
+  /**
+   * Aborted on cancel: an `abort` part then ends the run quietly (the manager says cancelled).
+   * @default undefined (every `abort` part is an error)
+   */
   signal?: AbortSignal;
   /**
    * Reported with the usage on `RUN_FINISHED` (the model id comes from the stream).
@@ -49,21 +52,16 @@ export async function* aiSdkEvents(
   let step = 1;
   let stepsSeen = 0;
   let seq = 0;
-  /** The step's assistant message id, and whether a text block or tool call used it yet. */
+  /** The step's assistant message id: tool calls hang on it. */
   let stepMessage = `msg-${runId}`;
-  let stepMessageUsed = false;
+  /** The id the step's next text block takes: the step's own until a block or call used it. */
+  let nextTextId: string | undefined = stepMessage;
   let model: string | undefined;
   /** Tool calls with no result in the stream: the client runs them (AG-UI frontend tools). */
   const pending = new Map<string, true>();
-  const textId = () => {
-    if (!stepMessageUsed) {
-      stepMessageUsed = true;
-      return stepMessage;
-    }
-    return `msg-${runId}-${step}-${++seq}`;
-  };
   const openText = (id: string): AGUIEvent => {
-    const messageId = textId();
+    const messageId = nextTextId ?? `msg-${runId}-${step}-${++seq}`;
+    nextTextId = undefined;
     blocks.text.set(id, messageId);
     return { type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' };
   };
@@ -77,7 +75,7 @@ export async function* aiSdkEvents(
   };
   const startCall = (toolCallId: string, toolCallName: string): AGUIEvent => {
     // The call belongs to the step's message: the text before it, or one made for it.
-    stepMessageUsed = true;
+    nextTextId = undefined;
     pending.set(toolCallId, true);
     return {
       type: EventType.TOOL_CALL_START,
@@ -94,7 +92,7 @@ export async function* aiSdkEvents(
         if (++stepsSeen > 1) {
           step = stepsSeen;
           stepMessage = `msg-${runId}-${step}`;
-          stepMessageUsed = false;
+          nextTextId = stepMessage;
         }
         break;
       case 'text-start':
