@@ -91,22 +91,23 @@ async function runOnce(server: RunningServer, text: string) {
 }
 
 describe('the demo picks its agent from the environment', () => {
-  it('is scripted without keys, and names what it chose', () => {
-    expect(pickAgent({}).name).toBe('scripted');
-    expect(pickAgent({ OPENAI_API_KEY: 'k' }).name).toBe('openai gpt-4o-mini');
-    expect(pickAgent({ ANTHROPIC_API_KEY: 'k' }).name).toBe('anthropic claude-haiku-4-5');
-    expect(pickAgent({ ANTHROPIC_API_KEY: 'k', ANTHROPIC_MODEL: 'claude-x' }).name).toBe(
+  const nameOf = async (env: Record<string, string>) => (await pickAgent(env)).name;
+  it('is scripted without keys, and names what it chose', async () => {
+    expect(await nameOf({})).toBe('scripted');
+    expect(await nameOf({ OPENAI_API_KEY: 'k' })).toBe('openai gpt-4o-mini');
+    expect(await nameOf({ ANTHROPIC_API_KEY: 'k' })).toBe('anthropic claude-haiku-4-5');
+    expect(await nameOf({ ANTHROPIC_API_KEY: 'k', ANTHROPIC_MODEL: 'claude-x' })).toBe(
       'anthropic claude-x',
     );
     // Both keys: OpenAI, unless RESUMABLE_AGENT says otherwise.
-    expect(pickAgent({ OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k' }).name).toBe(
+    expect(await nameOf({ OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k' })).toBe(
       'openai gpt-4o-mini',
     );
     expect(
-      pickAgent({ OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k', RESUMABLE_AGENT: 'anthropic' }).name,
+      await nameOf({ OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k', RESUMABLE_AGENT: 'anthropic' }),
     ).toBe('anthropic claude-haiku-4-5');
-    expect(pickAgent({ OPENAI_API_KEY: 'k', RESUMABLE_AGENT: 'scripted' }).name).toBe('scripted');
-    expect(() => pickAgent({ RESUMABLE_AGENT: 'gemini' })).toThrow(
+    expect(await nameOf({ OPENAI_API_KEY: 'k', RESUMABLE_AGENT: 'scripted' })).toBe('scripted');
+    await expect(pickAgent({ RESUMABLE_AGENT: 'gemini' })).rejects.toThrow(
       'RESUMABLE_AGENT=gemini: use scripted, openai or anthropic',
     );
   });
@@ -245,7 +246,7 @@ for (const c of CASES) {
       server = await startServer({
         port: 0,
         store: 'memory',
-        agent: pickAgent(c.env(fake.url)).agent,
+        agent: (await pickAgent(c.env(fake.url))).agent,
       });
     });
     afterAll(async () => {

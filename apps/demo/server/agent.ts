@@ -1,5 +1,3 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
 import { type Agent, scriptedAgent } from '@resumable/server';
 import { aiSdkAgent } from '@resumable/server/ai-sdk';
 import { streamText } from 'ai';
@@ -17,14 +15,18 @@ const SYSTEM = 'You are the assistant of a demo chat. Answer in Markdown.';
  * `ANTHROPIC_API_KEY` is; else the scripted agent, which needs no network. The models run
  * through the AI SDK (`@resumable/server/ai-sdk`); `OPENAI_MODEL` / `ANTHROPIC_MODEL`
  * override the model and `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL` the endpoint.
+ *
+ * A provider package is imported only when chosen: importing `@ai-sdk/openai` builds its
+ * default provider from the environment, and throws on an empty `OPENAI_BASE_URL`.
  */
-export function pickAgent(env: Env = process.env): { name: string; agent: Agent } {
+export async function pickAgent(env: Env = process.env): Promise<{ name: string; agent: Agent }> {
   const wanted =
     env.RESUMABLE_AGENT ||
     (env.OPENAI_API_KEY ? 'openai' : env.ANTHROPIC_API_KEY ? 'anthropic' : 'scripted');
   if (wanted === 'scripted') return { name: 'scripted', agent: scriptedAgent() };
   if (wanted === 'openai') {
     const modelId = env.OPENAI_MODEL || DEFAULT_OPENAI_MODEL;
+    const { createOpenAI } = await import('@ai-sdk/openai');
     const provider = createOpenAI({
       ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}),
       ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}),
@@ -35,6 +37,7 @@ export function pickAgent(env: Env = process.env): { name: string; agent: Agent 
   }
   if (wanted === 'anthropic') {
     const modelId = env.ANTHROPIC_MODEL || DEFAULT_ANTHROPIC_MODEL;
+    const { createAnthropic } = await import('@ai-sdk/anthropic');
     const provider = createAnthropic({
       ...(env.ANTHROPIC_API_KEY ? { apiKey: env.ANTHROPIC_API_KEY } : {}),
       ...(env.ANTHROPIC_BASE_URL ? { baseURL: env.ANTHROPIC_BASE_URL } : {}),

@@ -18,7 +18,7 @@ import { CHAOS_PREFIX, createChaos } from './chaos.js';
 
 const port = Number(process.env.PORT ?? 8787);
 const hostname = process.env.HOST ?? '127.0.0.1';
-const { name, agent } = pickAgent();
+const { name, agent } = await pickAgent();
 let dropConnections: (runId?: string) => number = () => 0;
 const chaos = createChaos({ agent: name, dropConnections: (runId) => dropConnections(runId) });
 const resumable = createResumableApp({
