@@ -45,8 +45,10 @@ describe('ids are data', { timeout: 60_000 }, () => {
     // Bare prototype names as message ids too (a message named `constructor`).
     const bare = foldLog(
       toEnvelopes(
-        ids.map((name) => ({ type: 'TEXT_MESSAGE_CONTENT', messageId: name, delta: 'hi' })),
-      ) as Envelope[],
+        ids.map(
+          (name) => ({ type: 'TEXT_MESSAGE_CONTENT', messageId: name, delta: 'hi' }) as AGUIEvent,
+        ),
+      ),
     );
     expect(bare.messages.map((m) => [m.id, messageText(m)])).toEqual(ids.map((n) => [n, 'hi']));
   });
