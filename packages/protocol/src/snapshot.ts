@@ -115,7 +115,10 @@ export function parseSnapshot(value: unknown, runId?: string): RunSnapshot | Res
   }
   const s = value as Partial<Record<keyof RunSnapshot, unknown>>;
   if (typeof s.runId !== 'string') return bad('no runId');
-  if (runId !== undefined && s.runId !== runId) return bad(`runId "${s.runId}" is another run`);
+  // '' is a log whose RUN_STARTED the server's fold has not seen yet: not another run.
+  if (runId !== undefined && s.runId !== runId && s.runId !== '') {
+    return bad(`runId "${s.runId}" is another run`);
+  }
   if (typeof s.threadId !== 'string') return bad('no threadId');
   if (typeof s.status !== 'string' || !SNAPSHOT_STATUSES.includes(s.status)) {
     return bad(`status ${JSON.stringify(s.status)}`);
@@ -133,5 +136,7 @@ export function parseSnapshot(value: unknown, runId?: string): RunSnapshot | Res
   if (s.outcome !== undefined && (typeof s.outcome !== 'object' || s.outcome === null)) {
     return bad('outcome is not an object');
   }
-  return value as RunSnapshot;
+  return runId !== undefined && s.runId === ''
+    ? ({ ...value, runId } as RunSnapshot)
+    : (value as RunSnapshot);
 }

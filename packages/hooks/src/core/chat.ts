@@ -1,7 +1,8 @@
 import type { RunMessage } from '@resumable/protocol';
-import { isTerminalStatus, ResumableError } from '@resumable/protocol';
+import { errorAction, isTerminalStatus, ResumableError } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import { createStore } from 'zustand/vanilla';
+import { retryDelay } from './backoff.js';
 import type { TabChannel } from './env.js';
 import type { RunSession, RunSessionOptions } from './session.js';
 import { toResumable } from './session.js';
@@ -102,6 +103,9 @@ export class ChatSession {
   private optimistic = new Map<string, ChatMessage>();
   private channel: TabChannel | null = null;
   private lastCompose: unknown[] = [];
+  /** Failed sends in a row (the retry policy's attempt), and the pending retry. */
+  private sendFailures = 0;
+  private retryTimer: unknown;
 
   constructor(options: ChatSessionOptions, run: RunSession) {
     this.options = options;
@@ -163,7 +167,14 @@ export class ChatSession {
 
   dispose(): void {
     this.disposed = true;
+    this.cancelRetry();
     this.deactivate();
+  }
+
+  private cancelRetry(): void {
+    if (this.retryTimer === undefined) return;
+    this.run.env.clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
   }
 
   /** Reads the chat record, then history and the thread's active run. */
@@ -297,6 +308,8 @@ export class ChatSession {
 
   /** A new conversation: forgets the thread, the run and the outbox. */
   reset(): void {
+    this.cancelRetry();
+    this.sendFailures = 0;
     void this.run.clear();
     this.optimistic.clear();
     this.store.setState(emptyChatState(null, null));
@@ -351,6 +364,7 @@ export class ChatSession {
       });
       const outbox = this.getState().outbox.filter((o) => o.runId !== item.runId);
       const { pending: _p, ...accepted } = message;
+      this.sendFailures = 0;
       this.store.setState({
         threadId: started.threadId,
         token: started.token ?? token,
@@ -371,11 +385,9 @@ export class ChatSession {
       return true;
     } catch (error) {
       const typed = toResumable(error);
-      const retryable =
-        typed.code === 'network' ||
-        typed.code === 'too_many_requests' ||
-        typed.code === 'internal' ||
-        typed.code === 'store_unavailable';
+      // One decision table for every path (see ERROR_ACTIONS): only `retry` keeps the
+      // prompt queued; anything else waits for the user's retry() with its error shown.
+      const retryable = errorAction(typed) === 'retry';
       const outbox = this.getState().outbox.map((o) =>
         o.runId === item.runId && !retryable
           ? { ...o, error: { code: typed.code, message: typed.message } }
@@ -384,16 +396,38 @@ export class ChatSession {
       this.store.setState({ sending: null, outbox, error: retryable ? null : typed });
       this.compose();
       await this.persist();
-      if (retryable) {
-        // Stays queued; `online` (or a later send) drains it again. A 429/5xx gets one
-        // delayed retry of its own.
-        if (typed.code !== 'network') {
-          const wait = (typed.retryAfter ?? 2) * 1000;
-          this.run.env.setTimeout(() => void this.drain(), wait);
-        }
+      if (!retryable) return false;
+      if (typed.code === 'run_in_progress' && typed.runId !== undefined && threadId) {
+        // The thread already runs a reply (another tab or device): follow it; the prompt
+        // stays queued and goes out, once, when that run ends (drain on its terminal).
+        this.sendFailures = 0;
+        await this.follow(typed.runId, threadId, token);
+        return false;
       }
+      // Stays queued; retried through the one retry policy (and at once on `online`).
+      this.sendFailures++;
+      this.scheduleRetry(
+        retryDelay(this.sendFailures, this.run.env.random, this.options.backoff, typed.retryAfter),
+      );
       return false;
     }
+  }
+
+  private scheduleRetry(delay: number): void {
+    this.cancelRetry();
+    this.retryTimer = this.run.env.setTimeout(() => {
+      this.retryTimer = undefined;
+      if (!this.disposed) void this.drain();
+    }, delay);
+  }
+
+  /** Follows a run this client did not start (a conflict's running run). */
+  private async follow(runId: string, threadId: string, token: string | null): Promise<void> {
+    if (this.run.getState().runId === runId) return;
+    this.settleCurrent();
+    this.store.setState({ prompt: null });
+    this.compose();
+    await this.run.attach({ runId, threadId, token });
   }
 
   /**

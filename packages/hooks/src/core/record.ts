@@ -1,5 +1,5 @@
 import type { RunSnapshot, RunState, RunStatus } from '@resumable/protocol';
-import { isTerminalStatus, ResumableError, snapshotOf } from '@resumable/protocol';
+import { isTerminalStatus, parseSnapshot, ResumableError, snapshotOf } from '@resumable/protocol';
 
 /**
  * What survives a reload: the run to resume, the capability to read it, the resume point
@@ -72,6 +72,8 @@ export function parseRecord(value: unknown, key: string): RunRecord | ResumableE
   if (typeof value !== 'object' || Array.isArray(value)) return bad('not an object');
   const r = value as Partial<RunRecord> & { v?: unknown };
   if (r.v !== RECORD_VERSION) return bad(`unknown version ${JSON.stringify(r.v)}`);
+  // A record copied under another slot's key (an extension, a bug) is not this slot's run.
+  if (r.key !== key) return bad(`stored for slot ${JSON.stringify(r.key)}`);
   if (typeof r.runId !== 'string' || r.runId === '') return bad('no runId');
   if (typeof r.threadId !== 'string') return bad('no threadId');
   if (r.token !== null && typeof r.token !== 'string') return bad('bad token');
@@ -83,8 +85,8 @@ export function parseRecord(value: unknown, key: string): RunRecord | ResumableE
   )
     return bad('bad base');
   if (typeof r.status !== 'string' || !STATUSES.includes(r.status)) return bad('bad status');
-  const s = r.snapshot as Partial<RunSnapshot> | undefined;
-  if (typeof s !== 'object' || s === null || !Array.isArray(s.messages)) return bad('bad snapshot');
+  const s = parseSnapshot(r.snapshot, r.runId);
+  if (s instanceof ResumableError) return bad(s.message);
   if (s.lastOffset !== r.offset) return bad('snapshot and offset disagree');
   if (!s.messages.every((m) => typeof m === 'object' && m !== null && typeof m.id === 'string'))
     return bad('bad message in snapshot');
