@@ -4,7 +4,7 @@ import type { RunApi } from './api.js';
 import type { BackoffOptions } from './backoff.js';
 import { retryDelay, timerDelay } from './backoff.js';
 import type { ResumableEnvironment } from './env.js';
-import type { SessionEvent, SessionPhase } from './machine.js';
+import type { SessionEvent } from './machine.js';
 import type { StreamOutcome } from './transport.js';
 import { readEventStream } from './transport.js';
 import type { ConnectionInfo } from './types.js';
@@ -31,11 +31,11 @@ export interface LoopHost {
   readonly env: ResumableEnvironment;
   readonly api: RunApi;
   readonly options: LoopOptions;
-  phase(): SessionPhase;
   /** A machine transition, published with `patch` to the connection facts. */
   to(event: SessionEvent, patch?: Partial<ConnectionInfo>): void;
-  ids(): Ids | null;
-  run(): RunState;
+  readonly ids: Ids | null;
+  /** The folded run (its `offset` is the resume point). */
+  readonly run: RunState;
   connection(): ConnectionInfo;
   setConnection(patch: Partial<ConnectionInfo>): void;
   /** Folds a batch and publishes it; false when the stream should close (gap, end). */
@@ -138,18 +138,18 @@ export class ReconnectLoop {
   private async loop(generation: number): Promise<void> {
     const host = this.host;
     while (this.live(generation)) {
-      const ids = host.ids();
-      if (!ids || isTerminalStatus(host.run().status)) return host.settle();
+      const ids = host.ids;
+      if (!ids || isTerminalStatus(host.run.status)) return host.settle();
       if (!host.env.online.get()) {
         host.to('offline', { nextRetryAt: null });
         await this.sleep(generation, Number.POSITIVE_INFINITY);
         continue;
       }
-      const before = host.run().offset;
+      const before = host.run.offset;
       host.to('attempt', { nextRetryAt: null });
       const outcome = await this.connectOnce(generation, ids);
       if (!this.live(generation)) return;
-      if (isTerminalStatus(host.run().status)) return host.settle();
+      if (isTerminalStatus(host.run.status)) return host.settle();
       if (!host.env.online.get()) {
         // Dropped because the network went away: park in `offline`, resume on `online`.
         host.resuming = true;
@@ -157,11 +157,11 @@ export class ReconnectLoop {
       }
       const error = await this.decide(generation, ids, outcome);
       if (error === 'stop' || !this.live(generation)) return;
-      if (isTerminalStatus(host.run().status)) return host.settle();
+      if (isTerminalStatus(host.run.status)) return host.settle();
       // A request that got no answer at all (refused, reset) is the network, not a server
       // answering without progress: it is retried at the policy's pace, never given up on.
       const answered = outcome.kind !== 'network';
-      if (!(await this.wait(generation, error, host.run().offset > before, answered))) return;
+      if (!(await this.wait(generation, error, host.run.offset > before, answered))) return;
     }
   }
 
@@ -217,7 +217,7 @@ export class ReconnectLoop {
     }
     if (!this.live(generation)) return { kind: 'aborted' };
     const heartbeat = host.options.heartbeatMs ?? 15_000;
-    const after = host.run().offset;
+    const after = host.run.offset;
     const outcome = await readEventStream({
       fetch: host.env.fetch,
       url: host.api.eventsUrl(ids.runId, after),

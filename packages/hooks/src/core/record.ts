@@ -31,6 +31,29 @@ export interface RunRecord {
 
 export const RECORD_VERSION = 1;
 
+/**
+ * Reads and checks a session's record: the record, or null, and the problem met (a read
+ * that failed: `storage_unavailable`; a record that does not parse: `corrupt_record`).
+ */
+export async function loadRecord(
+  storage: { get(key: string): Promise<unknown> },
+  key: string,
+): Promise<{ record: RunRecord | null; problem: ResumableError | null }> {
+  let raw: unknown;
+  try {
+    raw = await storage.get(runRecordKey(key));
+  } catch (cause) {
+    const problem = new ResumableError('storage_unavailable', 'could not read the run record', {
+      cause,
+    });
+    return { record: null, problem };
+  }
+  const parsed = parseRecord(raw, key);
+  return parsed instanceof ResumableError
+    ? { record: null, problem: parsed }
+    : { record: parsed, problem: null };
+}
+
 /** Storage key of a session's record. */
 export const runRecordKey = (key: string) => `run:${key}`;
 

@@ -121,3 +121,17 @@ export function defaultStorage(onFallback?: (error: ResumableError) => void): Re
     : memory;
   return pageDefault;
 }
+
+/**
+ * A session's storage: memory as given; anything else guarded by `withFallback` (a call
+ * that fails or hangs switches to memory, saying so through `onFallback`).
+ */
+export function guardStorage(
+  storage: RecordStorage,
+  onFallback: (error: ResumableError) => void,
+  timeoutMs?: number,
+): RecordStorage {
+  return storage.kind === 'memory'
+    ? storage
+    : withFallback(storage, createMemoryStorage(), onFallback, timeoutMs);
+}
