@@ -5,7 +5,7 @@ import type { BackoffOptions } from './backoff.js';
 import { retryDelay } from './backoff.js';
 import type { ResumableEnvironment } from './env.js';
 import type { Ids, ReconnectLoop } from './reconnect.js';
-import { toResumable } from './reconnect.js';
+import { DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS, noProgress, toResumable } from './reconnect.js';
 import type { ConnectionInfo } from './types.js';
 
 export interface CancelHost {
@@ -15,6 +15,7 @@ export interface CancelHost {
   readonly options: {
     backoff?: BackoffOptions | undefined;
     maxRetries?: number | undefined;
+    maxAttemptsWithoutProgress?: number | undefined;
     shouldReconnect?: ((error: ResumableError, attempt: number) => boolean) | undefined;
   };
   ids(): Ids | null;
@@ -77,6 +78,15 @@ export class CancelSender {
         const maxRetries = host.options.maxRetries ?? Number.POSITIVE_INFINITY;
         if (failures > maxRetries || host.options.shouldReconnect?.(typed, failures) === false)
           return;
+        // A server that answers every cancel without taking it: stop asking (retry() or a
+        // reload sends it again), never a request loop.
+        if (
+          failures >=
+          (host.options.maxAttemptsWithoutProgress ?? DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS)
+        ) {
+          host.setConnection({ lastError: noProgress(failures, typed), nextRetryAt: null });
+          return;
+        }
         const delay = retryDelay(failures, host.env.random, host.options.backoff, typed.retryAfter);
         host.setConnection({ attempt: failures, nextRetryAt: host.env.now() + delay });
         await host.loop.sleep(generation, delay);

@@ -4,6 +4,7 @@ import type { StoreApi } from 'zustand/vanilla';
 import { createStore } from 'zustand/vanilla';
 import { retryDelay } from './backoff.js';
 import type { TabChannel } from './env.js';
+import { DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS, noProgress } from './reconnect.js';
 import type { RunSession, RunSessionOptions } from './session.js';
 import { toResumable } from './session.js';
 import type { RunSessionState } from './store.js';
@@ -397,15 +398,31 @@ export class ChatSession {
       this.compose();
       await this.persist();
       if (!retryable) return false;
+      // Stays queued; retried through the one retry policy (and at once on `online`), up
+      // to the bound on answers without progress: then it waits for retry() like a refusal.
+      this.sendFailures++;
       if (typed.code === 'run_in_progress' && typed.runId !== undefined && threadId) {
-        // The thread already runs a reply (another tab or device): follow it; the prompt
-        // stays queued and goes out, once, when that run ends (drain on its terminal).
-        this.sendFailures = 0;
+        // The thread already runs a reply (another tab or device): follow it. The prompt
+        // goes out, once (its runId is fixed), when that run ends: the drain on its
+        // terminal event, or the policy's retry below when it ended already.
         await this.follow(typed.runId, threadId, token);
+      }
+      const max = this.options.maxAttemptsWithoutProgress ?? DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS;
+      if (this.sendFailures >= max && typed.code !== 'network') {
+        const stop = noProgress(this.sendFailures, typed);
+        this.sendFailures = 0;
+        this.store.setState({
+          error: stop,
+          outbox: this.getState().outbox.map((o) =>
+            o.runId === item.runId
+              ? { ...o, error: { code: stop.code, message: stop.message } }
+              : o,
+          ),
+        });
+        this.compose();
+        await this.persist();
         return false;
       }
-      // Stays queued; retried through the one retry policy (and at once on `online`).
-      this.sendFailures++;
       this.scheduleRetry(
         retryDelay(this.sendFailures, this.run.env.random, this.options.backoff, typed.retryAfter),
       );

@@ -182,13 +182,7 @@ export class ReconnectLoop {
     else if (answered) this.stale++;
     const maxStale = options.maxAttemptsWithoutProgress ?? DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS;
     if (this.stale >= maxStale) {
-      host.fail(
-        new ResumableError(
-          'no_progress',
-          `${this.stale} attempts without a new event (last: ${error.code}: ${error.message})`,
-          { cause: error, ...(error.status === undefined ? {} : { status: error.status }) },
-        ),
-      );
+      host.fail(noProgress(this.stale, error));
       return false;
     }
     const maxRetries = options.maxRetries ?? Number.POSITIVE_INFINITY;
@@ -338,6 +332,15 @@ export class ReconnectLoop {
     await this.host.applySnapshot(snapshot);
     return why;
   }
+}
+
+/** The typed end of bounded retries against a server that answers without progress. */
+export function noProgress(attempts: number, last: ResumableError): ResumableError {
+  return new ResumableError(
+    'no_progress',
+    `${attempts} attempts without progress (last: ${last.code}: ${last.message})`,
+    { cause: last, ...(last.status === undefined ? {} : { status: last.status }) },
+  );
 }
 
 export function toResumable(error: unknown): ResumableError {
