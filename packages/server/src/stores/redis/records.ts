@@ -1,0 +1,27 @@
+import type { RunSnapshot } from '@resumable/protocol';
+import { withLazySnapshot } from '../lazy-snapshot.js';
+import type { RunRecord, StoredRunStatus } from '../types.js';
+
+export function toRecord(flat: string[], streamExists: number): RunRecord | null {
+  if (!flat || flat.length === 0) return null;
+  const h: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) h[flat[i]!] = flat[i + 1]!;
+  const status = h.status as StoredRunStatus;
+  const lastOffset = Number(h.lastOffset ?? 0);
+  const ended = status !== 'running';
+  const head = {
+    runId: h.runId!,
+    threadId: h.threadId!,
+    status,
+    createdAt: Number(h.createdAt),
+    endedAt: h.endedAt === undefined ? null : Number(h.endedAt),
+    lastOffset,
+    // Pruned by a sweep, or the stream's TTL ran out.
+    eventsPruned: h.eventsPruned === '1' || (ended && lastOffset > 0 && streamExists === 0),
+    owner: h.owner ?? null,
+  };
+  const text = h.snapshot;
+  if (!text) return { ...head, snapshot: null };
+  // Parsed on first read only: most reads of a run look at its status and offsets.
+  return withLazySnapshot(head, () => JSON.parse(text) as RunSnapshot);
+}
