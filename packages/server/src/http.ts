@@ -4,6 +4,7 @@ import { cors } from 'hono/cors';
 import { type Authorize, tokenOf } from './auth.js';
 import { RouteContext } from './http/context.js';
 import { errorResponse } from './http/errors.js';
+import { errorFor, jsonBodiesOnly, refuseHead } from './http/guards.js';
 import { postRunsRoute } from './http/post-runs.js';
 import { runRoutes } from './http/run-routes.js';
 import { threadRoutes } from './http/thread-routes.js';
@@ -19,6 +20,11 @@ export interface HttpOptions {
   basePath: string;
   /** Requests wait for it, so nobody reads a run that start-up is about to close. */
   ready?: Promise<void>;
+  /**
+   * The client's address, for the per-address limits (behind a proxy: from its header).
+   * @default the socket's remote address on Node (`@hono/node-server`), else none
+   */
+  clientAddress?: (request: Request, env: unknown) => string | null;
 }
 
 const RUN_HEADERS = ['Resumable-Run-Id', 'Resumable-Token', 'Location', 'Retry-After'];
@@ -28,7 +34,8 @@ export function createHttpApp(options: HttpOptions): Hono {
   const root = new Hono();
   const app = options.basePath && options.basePath !== '/' ? root.basePath(options.basePath) : root;
 
-  root.onError((error) => errorResponse(error));
+  root.onError(errorFor);
+  root.use('*', refuseHead);
   const ready = options.ready;
   if (ready) {
     root.use('*', async (_c, next) => {
@@ -54,11 +61,27 @@ export function createHttpApp(options: HttpOptions): Hono {
     );
   }
 
+  app.use('*', jsonBodiesOnly);
   const ctx = new RouteContext(options.manager, options.authorize);
-  app.route('/', postRunsRoute(ctx, options.maxBodyBytes));
+  const clientAddress = options.clientAddress ?? socketAddress;
+  app.route(
+    '/',
+    postRunsRoute(ctx, {
+      maxBodyBytes: options.maxBodyBytes,
+      clientAddress: (c) => clientAddress(c.req.raw, c.env),
+    }),
+  );
   app.route('/', runRoutes(ctx));
   app.route('/', threadRoutes(ctx));
   return root;
+}
+
+/** The remote address of the Node socket `@hono/node-server` passes as `env.incoming`. */
+function socketAddress(_request: Request, env: unknown): string | null {
+  const incoming = (env as { incoming?: { socket?: { remoteAddress?: unknown } } } | undefined)
+    ?.incoming;
+  const address = incoming?.socket?.remoteAddress;
+  return typeof address === 'string' ? address : null;
 }
 
 export { errorResponse, tokenOf };

@@ -1,88 +1,30 @@
 import type { RunAgentInput } from '@resumable/protocol';
 import { ResumableError, type RunSnapshot, snapshotOf } from '@resumable/protocol';
 import type { Agent } from './agents/types.js';
-import { Admission } from './runs/admission.js';
+import { Admission, type Ticket } from './runs/admission.js';
 import { cancelledEvent, foldStoredRun, isTerminalJson, lostEvent } from './runs/events.js';
 import { FanOut, type StreamOpen } from './runs/fan-out.js';
 import { startHousekeeping } from './runs/housekeeping.js';
+import {
+  DEFAULT_LIMITS,
+  definedOnly,
+  type RunLimits,
+  type RunManagerOptions,
+  type StartingClient,
+} from './runs/options.js';
 import { ActiveRun, produce } from './runs/producer.js';
 import { Recovery } from './runs/recovery.js';
 import type { EventStore, RunRecord } from './stores/types.js';
 import { AppendConflictError } from './stores/types.js';
 
-export { isTerminalJson, type StreamOpen };
-
-export interface RunLimits {
-  /**
-   * Runs this instance produces at once; `POST /runs` beyond it answers `429`.
-   * @default 100
-   */
-  maxConcurrentRuns: number;
-  /**
-   * Open event streams per run on this instance; more answer `429`.
-   * @default 2000
-   */
-  maxSubscribersPerRun: number;
-  /**
-   * Events a live subscriber may have queued (sent but not taken by its connection)
-   * before it is disconnected to resume by offset.
-   * @default 1000
-   */
-  subscriberBufferEvents: number;
-}
-
-export const DEFAULT_LIMITS: RunLimits = {
-  maxConcurrentRuns: 100,
-  maxSubscribersPerRun: 2000,
-  subscriberBufferEvents: 1000,
+export {
+  DEFAULT_LIMITS,
+  isTerminalJson,
+  type RunLimits,
+  type RunManagerOptions,
+  type StartingClient,
+  type StreamOpen,
 };
-
-export interface RunManagerOptions {
-  store: EventStore;
-  agent: Agent;
-  limits?: Partial<RunLimits>;
-  /**
-   * Longest silence on a live stream: one idle for half of it gets a `: ping` comment.
-   * @default 15000
-   */
-  heartbeatMs?: number;
-  /**
-   * Hours a finished run's events are kept; afterwards `after` below `lastOffset` answers
-   * `410` and the snapshot (`GET /runs/:id`) remains.
-   * @default 168
-   */
-  retentionHours?: number;
-  /**
-   * This instance's id, stored as the owner of the runs it produces.
-   * @default a random UUID
-   */
-  instanceId?: string;
-  /**
-   * Lease time for shared stores that support ownership leases.
-   * @default 15000
-   */
-  leaseMs?: number;
-  /**
-   * How often a subscriber of a run with no live feed re-reads the store.
-   * @default 250
-   */
-  pollMs?: number;
-  /**
-   * With 32 or more subscribers on a run, live events are sent at most once per this many
-   * milliseconds (grouped), trading that much latency for far fewer socket writes. `0`
-   * sends every batch at once.
-   * @default 15
-   */
-  fanoutCoalesceMs?: number;
-  /**
-   * How often a single-instance store (memory, SQLite) is swept for runs left `running`
-   * with no producer (a shared store is swept every third of `leaseMs`).
-   * @default 60000
-   */
-  orphanSweepMs?: number;
-  /** Where warnings go. @default console.warn */
-  log?: (message: string) => void;
-}
 
 /**
  * Runs agents detached from any request: admits runs, produces each one (offsets, group
@@ -100,6 +42,8 @@ export class RunManager {
   private readonly orphanSweepMs: number;
   private readonly log: (message: string) => void;
   private readonly active = new Map<string, ActiveRun>();
+  /** Runs being created (admitted, not yet stored): a racing duplicate waits for them. */
+  private readonly creating = new Map<string, Promise<RunRecord | null>>();
   private readonly admission: Admission;
   private readonly fanOut: FanOut;
   private readonly recovery: Recovery;
@@ -111,17 +55,17 @@ export class RunManager {
   constructor(options: RunManagerOptions) {
     this.store = options.store;
     this.agent = options.agent;
-    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.limits = { ...DEFAULT_LIMITS, ...definedOnly(options.limits ?? {}) };
+    if (!(this.limits.maxRunMs > 0 && this.limits.maxRunMs <= 2 ** 31 - 1)) {
+      throw new RangeError('limits.maxRunMs must be from 1 to 2147483647');
+    }
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
     this.retentionMs = (options.retentionHours ?? 168) * 3_600_000;
     this.instanceId = options.instanceId ?? crypto.randomUUID();
     this.leaseMs = options.leaseMs ?? 15_000;
     this.orphanSweepMs = options.orphanSweepMs ?? 60_000;
     this.log = options.log ?? ((message) => console.warn(`[resumable] ${message}`));
-    this.admission = new Admission({
-      maxConcurrentRuns: this.limits.maxConcurrentRuns,
-      activeCount: () => this.active.size,
-    });
+    this.admission = new Admission({ ...this.limits, store: this.store });
     this.fanOut = new FanOut({
       store: this.store,
       maxSubscribersPerRun: this.limits.maxSubscribersPerRun,
@@ -175,11 +119,30 @@ export class RunManager {
   }
 
   /**
+   * Refuses, before anything is stored, a run the agent could not finish within this
+   * server's limits (the agent's own `validate`): a `400` instead of a `201` that fails.
+   */
+  validate(input: RunAgentInput): void {
+    this.agent.validate?.(input, {
+      maxRunMs: this.limits.maxRunMs,
+      maxEventsPerRun: this.limits.maxEventsPerRun,
+    });
+  }
+
+  /**
    * Starts a run for a thread that already exists (the HTTP layer creates threads).
    * Idempotent by `input.runId`: when the run exists, nothing starts and `created` is false.
    */
-  async startRun(input: RunAgentInput): Promise<{ created: boolean; run: RunRecord }> {
+  async startRun(
+    input: RunAgentInput,
+    client: StartingClient = { address: null, threadExists: true },
+  ): Promise<{ created: boolean; run: RunRecord }> {
     if (this.closing) throw new ResumableError('store_unavailable', 'the server is shutting down');
+    const twin = this.creating.get(input.runId);
+    if (twin || this.active.has(input.runId)) {
+      const run = (await twin) ?? (await this.store.getRun(input.runId));
+      if (run) return { created: false, run };
+    }
     // An existing run is found by `createRun` (atomic), so the usual path reads no record
     // first; at the limit, a retry of a run that exists is still answered.
     const full = this.admission.full();
@@ -188,7 +151,30 @@ export class RunManager {
       if (existing) return { created: false, run: existing };
       throw full;
     }
-    this.admission.take();
+    const creating = this.create(input, client);
+    this.creating.set(
+      input.runId,
+      creating.then(
+        (result) => result.run,
+        () => null,
+      ),
+    );
+    try {
+      return await creating;
+    } finally {
+      this.creating.delete(input.runId);
+    }
+  }
+
+  private async create(
+    input: RunAgentInput,
+    client: StartingClient,
+  ): Promise<{ created: boolean; run: RunRecord }> {
+    const ticket = await this.admission.admit({
+      runId: input.runId,
+      threadId: input.threadId,
+      ...client,
+    });
     let result: { created: boolean; run: RunRecord };
     try {
       result = await this.store.createRun({
@@ -197,14 +183,20 @@ export class RunManager {
         createdAt: Date.now(),
         owner: this.instanceId,
       });
-    } finally {
-      this.admission.release();
+    } catch (error) {
+      ticket.release();
+      throw error;
     }
-    if (!result.created) return result;
+    if (!result.created) {
+      ticket.release();
+      return result;
+    }
     // Registered at once: a subscriber arriving now follows it live, not by polling.
     const run = new ActiveRun(result.run, this.fanOut.openLocalHub(input.runId), {
       store: this.store,
       log: this.log,
+      maxEvents: this.limits.maxEventsPerRun,
+      maxBytes: this.limits.maxBytesPerRun,
       // A conflict means another writer owns the log now. A failing store gets the end
       // retried until it lands: left `running`, the run would keep subscribers polling.
       onFailed: (error) => {
@@ -223,7 +215,7 @@ export class RunManager {
     } catch (error) {
       this.log(`run ${input.runId}: lease or history not saved: ${String(error)}`);
     }
-    void this.runToEnd(run, input);
+    void this.runToEnd(run, input, ticket);
     return result;
   }
 
@@ -301,10 +293,16 @@ export class RunManager {
     }
   }
 
-  private async runToEnd(run: ActiveRun, input: RunAgentInput): Promise<void> {
+  private async runToEnd(run: ActiveRun, input: RunAgentInput, ticket: Ticket): Promise<void> {
     const { runId } = run.record;
-    await produce(run, input, { agent: this.agent, log: this.log });
+    await produce(run, input, {
+      agent: this.agent,
+      log: this.log,
+      agentTimeoutMs: this.limits.agentTimeoutMs,
+      maxRunMs: this.limits.maxRunMs,
+    });
     this.active.delete(runId);
+    ticket.release();
     this.fanOut.closeLocalHub(run.hub);
     if (this.store.releaseLease) {
       await this.store.releaseLease(runId, this.instanceId).catch(() => {});

@@ -1,6 +1,7 @@
 import { ResumableError, SSE_HEADERS } from '@resumable/protocol';
 import { type Authorize, authorizeOrThrow } from '../auth.js';
 import type { RunManager } from '../run-manager.js';
+import { sleep } from '../sleep.js';
 import type { EventStore, RunRecord, ThreadRecord } from '../stores/types.js';
 
 const MAX_PAGE = 200;
@@ -26,6 +27,21 @@ export class RouteContext {
     const thread = await this.store.getThread(threadId);
     if (!thread) throw new ResumableError('thread_not_found', `no thread ${threadId}`);
     return thread;
+  }
+
+  /**
+   * The run, once a racing request (on another instance) has created it; null after
+   * `timeoutMs`. Only a duplicate of a thread's first POST, which knows its secret runId,
+   * ever waits here.
+   */
+  async waitForRun(runId: string, timeoutMs: number): Promise<RunRecord | null> {
+    const until = Date.now() + timeoutMs;
+    for (let i = 0; i < 1000 && Date.now() < until; i++) {
+      const run = await this.store.getRun(runId);
+      if (run) return run;
+      await sleep(10);
+    }
+    return null;
   }
 
   /** The run and its thread, once the request may `action` them. */

@@ -11,7 +11,12 @@ export function errorResponse(error: unknown): Response {
   if (resumable.code === 'too_many_requests') {
     headers['Retry-After'] = String(resumable.retryAfter ?? 1);
   }
-  return new Response(JSON.stringify(resumable.toBody()), {
+  if (resumable.code === 'method_not_allowed') headers.Allow = 'GET, POST';
+  const body: { error: Record<string, unknown> } = resumable.toBody();
+  // A 409 run_in_progress names the running run, so the client can follow it.
+  const runId = (resumable as { runId?: unknown }).runId;
+  if (typeof runId === 'string') body.error.runId = runId;
+  return new Response(JSON.stringify(body), {
     status: resumable.status ?? 500,
     headers,
   });

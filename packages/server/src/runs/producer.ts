@@ -3,7 +3,8 @@ import { checkEvent, EventType, isTerminalEvent, ResumableError } from '@resumab
 import type { Agent } from '../agents/types.js';
 import type { RunRecord } from '../stores/types.js';
 import type { Hub } from '../subscription.js';
-import { cancelledEvent, errorEvent, finishedEvent, startedEvent } from './events.js';
+import { startClocks } from './deadlines.js';
+import { cancelledEvent, errorEvent, finishedEvent, runError, startedEvent } from './events.js';
 import { RunLog, type RunLogOptions } from './run-log.js';
 
 const ABORTED = Symbol('aborted');
@@ -22,7 +23,7 @@ export class ActiveRun {
   constructor(
     readonly record: RunRecord,
     readonly hub: Hub,
-    options: Omit<RunLogOptions, 'record' | 'hub'>,
+    options: Omit<RunLogOptions, 'record' | 'hub' | 'onTooLarge'>,
   ) {
     this.log = new RunLog({
       ...options,
@@ -32,6 +33,7 @@ export class ActiveRun {
         this.abort.abort();
         options.onFailed(error);
       },
+      onTooLarge: (message) => this.end(runError('run_too_large', message)),
     });
     this.done = new Promise((resolve) => {
       this.resolveDone = resolve;
@@ -52,6 +54,10 @@ export class ActiveRun {
 export interface ProduceOptions {
   agent: Agent;
   log: (message: string) => void;
+  /** Silence after which the run ends `agent_timeout`. */
+  agentTimeoutMs: number;
+  /** Duration after which the run ends `run_timeout`. */
+  maxRunMs: number;
 }
 
 /**
@@ -68,6 +74,16 @@ export async function produce(
   const { runId, threadId } = run.record;
   const log = run.log;
   let started = false;
+  // Every run ends: a silent agent (hung, or a stalled upstream) and an endless one are
+  // ended by the server, keeping what they said so far.
+  const clocks = startClocks({
+    agentTimeoutMs: options.agentTimeoutMs,
+    maxRunMs: options.maxRunMs,
+    onSilent: () =>
+      run.end(runError('agent_timeout', `the agent sent nothing for ${options.agentTimeoutMs} ms`)),
+    onOverdue: () =>
+      run.end(runError('run_timeout', `the run reached its limit of ${options.maxRunMs} ms`)),
+  });
   try {
     const iterator = options.agent(input, { signal: run.abort.signal })[Symbol.asyncIterator]();
     // Cancel must not wait for an agent that ignores its signal: race every step.
@@ -94,6 +110,7 @@ export async function produce(
     for (let first = true; ; first = false) {
       if (!first) next = iterator.next();
       const step = await Promise.race([next, aborted]);
+      clocks.touch();
       if (step === ABORTED || log.terminalQueued) {
         void iterator.return?.()?.catch(() => {});
         break;
@@ -126,6 +143,7 @@ export async function produce(
   } catch (error) {
     log.queueTerminal(run.cancelRequested ? cancelledEvent(threadId, runId) : errorEvent(error));
   }
+  clocks.stop();
   run.abort.abort();
   await log.settle();
 }

@@ -10,7 +10,7 @@ import { sleep } from '../sleep.js';
 import type { EventStore, RunEnd, RunRecord, StoredEvent } from '../stores/types.js';
 import { AppendConflictError } from '../stores/types.js';
 import type { Hub } from '../subscription.js';
-import { type PendingEvent, pendingEvent, statusOf, stripRunFields } from './events.js';
+import { type PendingEvent, statusOf, stripRunFields } from './events.js';
 
 /** Pending events beyond which the agent waits for the store (backpressure). */
 const MAX_PENDING = 512;
@@ -23,6 +23,12 @@ export interface RunLogOptions {
   log: (message: string) => void;
   /** The store refused the log for good: the producer must stop. */
   onFailed: (error: unknown) => void;
+  /** Most events in the log, its terminal event included. */
+  maxEvents: number;
+  /** Most bytes of event JSON in the log (the terminal event may go past it). */
+  maxBytes: number;
+  /** An event would go past `maxEvents` or `maxBytes`: the run must end `run_too_large`. */
+  onTooLarge: (message: string) => void;
 }
 
 /**
@@ -36,6 +42,8 @@ export class RunLog {
   /** Folded state of everything stored so far. */
   state: RunState;
   private pending: PendingEvent[] = [];
+  /** Bytes of event JSON queued so far (what `maxBytes` bounds). */
+  private bytes = 0;
   /** Set once a terminal event is queued: the agent's further events are dropped. */
   terminalQueued = false;
   /** Set once RUN_STARTED is queued (the log must begin with it). */
@@ -57,7 +65,18 @@ export class RunLog {
   /** Queues an event; waits when the store has fallen far behind (backpressure). */
   async queue(event: AGUIEvent): Promise<void> {
     if (this.terminalQueued || this.failed) return;
-    this.queueRaw(event);
+    const json = JSON.stringify(event);
+    const { maxEvents, maxBytes } = this.options;
+    // The last slot is the terminal event's.
+    if (this.nextOffset >= maxEvents) {
+      this.options.onTooLarge(`the run reached the limit of ${maxEvents} events`);
+      return;
+    }
+    if (this.bytes + json.length > maxBytes) {
+      this.options.onTooLarge(`the run reached the limit of ${maxBytes} bytes of events`);
+      return;
+    }
+    this.queueRaw(event, json);
     while (this.pending.length >= MAX_PENDING && !this.failed) await this.flush();
   }
 
@@ -80,9 +99,10 @@ export class RunLog {
     await this.flushing;
   }
 
-  private queueRaw(event: AGUIEvent): void {
+  private queueRaw(event: AGUIEvent, json = JSON.stringify(event)): void {
     if (event.type === EventType.RUN_STARTED) this.startQueued = true;
-    this.pending.push(pendingEvent(this.nextOffset++, event));
+    this.bytes += json.length;
+    this.pending.push({ offset: this.nextOffset++, event, json });
     // Flush on the next turn of the event loop, not now: everything a fast agent yields in
     // the meantime goes in the same append (one transaction, one fan-out write) instead
     // of one each. A synchronous store would otherwise commit event by event.

@@ -4,7 +4,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import { quit, whenReady } from './redis/connection.js';
 import { entryId, offsetOf, RedisKeys } from './redis/keys.js';
 import type { RedisStoreOptions } from './redis/options.js';
-import { toRecord } from './redis/records.js';
+import { messagePage, toRecord } from './redis/records.js';
 import { SCRIPTS, type ScriptCommands } from './redis/scripts.js';
 import { TailReader, unavailable } from './redis/tail.js';
 import type {
@@ -87,18 +87,24 @@ export class RedisStore implements EventStore {
 
   async createThread(thread: ThreadRecord): Promise<boolean> {
     const reply = await this.call('createThread', (c) =>
-      c.rsCreateThread(this.keys.thread(thread.threadId), thread.token, thread.createdAt),
+      c.rsCreateThread(
+        this.keys.thread(thread.threadId),
+        thread.token,
+        thread.createdAt,
+        thread.firstRunId ?? '',
+      ),
     );
     return reply === 1;
   }
 
   async getThread(threadId: string): Promise<ThreadRecord | null> {
     const fields = await this.call('getThread', (c) =>
-      c.hmget(this.keys.thread(threadId), 'token', 'createdAt'),
+      c.hmget(this.keys.thread(threadId), 'token', 'createdAt', 'firstRunId'),
     );
-    const [token, createdAt] = fields;
+    const [token, createdAt, firstRunId] = fields;
     if (token == null || createdAt == null) return null;
-    return { threadId, token, createdAt: Number(createdAt) };
+    const thread = { threadId, token, createdAt: Number(createdAt) };
+    return firstRunId == null ? thread : { ...thread, firstRunId };
   }
 
   // ---- runs ------------------------------------------------------------------------------
@@ -202,16 +208,7 @@ export class RedisStore implements EventStore {
         limit,
       ),
     )) as [string[], Array<string | null>];
-    const found = rows.length / 2;
-    const take = Math.min(found, limit);
-    const messages: Message[] = [];
-    // Newest first from Redis; the page is oldest to newest.
-    for (let i = take - 1; i >= 0; i--) {
-      const body = bodies[i];
-      if (body != null) messages.push(JSON.parse(body) as Message);
-    }
-    const oldestSeq = take > 0 ? Number(rows[(take - 1) * 2 + 1]) : null;
-    return { messages, nextBefore: found > limit ? oldestSeq : null };
+    return messagePage(rows, bodies, limit);
   }
 
   // ---- orphans and retention -------------------------------------------------------------

@@ -1,6 +1,6 @@
-import type { RunSnapshot } from '@resumable/protocol';
+import type { Message, RunSnapshot } from '@resumable/protocol';
 import { withLazySnapshot } from '../lazy-snapshot.js';
-import type { RunRecord, StoredRunStatus } from '../types.js';
+import type { MessagePage, RunRecord, StoredRunStatus } from '../types.js';
 
 export function toRecord(flat: string[], streamExists: number): RunRecord | null {
   if (!flat || flat.length === 0) return null;
@@ -24,4 +24,22 @@ export function toRecord(flat: string[], streamExists: number): RunRecord | null
   if (!text) return { ...head, snapshot: null };
   // Parsed on first read only: most reads of a run look at its status and offsets.
   return withLazySnapshot(head, () => JSON.parse(text) as RunSnapshot);
+}
+
+/** A history page from `rsListMessages` (seq/id pairs and bodies, newest first). */
+export function messagePage(
+  rows: string[],
+  bodies: Array<string | null>,
+  limit: number,
+): MessagePage {
+  const found = rows.length / 2;
+  const take = Math.min(found, limit);
+  const messages: Message[] = [];
+  // Newest first from Redis; the page is oldest to newest.
+  for (let i = take - 1; i >= 0; i--) {
+    const body = bodies[i];
+    if (body != null) messages.push(JSON.parse(body) as Message);
+  }
+  const oldestSeq = take > 0 ? Number(rows[(take - 1) * 2 + 1]) : null;
+  return { messages, nextBefore: found > limit ? oldestSeq : null };
 }
