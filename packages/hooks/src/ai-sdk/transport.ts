@@ -46,9 +46,12 @@ export class ResumableChatTransport implements ChatTransport<UIMessage> {
   /** Bumped per request of a chat: an abort followed by a new request is not a stop. */
   private readonly requests = new Map<string, number>();
   private closed = false;
+  private readonly ownsClient: boolean;
+  private disposed: Promise<void> = Promise.resolve();
 
   constructor(options: ResumableChatTransportOptions) {
     this.options = options;
+    this.ownsClient = !options.client;
     if (options.client) this.client = options.client;
     else {
       const { endpoint, client: _c, runInput: _r, startTimeoutMs: _s, ...rest } = options;
@@ -91,8 +94,9 @@ export class ResumableChatTransport implements ChatTransport<UIMessage> {
     const item = chat.getState().outbox.find((o) => !queued.has(o.runId));
     if (!item) throw new ResumableError('internal', 'the prompt was not queued');
     sending.catch(() => {});
+    // Attached first: a stop while the prompt is still on its way cancels the run it starts.
+    this.cancelOnAbort(chat, chatId, request, item.runId, abortSignal);
     await this.untilStarted(chat, item.runId, abortSignal);
-    this.cancelOnAbort(chat, chatId, request, abortSignal);
     return mirrorRun(chat.run, item.runId);
   }
 
@@ -111,7 +115,7 @@ export class ResumableChatTransport implements ChatTransport<UIMessage> {
       state = chat.run.getState();
     }
     if (abortSignal?.aborted || state.runId === null) return null;
-    this.cancelOnAbort(chat, chatId, request, abortSignal);
+    this.cancelOnAbort(chat, chatId, request, state.runId, abortSignal);
     return mirrorRun(chat.run, state.runId);
   }
 
@@ -138,11 +142,20 @@ export class ResumableChatTransport implements ChatTransport<UIMessage> {
     return conversationOf({ history, prompt: chat.getState().prompt?.message ?? null, run });
   }
 
-  /** Stops every chat's session (the runs go on on the server). */
+  /**
+   * Stops every chat's session; the runs go on on the server. The AI SDK calls it from
+   * `chat.dispose()`; call it before unmounting a `useChat` whose run should live on.
+   */
   close(): void {
     this.closed = true;
     for (const { release } of this.held.values()) release();
     this.held.clear();
+    if (this.ownsClient) this.disposed = this.client.dispose();
+  }
+
+  /** Resolves once `close()` has ended the sessions (record writes flushed). */
+  closing(): Promise<void> {
+    return this.disposed;
   }
 
   private nextRequest(chatId: string): number {
@@ -156,12 +169,22 @@ export class ResumableChatTransport implements ChatTransport<UIMessage> {
    * included). A stop is an abort that no new request of the same chat follows within a
    * tick: only that one cancels the run on the server.
    */
-  private cancelOnAbort(chat: ChatSession, chatId: string, request: number, signal?: AbortSignal) {
+  private cancelOnAbort(
+    chat: ChatSession,
+    chatId: string,
+    request: number,
+    runId: string,
+    signal?: AbortSignal,
+  ): void {
     signal?.addEventListener(
       'abort',
       () => {
         chat.run.env.setTimeout(() => {
-          if (!this.closed && this.requests.get(chatId) === request) void chat.stop();
+          if (this.closed || this.requests.get(chatId) !== request) return;
+          void this.untilStarted(chat, runId).then(
+            () => (chat.run.getState().runId === runId ? chat.stop() : undefined),
+            () => {},
+          );
         }, 0);
       },
       { once: true },
