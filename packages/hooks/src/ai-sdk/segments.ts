@@ -28,6 +28,11 @@ type ToolSegment = Extract<Segment, { kind: 'tool' }>;
  * The run's messages (the prompt excluded: `role: 'user'` never belongs to a reply) as
  * segments. A text or reasoning message with no text yet has no segment: the AI SDK shows
  * no empty part, and the first delta opens it.
+ *
+ * Within one assistant message: its text, then its tool calls. AG-UI keeps no order
+ * between the two; this is the order models write them in. A live stream whose tool call
+ * came first reorders once, with a `reset-step` when the text starts (chunks.ts), so every
+ * viewer ends with the same parts.
  */
 export function segmentsOf(messages: readonly RunMessage[]): Segment[] {
   const segments: Segment[] = [];
