@@ -18,7 +18,6 @@ import type { AddressInfo } from 'node:net';
 import { Chat } from '@ai-sdk/react';
 import type { Segment } from '@resumable/hooks/ai-sdk';
 import { chunksBetween, ResumableChatTransport, segmentsOf } from '@resumable/hooks/ai-sdk';
-import { createMemoryStorage, recordOf, runRecordKey } from '@resumable/hooks/core';
 import type { Envelope } from '@resumable/protocol';
 import { applyEnvelopes, createRunState } from '@resumable/protocol';
 import { startServer } from '@resumable/server';
@@ -26,7 +25,7 @@ import type { UIMessage, UIMessageChunk } from 'ai';
 import { DefaultChatTransport } from 'ai';
 import { quickOr, writeResults } from './lib/results.js';
 import type { StartedRun } from './lib/runs.js';
-import { post, readLog } from './lib/runs.js';
+import { post, readLog, storageAt } from './lib/runs.js';
 import { median } from './lib/stats.js';
 
 const TOKENS = 5000;
@@ -78,12 +77,7 @@ interface Figures {
 
 /** Ours: the record at the cut, a fresh transport (a reloaded page), `resumeStream()`. */
 async function resumeOurs(ids: StartedRun): Promise<Figures> {
-  const storage = createMemoryStorage();
-  const state = applyEnvelopes(
-    createRunState({ runId: ids.runId, threadId: ids.threadId }),
-    log.slice(0, cutAt),
-  ).state;
-  await storage.update(runRecordKey('bench'), () => recordOf('bench', state, ids, Date.now()));
+  const storage = await storageAt(log, cutAt, ids, 'bench');
   const t0 = performance.now();
   const transport = new ResumableChatTransport({
     endpoint: server.url,

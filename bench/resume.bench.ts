@@ -11,19 +11,12 @@
  * each kind instead of 7, a smoke run whose figures go to the temp folder (lib/results.ts).
  */
 import 'fake-indexeddb/auto';
-import {
-  createIndexedDbStorage,
-  createMemoryStorage,
-  type RecordStorage,
-  RunSession,
-  recordOf,
-  runRecordKey,
-} from '@resumable/hooks/core';
+import { createIndexedDbStorage, type RecordStorage, RunSession } from '@resumable/hooks/core';
 import type { Envelope } from '@resumable/protocol';
-import { applyEnvelopes, createRunState, encodeFrame } from '@resumable/protocol';
+import { encodeFrame } from '@resumable/protocol';
 import { startServer } from '@resumable/server';
 import { quickOr, writeResults } from './lib/results.js';
-import { post, readLog, waitUntil } from './lib/runs.js';
+import { post, readLog, storageAt, waitUntil } from './lib/runs.js';
 import { median } from './lib/stats.js';
 
 const TOKENS = 5000;
@@ -38,12 +31,7 @@ async function resumeFrom(
   from: number,
   ids: { runId: string; threadId: string; token: string },
 ): Promise<{ bytes: number; ms: number; text: number }> {
-  const storage = createMemoryStorage();
-  const state = applyEnvelopes(
-    createRunState({ runId: ids.runId, threadId: ids.threadId }),
-    log.slice(0, from),
-  ).state;
-  await storage.update(runRecordKey('bench'), () => recordOf('bench', state, ids, Date.now()));
+  const storage = await storageAt(log, from, ids, 'bench');
   const session = new RunSession({
     endpoint: server.url,
     key: 'bench',

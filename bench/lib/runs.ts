@@ -2,8 +2,10 @@
  * Runs on a bench's server: start one, read its whole log once it ended, wait for a
  * condition. Shared by the resume benches (plain session and `useChat` transport).
  */
+import type { RecordStorage } from '@resumable/hooks/core';
+import { createMemoryStorage, recordOf, runRecordKey } from '@resumable/hooks/core';
 import type { Envelope } from '@resumable/protocol';
-import { decodeEnvelope } from '@resumable/protocol';
+import { applyEnvelopes, createRunState, decodeEnvelope } from '@resumable/protocol';
 
 export interface StartedRun {
   runId: string;
@@ -55,4 +57,23 @@ export async function waitUntil(check: () => boolean, timeoutMs = 30_000): Promi
     if (Date.now() > deadline) throw new Error('bench: timed out');
     await new Promise((r) => setTimeout(r, 1));
   }
+}
+
+/**
+ * A memory storage holding the record a page would have persisted after folding
+ * `log[0..from)` under `key`: what a reloaded page resumes from.
+ */
+export async function storageAt(
+  log: readonly Envelope[],
+  from: number,
+  ids: StartedRun,
+  key: string,
+): Promise<RecordStorage> {
+  const storage = createMemoryStorage();
+  const state = applyEnvelopes(
+    createRunState({ runId: ids.runId, threadId: ids.threadId }),
+    log.slice(0, from),
+  ).state;
+  await storage.update(runRecordKey(key), () => recordOf(key, state, ids, Date.now()));
+  return storage;
 }
