@@ -1,4 +1,5 @@
 import { partsOf, segmentsOf } from '@resumable/hooks/ai-sdk';
+import type { RunSnapshot } from '@resumable/protocol';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { chaos, DemoPage, fetchRun, serverText, sleep, waitForRunEnd } from './demo-page.js';
@@ -26,6 +27,26 @@ afterEach(async () => {
   await context?.close();
   context = undefined;
 });
+
+/**
+ * The page's `useChat` holds one reply, under the run id, whose parts equal the server's
+ * snapshot and whose text is the server's exactly. The AI SDK's duplicate-on-resume bug
+ * (the resumed stream replayed onto the reply, or pushed as a second one) fails each check.
+ */
+async function expectExactReply(demo: DemoPage, runId: string, snapshot: RunSnapshot) {
+  const chat = (await demo.page.evaluate(() => window.__aiSdkChat)) as PageChat;
+  const replies = chat.messages.filter((m) => m.role === 'assistant');
+  expect(replies.map((m) => m.id)).toEqual([runId]);
+  expect(replies[0]!.parts).toEqual(partsOf(segmentsOf(snapshot.messages)));
+  const textParts = replies[0]!.parts.filter((p) => p.type === 'text');
+  expect(textParts).toHaveLength(1);
+  expect(textParts[0]!.text).toBe(serverText(snapshot));
+  expect(serverText(snapshot).length).toBeGreaterThan(1000);
+  expect(chat.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+}
+
+const statusOf = (demo: DemoPage) =>
+  demo.page.locator('[role="status"]').getAttribute('data-status');
 
 /** What the page's `useChat` holds (`window.__aiSdkChat`). */
 type PageChat = {
@@ -85,17 +106,25 @@ describe('useChat × ResumableChatTransport in Chromium', () => {
     }
     expect(resumedFrom[0]!).toBeGreaterThan(0);
 
-    // The AI SDK's duplicate-on-resume bug (the resumed stream replayed onto the reply, or
-    // pushed as a second one) fails each of these.
-    const chat = (await demo.page.evaluate(() => window.__aiSdkChat)) as PageChat;
-    const replies = chat.messages.filter((m) => m.role === 'assistant');
-    expect(replies.map((m) => m.id)).toEqual([run.runId]);
-    expect(replies[0]!.parts).toEqual(partsOf(segmentsOf(snapshot.messages)));
-    const textParts = replies[0]!.parts.filter((p) => p.type === 'text');
-    expect(textParts).toHaveLength(1);
-    expect(textParts[0]!.text).toBe(serverText(snapshot));
-    expect(serverText(snapshot).length).toBeGreaterThan(1000);
-    expect(chat.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    await expectExactReply(demo, run.runId, snapshot);
     expect((await fetchRun(stack, run)).lastOffset).toBe(snapshot.lastOffset);
+  });
+
+  test('a second tab, idle when the first sends: shows the prompt and the reply live, equal', async () => {
+    context = await newContext(browser);
+    const first = await DemoPage.open(context, stack, 'ai-sdk.html');
+    const second = await DemoPage.open(context, stack, 'ai-sdk.html');
+    await first.send('Two tabs, one chat: does the idle one follow?');
+    const run = await first.run();
+    // The idle tab streams it too (the tabs' channel, then its own resume stream).
+    await second.waitForText(300);
+    expect(await first.page.evaluate(() => window.__aiSdkChat?.status)).toBe('streaming');
+    const snapshot = await waitForRunEnd(stack, run);
+    for (const tab of [first, second]) {
+      await expect.poll(() => statusOf(tab), { timeout: 30_000 }).toBe('ready');
+      await expectExactReply(tab, run.runId, snapshot);
+    }
+    // The second tab never posted a run of its own.
+    expect(second.runPosts).toHaveLength(0);
   });
 });

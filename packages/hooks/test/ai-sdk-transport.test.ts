@@ -3,29 +3,35 @@
  * 127.0.0.1: what it refuses, what a refused prompt becomes, a tool call's parts, and the
  * stored conversation `loadMessages` gives back.
  */
+
+import { Chat } from '@ai-sdk/react';
 import { messageText, ResumableError } from '@resumable/protocol';
 import { type RunningServer, startServer } from '@resumable/server';
 import type { UIMessage, UIMessageChunk } from 'ai';
 import { readUIMessageStream } from 'ai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { partsOf, ResumableChatTransport, segmentsOf } from '../src/ai-sdk/index.js';
+import type { RecordStorage } from '../src/core/index.js';
 import { createManualSignal, createMemoryStorage } from '../src/core/index.js';
+import { waitFor } from './util.js';
 
 let server: RunningServer;
-let transport: ResumableChatTransport;
+let transports: ResumableChatTransport[] = [];
 beforeEach(async () => {
   server = await startServer({ port: 0, store: 'memory' });
 });
 afterEach(async () => {
-  transport?.close();
-  await transport?.closing();
+  for (const t of transports) t.close();
+  await Promise.all(transports.map((t) => t.closing()));
+  transports = [];
   await server.close();
 });
 
-function open(runInput?: Record<string, unknown>) {
-  transport = new ResumableChatTransport({
+/** A transport (a tab); tabs given the same `storage` share it as one origin's IndexedDB. */
+function open(runInput?: Record<string, unknown>, storage: RecordStorage = createMemoryStorage()) {
+  const transport = new ResumableChatTransport({
     endpoint: server.url,
-    storage: createMemoryStorage(),
+    storage,
     backoff: { initialMs: 10, maxMs: 50 },
     onWarning: () => {},
     env: {
@@ -35,6 +41,7 @@ function open(runInput?: Record<string, unknown>) {
     },
     ...(runInput ? { runInput } : {}),
   });
+  transports.push(transport);
   return transport;
 }
 
@@ -115,5 +122,27 @@ describe('ResumableChatTransport', () => {
     expect(loaded[1]!.parts).toEqual(streamed.parts);
     // Finished: nothing to resume.
     expect(await t.reconnectToStream({ chatId: 'c' })).toBeNull();
+  });
+
+  it('follow: an idle tab shows the prompt and the reply another tab started, live', async () => {
+    const storage = createMemoryStorage();
+    const script = { forwardedProps: { script: { tokens: 200, tokensPerSecond: 400, seed: 4 } } };
+    const a = open(script, storage);
+    const b = open(undefined, storage);
+    const idle = new Chat({ id: 'c', transport: b });
+    const unfollow = b.follow(idle);
+    await waitFor(() => b.session('c').run.getState().hydrated, 'tab B hydrated');
+    const sender = new Chat({ id: 'c', transport: a });
+    const sent = sender.sendMessage({ text: 'from tab A' });
+    await waitFor(() => idle.status === 'streaming', 'tab B streaming', 10_000);
+    await sent;
+    await waitFor(() => idle.status === 'ready', 'tab B done', 10_000);
+    const runId = a.session('c').run.getState().runId;
+    expect(sender.messages.map((m) => m.id).at(-1)).toBe(runId);
+    expect(idle.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(idle.messages[0]!.parts).toEqual([{ type: 'text', text: 'from tab A' }]);
+    expect(idle.messages[1]).toEqual(sender.messages[1]);
+    expect(b.session('c').run.getState().status).toBe('finished');
+    unfollow();
   });
 });

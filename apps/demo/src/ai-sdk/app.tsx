@@ -3,13 +3,25 @@
  * or cut the stream mid-answer and the reply resumes from the exact offset, with no part
  * twice. The README's example, made runnable; the Chromium test drives it.
  */
-import { useChat } from '@ai-sdk/react';
+import { Chat, useChat } from '@ai-sdk/react';
 import { createResumableChatTransport } from '@resumable/hooks/ai-sdk';
 import type { UIMessage } from 'ai';
-import { type FormEvent, useEffect, useState, useSyncExternalStore } from 'react';
+import { type FormEvent, use, useState, useSyncExternalStore } from 'react';
 
 const CHAT_ID = 'ai-sdk-demo';
 const transport = createResumableChatTransport({ endpoint: '/api' });
+// Made outside React: unmounting the view is then no `stop()` (useChat stops only the
+// chats it made), and `follow` shows here the runs another tab of this chat starts.
+const chat = new Chat({ id: CHAT_ID, transport });
+transport.follow(chat);
+// The stored conversation (history, this device's last prompt, the reply so far) before
+// the resume stream continues the reply.
+const loaded = transport.loadMessages(CHAT_ID).then(
+  (messages) => {
+    chat.messages = messages;
+  },
+  () => {},
+);
 
 declare global {
   interface Window {
@@ -19,20 +31,12 @@ declare global {
 }
 
 export function AiSdkApp() {
-  const [initial, setInitial] = useState<UIMessage[] | null>(null);
-  useEffect(() => {
-    void transport.loadMessages(CHAT_ID).then(setInitial, () => setInitial([]));
-  }, []);
-  return initial ? <Chat initial={initial} /> : <p>Loading…</p>;
+  use(loaded);
+  return <ChatView />;
 }
 
-function Chat({ initial }: { initial: UIMessage[] }) {
-  const { messages, sendMessage, stop, status, error } = useChat({
-    id: CHAT_ID,
-    transport,
-    messages: initial,
-    resume: true,
-  });
+function ChatView() {
+  const { messages, sendMessage, stop, status, error } = useChat({ chat, resume: true });
   const [draft, setDraft] = useState('');
   // The session under the transport: its connection phase (streaming, offline, reconnecting…).
   const run = transport.session(CHAT_ID).run;

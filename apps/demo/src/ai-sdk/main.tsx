@@ -1,9 +1,11 @@
-import { StrictMode } from 'react';
+import { StrictMode, Suspense } from 'react';
 import { createRoot } from 'react-dom/client';
 import { AiSdkApp } from './app.js';
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <AiSdkApp />
+    <Suspense fallback={<p>Loading…</p>}>
+      <AiSdkApp />
+    </Suspense>
   </StrictMode>,
 );

@@ -1,7 +1,9 @@
-import { isTerminalStatus, ResumableError } from '@resumable/protocol';
+import { isErrorCode, isTerminalStatus, ResumableError } from '@resumable/protocol';
 import type { ChatRequestOptions, ChatTransport, UIMessage, UIMessageChunk } from 'ai';
 import type { ChatSession, ClientOptions } from '../core/index.js';
 import { parseRecord, ResumableClient, runRecordKey } from '../core/index.js';
+import type { FollowableChat } from './follow.js';
+import { followSession } from './follow.js';
 import { conversationOf } from './messages.js';
 import { mirrorRun } from './mirror.js';
 
@@ -13,7 +15,10 @@ export interface ResumableChatTransportOptions extends Partial<ClientOptions> {
    * @default a client of its own on `endpoint`
    */
   client?: ResumableClient;
-  /** Extra `RunAgentInput` fields sent with every prompt (tools, context, forwardedProps…). */
+  /**
+   * Extra `RunAgentInput` fields sent with every prompt (tools, context, forwardedProps…).
+   * @default none
+   */
   runInput?: Record<string, unknown>;
   /**
    * How long a prompt may wait for its run to start (queued offline, the POST retried)
@@ -45,6 +50,8 @@ export class ResumableChatTransport implements ChatTransport<UIMessage> {
   private readonly held = new Map<string, { chat: ChatSession; release: () => void }>();
   /** Bumped per request of a chat: an abort followed by a new request is not a stop. */
   private readonly requests = new Map<string, number>();
+  /** Runs this transport's `sendMessages` started (a `follow`ed chat streams them itself). */
+  private readonly own = new Set<string>();
   private closed = false;
   private readonly ownsClient: boolean;
   private disposed: Promise<void> = Promise.resolve();
@@ -55,7 +62,8 @@ export class ResumableChatTransport implements ChatTransport<UIMessage> {
     if (options.client) this.client = options.client;
     else {
       const { endpoint, client: _c, runInput: _r, startTimeoutMs: _s, ...rest } = options;
-      if (endpoint === undefined) throw new TypeError('endpoint or client is required');
+      if (endpoint === undefined)
+        throw new ResumableError('bad_request', 'endpoint or client is required');
       this.client = new ResumableClient({ ...rest, endpoint });
     }
   }
@@ -93,6 +101,7 @@ export class ResumableChatTransport implements ChatTransport<UIMessage> {
     // `send` queues synchronously: the item it added carries the run id it will start.
     const item = chat.getState().outbox.find((o) => !queued.has(o.runId));
     if (!item) throw new ResumableError('internal', 'the prompt was not queued');
+    this.own.add(item.runId);
     sending.catch(() => {});
     // Attached first: a stop while the prompt is still on its way cancels the run it starts.
     this.cancelOnAbort(chat, chatId, request, item.runId, abortSignal);
@@ -140,6 +149,15 @@ export class ResumableChatTransport implements ChatTransport<UIMessage> {
       }
     }
     return conversationOf({ history, prompt: chat.getState().prompt?.message ?? null, run });
+  }
+
+  /**
+   * Shows in `chat` (an AI SDK `Chat` made outside React, e.g. `new Chat({ id, transport
+   * })`, given to `useChat({ chat })`) the runs another tab of this chat starts: their
+   * prompt, then the reply streamed live. Returns the unsubscribe.
+   */
+  follow(chat: FollowableChat): () => void {
+    return followSession(this.session(chat.id), chat, (runId) => this.own.has(runId));
   }
 
   /**
@@ -200,7 +218,8 @@ export class ResumableChatTransport implements ChatTransport<UIMessage> {
         if (chat.run.getState().runId === runId) return done();
         const item = chat.getState().outbox.find((o) => o.runId === runId);
         if (item?.error) {
-          return done(new ResumableError(item.error.code as 'bad_request', item.error.message));
+          const { code, message } = item.error;
+          return done(new ResumableError(isErrorCode(code) ? code : 'internal', message));
         }
         const error = chat.getState().error;
         if (!item && error) done(error);
