@@ -20,7 +20,7 @@ describe('server rendering', () => {
     // The status line waits out its grace period on the client: never in server HTML.
     expect(html).toContain('role="status" class="rc-connection__status"></div>');
     expect(renderToString(<ResumableChatView controller={c} graceMs={0} />)).toContain(
-      'role="status" class="rc-connection__status">Reconnecting (attempt 1)…</div>',
+      'role="status" class="rc-connection__status">Reconnecting (attempt 1)…<button',
     );
     expect(html).toContain('aria-label="Message"');
   });
