@@ -59,6 +59,8 @@ export async function startStack(options: { pages?: string[] } = {}): Promise<St
       RESUMABLE_STORE: `sqlite:${join(tmp, 'resumable.db')}`,
       SCRIPTED_TOKENS: String(SCRIPT.tokens),
       SCRIPTED_TPS: String(SCRIPT.tokensPerSecond),
+      // The plain filler reply: the tests compare its text with what the page renders.
+      SCRIPTED_REPLY: 'filler',
       // The openai agent must not be picked up from the developer's shell.
       OPENAI_API_KEY: '',
       OPENAI_BASE_URL: '',
