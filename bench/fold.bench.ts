@@ -488,7 +488,7 @@ const out = writeResults('fold', {
   node: process.version,
   cpu: cpus()[0]?.model ?? 'unknown',
   cpus: cpus().length,
-  peers: { '@ag-ui/client': '1.0.0', ai: '6.0.325' },
+  peers: { '@ag-ui/client': '1.0.0', ai: '7.0.173' },
   loadAverage: { before: round(loadBefore), after: round(loadavg()[0]!) },
   method:
     'Each fold is warmed up, then timed in samples (a sample repeats the run for >= 40 ms; a slow peer gets one run per sample); the figure is the median sample. events/s = events fed per run / CPU time per run (process.cpuUsage: all threads of this process, GC included), so other processes on a shared machine do not skew the ratios; wall-clock figures are recorded beside them. AG-UI: defaultApplyEvents fed an RxJS Observable one event at a time, NODE_ENV=production. AI SDK: readUIMessageStream fed a ReadableStream of UI message chunks, each yielded message replacing the last in the thread array. Ours: applyEnvelopes per event, in batches of 16, and the whole run in one call.',

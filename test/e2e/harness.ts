@@ -45,7 +45,11 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export async function startStack(): Promise<Stack> {
+/**
+ * @param options.pages more HTML entries of the demo to build beside `index.html` (e.g.
+ *   `ai-sdk.html`), each served at its own path.
+ */
+export async function startStack(options: { pages?: string[] } = {}): Promise<Stack> {
   requireChromium();
   const tmp = mkdtempSync(join(tmpdir(), 'resumable-e2e-'));
   const api = await superviseServer({
@@ -55,6 +59,8 @@ export async function startStack(): Promise<Stack> {
       RESUMABLE_STORE: `sqlite:${join(tmp, 'resumable.db')}`,
       SCRIPTED_TOKENS: String(SCRIPT.tokens),
       SCRIPTED_TPS: String(SCRIPT.tokensPerSecond),
+      // The plain filler reply: the tests compare its text with what the page renders.
+      SCRIPTED_REPLY: 'filler',
       // The openai agent must not be picked up from the developer's shell.
       OPENAI_API_KEY: '',
       OPENAI_BASE_URL: '',
@@ -70,7 +76,18 @@ export async function startStack(): Promise<Stack> {
       root: demoDir,
       configFile: join(demoDir, 'vite.config.ts'),
       logLevel: 'error',
-      build: { outDir, emptyOutDir: true, sourcemap: false },
+      build: {
+        outDir,
+        emptyOutDir: true,
+        sourcemap: false,
+        ...(options.pages
+          ? {
+              rolldownOptions: {
+                input: ['index.html', ...options.pages].map((page) => join(demoDir, page)),
+              },
+            }
+          : {}),
+      },
     });
     web = await preview({
       root: demoDir,

@@ -3,22 +3,16 @@ import { scriptedAgent } from './agents/scripted.js';
 import type { Agent } from './agents/types.js';
 import { type Authorize, tokenPolicy } from './auth.js';
 import { createHttpApp } from './http.js';
-import { DEFAULT_LIMITS, RunManager } from './run-manager.js';
+import { type RunLimits, RunManager } from './run-manager.js';
 import { openStore } from './stores/open.js';
 import type { EventStore } from './stores/types.js';
 
-export interface ServerLimits {
+export interface ServerLimits extends RunLimits {
   /**
    * Largest `POST /runs` body; larger answers `413 payload_too_large`.
    * @default 1048576 (1 MiB)
    */
   maxBodyBytes: number;
-  /** @default 100 */
-  maxConcurrentRuns: number;
-  /** @default 2000 */
-  maxSubscribersPerRun: number;
-  /** @default 1000 */
-  subscriberBufferEvents: number;
 }
 
 export interface ResumableServerOptions {
@@ -106,16 +100,11 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export function createResumableApp(options: ResumableServerOptions = {}): ResumableApp {
   const store =
     typeof options.store === 'object' ? options.store : openStore(options.store ?? 'memory');
+  const { maxBodyBytes: _body, ...runLimits } = options.limits ?? {};
   const manager = new RunManager({
     store,
     agent: options.agent ?? scriptedAgent(),
-    limits: {
-      maxConcurrentRuns: options.limits?.maxConcurrentRuns ?? DEFAULT_LIMITS.maxConcurrentRuns,
-      maxSubscribersPerRun:
-        options.limits?.maxSubscribersPerRun ?? DEFAULT_LIMITS.maxSubscribersPerRun,
-      subscriberBufferEvents:
-        options.limits?.subscriberBufferEvents ?? DEFAULT_LIMITS.subscriberBufferEvents,
-    },
+    limits: runLimits,
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
     ...(options.retention?.eventsHours === undefined
       ? {}

@@ -25,8 +25,26 @@ function bad(message: string): ResumableError {
   return new ResumableError('bad_request', message);
 }
 
+/** `.` and `..` are path segments a URL resolves away: never ids. */
 export function isValidId(value: string): boolean {
-  return ID.test(value);
+  return ID.test(value) && value !== '.' && value !== '..';
+}
+
+/** JSON nesting a body may have; deeper input fails later in copies and folds. */
+export const MAX_DEPTH = 64;
+
+/** Whether `value` nests deeper than `max` (iterative: a hostile depth cannot overflow). */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
 }
 
 /**
@@ -38,6 +56,9 @@ export function parseRunRequest(body: unknown): RunRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw bad('the body must be a JSON object (an AG-UI RunAgentInput)');
   }
+  if (nestsDeeperThan(body, MAX_DEPTH)) {
+    throw bad(`the body nests deeper than ${MAX_DEPTH} levels`);
+  }
   const b = body as Record<string, unknown>;
   const out: RunRequest = {
     ...(b as object),
@@ -47,7 +68,7 @@ export function parseRunRequest(body: unknown): RunRequest {
   } as RunRequest;
   if (b.threadId !== undefined && b.threadId !== null) {
     if (typeof b.threadId !== 'string' || !isValidId(b.threadId)) {
-      throw bad('threadId must be 1-200 characters of A-Z a-z 0-9 . _ : -');
+      throw bad('threadId must be 1-200 characters of A-Z a-z 0-9 . _ : -, not . or ..');
     }
     out.threadId = b.threadId;
   } else {
@@ -55,7 +76,7 @@ export function parseRunRequest(body: unknown): RunRequest {
   }
   if (b.runId !== undefined && b.runId !== null) {
     if (typeof b.runId !== 'string' || !isValidId(b.runId)) {
-      throw bad('runId must be 1-200 characters of A-Z a-z 0-9 . _ : -');
+      throw bad('runId must be 1-200 characters of A-Z a-z 0-9 . _ : -, not . or ..');
     }
     if (b.runId.length < MIN_RUN_ID_LENGTH) {
       throw bad(
@@ -72,6 +93,9 @@ export function parseRunRequest(body: unknown): RunRequest {
     (typeof b.forwardedProps !== 'object' || Array.isArray(b.forwardedProps))
   ) {
     throw bad('forwardedProps must be an object');
+  }
+  if (b.state !== undefined && b.state !== null && typeof b.state !== 'object') {
+    throw bad('state must be an object or an array');
   }
   return out;
 }
@@ -93,13 +117,47 @@ function parseMessages(value: unknown): Message[] {
     if (typeof role !== 'string' || !ROLES.has(role)) {
       throw bad(`messages[${i}].role must be one of ${[...ROLES].join(', ')}`);
     }
-    if (
-      (role === 'user' || role === 'system' || role === 'developer' || role === 'tool') &&
-      typeof content !== 'string' &&
-      !Array.isArray(content)
-    ) {
-      throw bad(`messages[${i}].content must be a string or an array of parts`);
+    const where = `messages[${i}]`;
+    if (role === 'user' || role === 'system' || role === 'developer' || role === 'tool') {
+      if (typeof content !== 'string' && !Array.isArray(content)) {
+        throw bad(`${where}.content must be a string or an array of parts`);
+      }
+    } else if (content !== undefined && content !== null && typeof content !== 'string') {
+      if (role === 'assistant') throw bad(`${where}.content must be a string`);
     }
+    if (Array.isArray(content)) {
+      content.forEach((part, j) => {
+        checkPart(part, `${where}.content[${j}]`);
+      });
+    }
+    if (role === 'assistant') checkToolCalls((m as { toolCalls?: unknown }).toolCalls, where);
   });
   return value as Message[];
+}
+
+/** A content part: `{type:"text", text}` or another typed part (`binary`…). */
+function checkPart(part: unknown, where: string): void {
+  if (typeof part !== 'object' || part === null || Array.isArray(part)) {
+    throw bad(`${where} must be an object`);
+  }
+  const { type, text } = part as Record<string, unknown>;
+  if (typeof type !== 'string' || type === '') throw bad(`${where}.type must be a string`);
+  if (type === 'text' && typeof text !== 'string') throw bad(`${where}.text must be a string`);
+}
+
+function checkToolCalls(value: unknown, where: string): void {
+  if (value === undefined || value === null) return;
+  if (!Array.isArray(value)) throw bad(`${where}.toolCalls must be an array`);
+  value.forEach((call, k) => {
+    const fn = (call as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
+    if (
+      typeof (call as { id?: unknown } | null)?.id !== 'string' ||
+      typeof fn?.name !== 'string' ||
+      typeof fn.arguments !== 'string'
+    ) {
+      throw bad(
+        `${where}.toolCalls[${k}] must be {id, type:"function", function:{name, arguments}} with strings`,
+      );
+    }
+  });
 }

@@ -332,14 +332,17 @@ describe.each(STORES)('HTTP endpoints on the $name store', ({ create }) => {
       '{"messages": [{"id": "m", "role": "user", "content": 5}]}',
       'messages[0].content must be a string or an array of parts',
     ],
-    ['{"messages": [], "threadId": 7}', 'threadId must be 1-200 characters of A-Z a-z 0-9 . _ : -'],
+    [
+      '{"messages": [], "threadId": 7}',
+      'threadId must be 1-200 characters of A-Z a-z 0-9 . _ : -, not . or ..',
+    ],
     [
       '{"messages": [], "runId": "short-id"}',
       'runId must be unguessable: at least 16 characters (use a random UUID)',
     ],
     [
       '{"messages": [], "runId": "has spaces in it ok?"}',
-      'runId must be 1-200 characters of A-Z a-z 0-9 . _ : -',
+      'runId must be 1-200 characters of A-Z a-z 0-9 . _ : -, not . or ..',
     ],
     ['{"messages": [], "tools": {}}', 'tools must be an array'],
     ['{"messages": [], "forwardedProps": [1]}', 'forwardedProps must be an object'],

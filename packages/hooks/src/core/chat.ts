@@ -1,8 +1,10 @@
 import type { RunMessage } from '@resumable/protocol';
-import { isTerminalStatus, ResumableError } from '@resumable/protocol';
+import { errorAction, isTerminalStatus, ResumableError } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import { createStore } from 'zustand/vanilla';
+import { retryDelay } from './backoff.js';
 import type { TabChannel } from './env.js';
+import { DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS, noProgress } from './reconnect.js';
 import type { RunSession, RunSessionOptions } from './session.js';
 import { toResumable } from './session.js';
 import type { RunSessionState } from './store.js';
@@ -102,6 +104,9 @@ export class ChatSession {
   private optimistic = new Map<string, ChatMessage>();
   private channel: TabChannel | null = null;
   private lastCompose: unknown[] = [];
+  /** Failed sends in a row (the retry policy's attempt), and the pending retry. */
+  private sendFailures = 0;
+  private retryTimer: unknown;
 
   constructor(options: ChatSessionOptions, run: RunSession) {
     this.options = options;
@@ -163,7 +168,14 @@ export class ChatSession {
 
   dispose(): void {
     this.disposed = true;
+    this.cancelRetry();
     this.deactivate();
+  }
+
+  private cancelRetry(): void {
+    if (this.retryTimer === undefined) return;
+    this.run.env.clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
   }
 
   /** Reads the chat record, then history and the thread's active run. */
@@ -297,6 +309,8 @@ export class ChatSession {
 
   /** A new conversation: forgets the thread, the run and the outbox. */
   reset(): void {
+    this.cancelRetry();
+    this.sendFailures = 0;
     void this.run.clear();
     this.optimistic.clear();
     this.store.setState(emptyChatState(null, null));
@@ -351,6 +365,7 @@ export class ChatSession {
       });
       const outbox = this.getState().outbox.filter((o) => o.runId !== item.runId);
       const { pending: _p, ...accepted } = message;
+      this.sendFailures = 0;
       this.store.setState({
         threadId: started.threadId,
         token: started.token ?? token,
@@ -371,11 +386,9 @@ export class ChatSession {
       return true;
     } catch (error) {
       const typed = toResumable(error);
-      const retryable =
-        typed.code === 'network' ||
-        typed.code === 'too_many_requests' ||
-        typed.code === 'internal' ||
-        typed.code === 'store_unavailable';
+      // One decision table for every path (see ERROR_ACTIONS): only `retry` keeps the
+      // prompt queued; anything else waits for the user's retry() with its error shown.
+      const retryable = errorAction(typed) === 'retry';
       const outbox = this.getState().outbox.map((o) =>
         o.runId === item.runId && !retryable
           ? { ...o, error: { code: typed.code, message: typed.message } }
@@ -384,16 +397,54 @@ export class ChatSession {
       this.store.setState({ sending: null, outbox, error: retryable ? null : typed });
       this.compose();
       await this.persist();
-      if (retryable) {
-        // Stays queued; `online` (or a later send) drains it again. A 429/5xx gets one
-        // delayed retry of its own.
-        if (typed.code !== 'network') {
-          const wait = (typed.retryAfter ?? 2) * 1000;
-          this.run.env.setTimeout(() => void this.drain(), wait);
-        }
+      if (!retryable) return false;
+      // Stays queued; retried through the one retry policy (and at once on `online`), up
+      // to the bound on answers without progress: then it waits for retry() like a refusal.
+      this.sendFailures++;
+      if (typed.code === 'run_in_progress' && typed.runId !== undefined && threadId) {
+        // The thread already runs a reply (another tab or device): follow it. The prompt
+        // goes out, once (its runId is fixed), when that run ends: the drain on its
+        // terminal event, or the policy's retry below when it ended already.
+        await this.follow(typed.runId, threadId, token);
       }
+      const max = this.options.maxAttemptsWithoutProgress ?? DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS;
+      if (this.sendFailures >= max && typed.code !== 'network') {
+        const stop = noProgress(this.sendFailures, typed);
+        this.sendFailures = 0;
+        this.store.setState({
+          error: stop,
+          outbox: this.getState().outbox.map((o) =>
+            o.runId === item.runId
+              ? { ...o, error: { code: stop.code, message: stop.message } }
+              : o,
+          ),
+        });
+        this.compose();
+        await this.persist();
+        return false;
+      }
+      this.scheduleRetry(
+        retryDelay(this.sendFailures, this.run.env.random, this.options.backoff, typed.retryAfter),
+      );
       return false;
     }
+  }
+
+  private scheduleRetry(delay: number): void {
+    this.cancelRetry();
+    this.retryTimer = this.run.env.setTimeout(() => {
+      this.retryTimer = undefined;
+      if (!this.disposed) void this.drain();
+    }, delay);
+  }
+
+  /** Follows a run this client did not start (a conflict's running run). */
+  private async follow(runId: string, threadId: string, token: string | null): Promise<void> {
+    if (this.run.getState().runId === runId) return;
+    this.settleCurrent();
+    this.store.setState({ prompt: null });
+    this.compose();
+    await this.run.attach({ runId, threadId, token });
   }
 
   /**

@@ -1,7 +1,11 @@
 import type { AGUIEvent, RunAgentInput } from '@resumable/protocol';
 import { EventType, messageText, ResumableError } from '@resumable/protocol';
 import { sleep } from '../sleep.js';
-import type { Agent } from './types.js';
+import { demoReply } from './scripted-demo.js';
+import { replyTokenStream, timeLead } from './scripted-reply.js';
+import type { Agent, AgentLimits } from './types.js';
+
+export { mulberry32, replyTokens, timeLead } from './scripted-reply.js';
 
 export interface ScriptOptions {
   /**
@@ -21,6 +25,8 @@ export interface ScriptOptions {
   seed: number;
   /** Throw after this many text deltas: the run ends with `RUN_ERROR code:"agent_failed"`. */
   failAt?: number;
+  /** `demo`: the showcase reply of scripted-demo.ts. @default env SCRIPTED_REPLY, else filler */
+  reply?: 'demo';
 }
 
 export interface ScriptedAgentOptions extends Partial<ScriptOptions> {
@@ -29,18 +35,16 @@ export interface ScriptedAgentOptions extends Partial<ScriptOptions> {
 }
 
 const MAX_TOKENS = 1_000_000;
-const WORDS = (
-  'resume offset stream replay durable event log client server token reload network ' +
-  'thread run answer chunk cursor snapshot fold retry backoff signal heartbeat queue ' +
-  'order exactly once store append tail reader writer record state message delta'
-).split(' ');
+/** Events of a scripted run besides its text deltas (start/end, a tool call). */
+const OVERHEAD_EVENTS = 12;
 
 /**
  * A deterministic agent that needs no network: the reply is Markdown derived from the
  * prompt (a heading, filler sentences, a fenced code block), paced by `tokensPerSecond`.
  * A prompt that asks for the time gets a `get_time` tool call (start, args, end, result)
  * first. `forwardedProps.script` overrides the defaults per run, so tests and the demo can
- * make long, fast, slow or failing runs.
+ * make long, fast, slow or failing runs; a script the run could not finish within the
+ * server's limits is refused at `POST` (400), not failed later.
  */
 export function scriptedAgent(defaults: ScriptedAgentOptions = {}): Agent {
   const envTokens = numberFromEnv('SCRIPTED_TOKENS');
@@ -50,9 +54,12 @@ export function scriptedAgent(defaults: ScriptedAgentOptions = {}): Agent {
     tokensPerSecond: defaults.tokensPerSecond ?? envTps ?? 40,
     seed: defaults.seed ?? 0,
     ...(defaults.failAt === undefined ? {} : { failAt: defaults.failAt }),
+    ...(process.env.SCRIPTED_REPLY === 'demo' ? { reply: 'demo' as const } : {}),
   };
   const now = defaults.now ?? (() => new Date());
-  return (input, ctx) => run(input, ctx.signal, scriptOf(input, base), now);
+  const agent: Agent = (input, ctx) => run(input, ctx.signal, scriptOf(input, base), now);
+  agent.validate = (input, limits) => checkFits(scriptOf(input, base), limits);
+  return agent;
 }
 
 async function* run(
@@ -61,6 +68,7 @@ async function* run(
   script: ScriptOptions,
   now: () => Date,
 ): AsyncGenerator<AGUIEvent> {
+  if (script.reply === 'demo') return yield* demoReply(input, signal, script.tokensPerSecond);
   const prompt = lastUserText(input);
   const id = `${input.runId}`;
   const messageId = `msg-${id}`;
@@ -87,10 +95,10 @@ async function* run(
     };
   }
   yield { type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' };
-  const tokens = replyTokens(prompt, script.tokens, script.seed, lead);
   const interval = script.tokensPerSecond > 0 ? 1000 / script.tokensPerSecond : 0;
   const started = performance.now();
-  for (let i = 0; i < tokens.length; i++) {
+  let i = 0;
+  for (const delta of replyTokenStream(prompt, script.tokens, script.seed, lead)) {
     if (signal.aborted) return;
     if (script.failAt !== undefined && i === script.failAt) {
       throw new Error(`scripted failure after ${i} tokens`);
@@ -104,53 +112,13 @@ async function* run(
       // Even at full speed, let the server breathe between bursts.
       await new Promise((resolve) => setImmediate(resolve));
     }
-    yield { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: tokens[i]! };
+    yield { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta };
+    i++;
   }
-  if (script.failAt !== undefined && script.failAt >= tokens.length) {
-    throw new Error(`scripted failure after ${tokens.length} tokens`);
+  if (script.failAt !== undefined && script.failAt >= i) {
+    throw new Error(`scripted failure after ${i} tokens`);
   }
   yield { type: EventType.TEXT_MESSAGE_END, messageId };
-}
-
-/**
- * The reply as exactly `count` deltas: a heading quoting the prompt, filler words, and a
- * fenced code block derived from the prompt at the end (when `count` leaves room for it).
- * `lead` (the tool's answer) comes right after the heading.
- */
-export function replyTokens(
-  prompt: string,
-  count: number,
-  seed = 0,
-  lead: readonly string[] = [],
-): string[] {
-  const topic = prompt.trim().replace(/\s+/g, ' ').slice(0, 80) || 'your question';
-  const head = ['## ', 'Answer ', 'to: ', `${topic.replace(/[#`]/g, '')}\n\n`];
-  const ident = identifierOf(topic);
-  const code = [
-    '\n\n```ts\n',
-    `const ${ident} = `,
-    `${JSON.stringify(topic)};\n`,
-    `console.log(${ident}.length); `,
-    `// ${topic.length}\n`,
-    '```\n',
-  ];
-  const out: string[] = [];
-  for (const t of head) if (out.length < count) out.push(t);
-  for (const t of lead) if (out.length < count) out.push(t);
-  const fillers = Math.max(0, count - out.length - code.length);
-  const random = mulberry32(hash(topic) ^ seed);
-  for (let i = 0; i < fillers; i++) {
-    const word = WORDS[Math.floor(random() * WORDS.length)]!;
-    const end = i === fillers - 1 ? '.' : i % 12 === 11 ? '. ' : ' ';
-    out.push(i % 12 === 0 ? word[0]!.toUpperCase() + word.slice(1) + end : word + end);
-  }
-  for (const t of code) if (out.length < count) out.push(t);
-  return out;
-}
-
-/** The reply's first sentence when `get_time` answered `time` (an ISO string). */
-export function timeLead(time: string): string[] {
-  return ['It is ', `**${time.slice(11, 16)} UTC** `, `on ${time.slice(0, 10)}. `];
 }
 
 function scriptOf(input: RunAgentInput, base: ScriptOptions): ScriptOptions {
@@ -170,10 +138,31 @@ function scriptOf(input: RunAgentInput, base: ScriptOptions): ScriptOptions {
     script.tokensPerSecond = tps;
   }
   if (s.seed !== undefined) script.seed = int(s.seed, 'seed', 0, 2 ** 31 - 1);
+  if (s.reply === 'demo') script.reply = 'demo';
   if (s.failAt !== undefined && s.failAt !== null) {
     script.failAt = int(s.failAt, 'failAt', 0, MAX_TOKENS);
   }
   return script;
+}
+
+/** A script whose run would outgrow the server's event limit or deadline is a 400. */
+function checkFits(script: ScriptOptions, limits: AgentLimits): void {
+  const events = script.tokens + OVERHEAD_EVENTS;
+  if (events > limits.maxEventsPerRun) {
+    throw new ResumableError(
+      'bad_request',
+      `script.tokens ${script.tokens} would make a run of over ${limits.maxEventsPerRun} events, the server's limit`,
+    );
+  }
+  if (script.tokensPerSecond > 0 && script.tokens > 0) {
+    const ms = (script.tokens / script.tokensPerSecond) * 1000;
+    if (ms > limits.maxRunMs) {
+      throw new ResumableError(
+        'bad_request',
+        `script.tokens ${script.tokens} at ${script.tokensPerSecond} per second would last ${Math.ceil(ms / 1000)} s, over the server's run limit of ${Math.floor(limits.maxRunMs / 1000)} s`,
+      );
+    }
+  }
 }
 
 function int(value: unknown, name: string, min: number, max: number): number {
@@ -194,15 +183,6 @@ function lastUserText(input: RunAgentInput): string {
   return '';
 }
 
-function identifierOf(text: string): string {
-  const words = text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
-  const ident = words
-    .slice(0, 3)
-    .map((w, i) => (i === 0 ? w : w[0]!.toUpperCase() + w.slice(1)))
-    .join('');
-  return /^[a-z]/.test(ident) ? ident : `answer${ident}`;
-}
-
 function numberFromEnv(name: string): number | undefined {
   const text = process.env[name];
   if (text === undefined || text.trim() === '') return undefined;
@@ -211,25 +191,4 @@ function numberFromEnv(name: string): number | undefined {
     throw new Error(`${name} must be a non-negative number, got "${text}"`);
   }
   return value;
-}
-
-function hash(text: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
-  return h >>> 0;
-}
-
-/**
- * mulberry32: a tiny seeded PRNG returning numbers in [0, 1), so a seeded script
- * (or a seeded test schedule) replays exactly from its seed.
- */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

@@ -1,8 +1,16 @@
 import type { AGUIEvent, RunAgentInput } from '@resumable/protocol';
 
 export interface AgentContext {
-  /** Aborted when the run is cancelled or the server shuts down: stop producing. */
+  /** Aborted when the run is cancelled, times out or the server shuts down: stop producing. */
   signal: AbortSignal;
+}
+
+/** The server's limits on one run, for an agent's `validate`. */
+export interface AgentLimits {
+  /** Longest a run may last, in milliseconds (`limits.maxRunMs`). */
+  maxRunMs: number;
+  /** Most events a run may have (`limits.maxEventsPerRun`). */
+  maxEventsPerRun: number;
 }
 
 /**
@@ -14,5 +22,10 @@ export interface AgentContext {
  * - Throwing ends the run with `RUN_ERROR` (its `code` is the error's `ResumableError`
  *   code, else `agent_failed`).
  * - Events after a terminal one, and events that are not valid AG-UI, are dropped.
+ * - `validate`, when present, is called at `POST /runs` before anything is stored: what it
+ *   throws (a `ResumableError('bad_request')`) is the answer, so input the agent would
+ *   fail on later is refused up front instead of failing after a `201`.
  */
-export type Agent = (input: RunAgentInput, ctx: AgentContext) => AsyncIterable<AGUIEvent>;
+export type Agent = ((input: RunAgentInput, ctx: AgentContext) => AsyncIterable<AGUIEvent>) & {
+  validate?: (input: RunAgentInput, limits: AgentLimits) => void;
+};

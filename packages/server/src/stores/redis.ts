@@ -1,8 +1,10 @@
-import type { Message, RunSnapshot } from '@resumable/protocol';
+import type { Message } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
 import { Redis, type RedisOptions } from 'ioredis';
-import { withLazySnapshot } from './lazy-snapshot.js';
+import { quit, whenReady } from './redis/connection.js';
 import { entryId, offsetOf, RedisKeys } from './redis/keys.js';
+import type { RedisStoreOptions } from './redis/options.js';
+import { messagePage, toRecord } from './redis/records.js';
 import { SCRIPTS, type ScriptCommands } from './redis/scripts.js';
 import { TailReader, unavailable } from './redis/tail.js';
 import type {
@@ -12,62 +14,11 @@ import type {
   RunEnd,
   RunRecord,
   StoredEvent,
-  StoredRunStatus,
   ThreadRecord,
 } from './types.js';
 import { AppendConflictError } from './types.js';
 
-export interface RedisStoreOptions {
-  /**
-   * The Redis server, as a `redis://[user:password@]host:port[/db]` URL
-   * (`rediss://` for TLS).
-   * @default 'redis://127.0.0.1:6379'
-   */
-  url?: string;
-  /**
-   * Prefix of every key, so deployments (or tests) can share one Redis database.
-   * @default 'resumable:'
-   */
-  prefix?: string;
-  /**
-   * How long a finished run's events stay: the run's stream gets this TTL when its
-   * terminal event is stored. The run record and its snapshot stay (like SQLite's).
-   * Keep it at least the server's `retention.eventsHours`.
-   * @default 604800000 (168 hours)
-   */
-  eventsTtlMs?: number;
-  /**
-   * Lease a new run gets from `createRun` until its producer's `acquireLease`.
-   * @default 15000
-   */
-  leaseMs?: number;
-  /**
-   * How long an operation waits for a connecting or reconnecting Redis before it fails
-   * with `store_unavailable` (503). Requests never queue longer than this.
-   * @default 1000
-   */
-  connectWaitMs?: number;
-  /**
-   * Time after which a command without a reply fails with `store_unavailable`.
-   * @default 5000
-   */
-  commandTimeoutMs?: number;
-  /**
-   * `XREAD BLOCK` time of the shared live-tail reader.
-   * @default 5000
-   */
-  blockMs?: number;
-  /**
-   * Longest pause between reconnect attempts while Redis is away (ioredis `retryStrategy`
-   * grows by 100 ms per attempt up to this).
-   * @default 1000
-   */
-  maxReconnectDelayMs?: number;
-  /** More ioredis options (TLS, Sentinel, …); the store's own settings win. */
-  redisOptions?: RedisOptions;
-  /** Where connection warnings go. @default console.warn */
-  log?: (message: string) => void;
-}
+export type { RedisStoreOptions };
 
 type Client = Redis & ScriptCommands;
 
@@ -128,8 +79,7 @@ export class RedisStore implements EventStore {
     for (const [name, definition] of Object.entries(SCRIPTS)) {
       this.client.defineCommand(name, definition);
     }
-    // Every shared-store instance tails runs of other instances sooner or later: connect
-    // the reader now, so the first live tail does not wait for a connection.
+    // Connected now, so the first live tail (every instance has one soon) does not wait.
     this.tailReader();
   }
 
@@ -137,18 +87,24 @@ export class RedisStore implements EventStore {
 
   async createThread(thread: ThreadRecord): Promise<boolean> {
     const reply = await this.call('createThread', (c) =>
-      c.rsCreateThread(this.keys.thread(thread.threadId), thread.token, thread.createdAt),
+      c.rsCreateThread(
+        this.keys.thread(thread.threadId),
+        thread.token,
+        thread.createdAt,
+        thread.firstRunId ?? '',
+      ),
     );
     return reply === 1;
   }
 
   async getThread(threadId: string): Promise<ThreadRecord | null> {
     const fields = await this.call('getThread', (c) =>
-      c.hmget(this.keys.thread(threadId), 'token', 'createdAt'),
+      c.hmget(this.keys.thread(threadId), 'token', 'createdAt', 'firstRunId'),
     );
-    const [token, createdAt] = fields;
+    const [token, createdAt, firstRunId] = fields;
     if (token == null || createdAt == null) return null;
-    return { threadId, token, createdAt: Number(createdAt) };
+    const thread = { threadId, token, createdAt: Number(createdAt) };
+    return firstRunId == null ? thread : { ...thread, firstRunId };
   }
 
   // ---- runs ------------------------------------------------------------------------------
@@ -252,16 +208,7 @@ export class RedisStore implements EventStore {
         limit,
       ),
     )) as [string[], Array<string | null>];
-    const found = rows.length / 2;
-    const take = Math.min(found, limit);
-    const messages: Message[] = [];
-    // Newest first from Redis; the page is oldest to newest.
-    for (let i = take - 1; i >= 0; i--) {
-      const body = bodies[i];
-      if (body != null) messages.push(JSON.parse(body) as Message);
-    }
-    const oldestSeq = take > 0 ? Number(rows[(take - 1) * 2 + 1]) : null;
-    return { messages, nextBefore: found > limit ? oldestSeq : null };
+    return messagePage(rows, bodies, limit);
   }
 
   // ---- orphans and retention -------------------------------------------------------------
@@ -422,32 +369,9 @@ export class RedisStore implements EventStore {
   }
 
   /** Resolves when `client` is connected; `store_unavailable` after `connectWaitMs`. */
-  private async ready(client: Redis = this.client): Promise<void> {
-    if (client.status === 'ready') return;
-    if (this.closed || client.status === 'end') throw unavailable('the Redis store is closed');
-    let wait = this.waits.get(client);
-    if (!wait) {
-      wait = new Promise<void>((resolve) => client.once('ready', () => resolve()));
-      this.waits.set(client, wait);
-      void wait.then(() => this.waits.delete(client));
-    }
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            unavailable(
-              `Redis at ${redactedUrl(this.url)} is unreachable (${client.status} for ${this.connectWaitMs} ms)`,
-            ),
-          ),
-        this.connectWaitMs,
-      );
-    });
-    try {
-      await Promise.race([wait, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+  private ready(client: Redis = this.client): Promise<void> {
+    if (this.closed) return Promise.reject(unavailable('the Redis store is closed'));
+    return whenReady(client, this.waits, this.connectWaitMs, this.url);
   }
 
   /** Runs one Redis operation; any failure of Redis itself becomes `store_unavailable`. */
@@ -470,44 +394,4 @@ export class RedisStore implements EventStore {
       }
     }
   }
-}
-
-function toRecord(flat: string[], streamExists: number): RunRecord | null {
-  if (!flat || flat.length === 0) return null;
-  const h: Record<string, string> = {};
-  for (let i = 0; i + 1 < flat.length; i += 2) h[flat[i]!] = flat[i + 1]!;
-  const status = h.status as StoredRunStatus;
-  const lastOffset = Number(h.lastOffset ?? 0);
-  const ended = status !== 'running';
-  const head = {
-    runId: h.runId!,
-    threadId: h.threadId!,
-    status,
-    createdAt: Number(h.createdAt),
-    endedAt: h.endedAt === undefined ? null : Number(h.endedAt),
-    lastOffset,
-    // Pruned by a sweep, or the stream's TTL ran out.
-    eventsPruned: h.eventsPruned === '1' || (ended && lastOffset > 0 && streamExists === 0),
-    owner: h.owner ?? null,
-  };
-  const text = h.snapshot;
-  if (!text) return { ...head, snapshot: null };
-  // Parsed on first read only: most reads of a run look at its status and offsets.
-  return withLazySnapshot(head, () => JSON.parse(text) as RunSnapshot);
-}
-
-async function quit(client: Redis): Promise<void> {
-  try {
-    if (client.status === 'ready') {
-      await client.quit();
-      return;
-    }
-  } catch {
-    // Redis went away meanwhile: drop the socket below.
-  }
-  client.disconnect();
-}
-
-function redactedUrl(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//***@');
 }

@@ -27,14 +27,15 @@ export interface SqliteStoreOptions {
   synchronous?: 'NORMAL' | 'FULL';
 }
 
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS threads (
   thread_id  TEXT PRIMARY KEY,
   token      TEXT NOT NULL,
   created_at INTEGER NOT NULL,
-  next_seq   INTEGER NOT NULL DEFAULT 1
+  next_seq   INTEGER NOT NULL DEFAULT 1,
+  first_run_id TEXT
 );
 CREATE TABLE IF NOT EXISTS runs (
   run_id        TEXT PRIMARY KEY,
@@ -120,13 +121,17 @@ export class SqliteStore implements EventStore {
       );
     }
     db.exec(SCHEMA);
+    // Version 2 adds the run that created a thread (see `ThreadRecord.firstRunId`).
+    if (version === 1) db.exec('ALTER TABLE threads ADD COLUMN first_run_id TEXT');
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
 
     this.stmt = {
       insertThread: db.prepare(
-        'INSERT OR IGNORE INTO threads (thread_id, token, created_at) VALUES (?, ?, ?)',
+        'INSERT OR IGNORE INTO threads (thread_id, token, created_at, first_run_id) VALUES (?, ?, ?, ?)',
       ),
-      getThread: db.prepare('SELECT thread_id, token, created_at FROM threads WHERE thread_id = ?'),
+      getThread: db.prepare(
+        'SELECT thread_id, token, created_at, first_run_id FROM threads WHERE thread_id = ?',
+      ),
       insertRun: db.prepare(
         `INSERT OR IGNORE INTO runs (run_id, thread_id, status, created_at, owner)
          VALUES (?, ?, 'running', ?, ?)`,
@@ -206,15 +211,23 @@ export class SqliteStore implements EventStore {
 
   async createThread(thread: ThreadRecord): Promise<boolean> {
     return this.guard(
-      () => this.stmt.insertThread.run(thread.threadId, thread.token, thread.createdAt).changes > 0,
+      () =>
+        this.stmt.insertThread.run(
+          thread.threadId,
+          thread.token,
+          thread.createdAt,
+          thread.firstRunId ?? null,
+        ).changes > 0,
     );
   }
 
   async getThread(threadId: string): Promise<ThreadRecord | null> {
     const row = this.guard(() => this.stmt.getThread.get(threadId)) as
-      | { thread_id: string; token: string; created_at: number }
+      | { thread_id: string; token: string; created_at: number; first_run_id: string | null }
       | undefined;
-    return row ? { threadId: row.thread_id, token: row.token, createdAt: row.created_at } : null;
+    if (!row) return null;
+    const thread = { threadId: row.thread_id, token: row.token, createdAt: row.created_at };
+    return row.first_run_id === null ? thread : { ...thread, firstRunId: row.first_run_id };
   }
 
   async createRun(run: NewRun): Promise<{ created: boolean; run: RunRecord }> {

@@ -31,6 +31,11 @@ export interface ThreadRecord {
   token: string;
   /** Epoch milliseconds. */
   createdAt: number;
+  /**
+   * The client-chosen `runId` of the `POST /runs` that created the thread, if any: a
+   * duplicate of that very POST racing the first is recognised by it (and nobody else).
+   */
+  firstRunId?: string;
 }
 
 export interface RunRecord {

@@ -13,6 +13,7 @@
 export const CREATE_THREAD = `#!lua
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'token', ARGV[1], 'createdAt', ARGV[2], 'runSeq', 0, 'msgSeq', 0)
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'firstRunId', ARGV[3]) end
 return 1
 `;
 

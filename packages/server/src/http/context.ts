@@ -1,0 +1,75 @@
+import { ResumableError, SSE_HEADERS } from '@resumable/protocol';
+import { type Authorize, authorizeOrThrow } from '../auth.js';
+import type { RunManager } from '../run-manager.js';
+import { sleep } from '../sleep.js';
+import type { EventStore, RunRecord, ThreadRecord } from '../stores/types.js';
+
+const MAX_PAGE = 200;
+
+/** What every route module needs: the manager, its store and the access policy. */
+export class RouteContext {
+  readonly store: EventStore;
+
+  constructor(
+    readonly manager: RunManager,
+    readonly authorize: Authorize,
+  ) {
+    this.store = manager.store;
+  }
+
+  async loadRun(runId: string): Promise<RunRecord> {
+    const run = await this.store.getRun(runId);
+    if (!run) throw new ResumableError('run_not_found', `no run ${runId}`);
+    return run;
+  }
+
+  async loadThread(threadId: string): Promise<ThreadRecord> {
+    const thread = await this.store.getThread(threadId);
+    if (!thread) throw new ResumableError('thread_not_found', `no thread ${threadId}`);
+    return thread;
+  }
+
+  /**
+   * The run, once a racing request (on another instance) has created it; null after
+   * `timeoutMs`. Only a duplicate of a thread's first POST, which knows its secret runId,
+   * ever waits here.
+   */
+  async waitForRun(runId: string, timeoutMs: number): Promise<RunRecord | null> {
+    const until = Date.now() + timeoutMs;
+    for (let i = 0; i < 1000 && Date.now() < until; i++) {
+      const run = await this.store.getRun(runId);
+      if (run) return run;
+      await sleep(10);
+    }
+    return null;
+  }
+
+  /** The run and its thread, once the request may `action` them. */
+  async readRun(request: Request, runId: string, action: 'read' | 'cancel') {
+    const run = await this.loadRun(runId);
+    const thread = await this.loadThread(run.threadId);
+    await authorizeOrThrow(this.authorize, request, {
+      action,
+      threadId: run.threadId,
+      runId,
+      thread,
+    });
+    return { run, thread };
+  }
+
+  /** The event stream after `after`, `204`, or the error `openStream` gave. */
+  async eventsResponse(run: RunRecord, after: number): Promise<Response> {
+    const opened = await this.manager.openStream(run, after);
+    if (opened.kind === 'error') throw opened.error;
+    if (opened.kind === 'no-content') return new Response(null, { status: 204 });
+    return new Response(opened.subscription.stream, { status: 200, headers: { ...SSE_HEADERS } });
+  }
+}
+
+export function pageLimit(text: string | undefined, fallback: number): number {
+  if (text === undefined || text === '') return fallback;
+  if (!/^[1-9][0-9]{0,3}$/.test(text) || Number(text) > MAX_PAGE) {
+    throw new ResumableError('bad_request', `limit must be an integer from 1 to ${MAX_PAGE}`);
+  }
+  return Number(text);
+}

@@ -1,0 +1,55 @@
+import { ResumableError } from '@resumable/protocol';
+import type { Context, MiddlewareHandler } from 'hono';
+import { errorResponse } from './errors.js';
+
+/** Set by a route once it has read the whole request body. */
+export const BODY_READ = 'resumableBodyRead';
+
+/**
+ * `HEAD` is answered `405` on every route: Hono would run the `GET` handler for it and
+ * drop the body unread, leaving an event stream (and its subscriber slot) open for good.
+ */
+export const refuseHead: MiddlewareHandler = async (c, next) => {
+  if (c.req.method === 'HEAD') {
+    throw new ResumableError('method_not_allowed', 'HEAD is not served here: use GET');
+  }
+  await next();
+};
+
+/**
+ * A `POST` body must be `application/json`: a form or `text/plain` POST is what any web
+ * page can send from a visitor's browser without a CORS preflight. A `POST` without a
+ * body (cancel) needs no type.
+ */
+export const jsonBodiesOnly: MiddlewareHandler = async (c, next) => {
+  if (c.req.method === 'POST') {
+    const type = c.req.header('content-type');
+    const mediaType = type?.split(';')[0]?.trim().toLowerCase();
+    if (mediaType !== 'application/json' && (type !== undefined || hasBody(c.req.raw))) {
+      throw new ResumableError(
+        'unsupported_media_type',
+        `the body must be application/json, got ${type === undefined ? 'no Content-Type' : JSON.stringify(type)}`,
+      );
+    }
+  }
+  await next();
+};
+
+/**
+ * The error response for `c`. One sent before the request body was read (413, 415, 401…)
+ * says `Connection: close`, and the connection does close after it: the client never
+ * sends its next request on a socket that still carries the unread body.
+ */
+export function errorFor(error: unknown, c: Context): Response {
+  const response = errorResponse(error);
+  if (hasBody(c.req.raw) && c.get(BODY_READ as never) !== true) {
+    response.headers.set('Connection', 'close');
+  }
+  return response;
+}
+
+function hasBody(request: Request): boolean {
+  const length = request.headers.get('content-length');
+  if (length !== null) return length !== '0';
+  return request.headers.has('transfer-encoding');
+}

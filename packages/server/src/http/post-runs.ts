@@ -1,0 +1,160 @@
+import type { RunAgentInput } from '@resumable/protocol';
+import { ResumableError } from '@resumable/protocol';
+import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { authorizeOrThrow, newToken, tokenPolicy } from '../auth.js';
+import { parseRunRequest, type RunRequest } from '../input.js';
+import type { RunRecord, ThreadRecord } from '../stores/types.js';
+import type { RouteContext } from './context.js';
+import { BODY_READ } from './guards.js';
+
+export interface PostRunsOptions {
+  maxBodyBytes: number;
+  /** The client's address for the per-address limits; null when unknown. */
+  clientAddress: (c: Context) => string | null;
+}
+
+/** A run this request created, or one that existed (a retry, a racing duplicate). */
+type Started = { created: RunRecord; thread: ThreadRecord } | { existing: RunRecord };
+
+/** How long a thread counts as just created, for a racing duplicate of its first POST. */
+const FRESH_THREAD_MS = 5000;
+
+/** `POST /runs`: start a run (a new thread when none is named), or answer a retry. */
+export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono {
+  const { store, authorize, manager } = ctx;
+  const routes = new Hono();
+  /** POSTs with a client-chosen runId being handled here: a duplicate waits for the first. */
+  const inflight = new Map<string, Promise<RunRecord | null>>();
+
+  const answerExisting = async (
+    c: Context,
+    run: RunRecord,
+    threadId: string | undefined,
+  ): Promise<Response> => {
+    if (threadId !== undefined && threadId !== run.threadId) {
+      throw new ResumableError('bad_request', `runId ${run.runId} belongs to another thread`);
+    }
+    const thread = await ctx.loadThread(run.threadId);
+    // Under the token policy the runId is the credential of a retry; an application's
+    // own policy still decides.
+    if (authorize !== tokenPolicy) {
+      await authorizeOrThrow(authorize, c.req.raw, {
+        action: 'create',
+        threadId: run.threadId,
+        runId: run.runId,
+        thread,
+      });
+    }
+    return answer(c, run, thread, 200);
+  };
+
+  /** The run's ids and token (201 or 200), or with `Accept: text/event-stream` its stream. */
+  const answer = async (c: Context, run: RunRecord, thread: ThreadRecord, status: 200 | 201) => {
+    const location = `${c.req.path.replace(/\/$/, '')}/${run.runId}`;
+    if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
+      const response = await ctx.eventsResponse(run, 0);
+      response.headers.set('Resumable-Run-Id', run.runId);
+      response.headers.set('Resumable-Token', thread.token);
+      response.headers.set('Location', location);
+      return response;
+    }
+    const body = { runId: run.runId, threadId: run.threadId, token: thread.token };
+    return c.json(body, status, { Location: location });
+  };
+
+  /** Creates the thread if needed, authorizes, admits and starts the run. */
+  const start = async (c: Context, parsed: RunRequest, input: RunAgentInput): Promise<Started> => {
+    const { threadId, runId } = input;
+    let thread = await store.getThread(threadId);
+    try {
+      await authorizeOrThrow(authorize, c.req.raw, { action: 'create', threadId, runId, thread });
+    } catch (error) {
+      // A duplicate of the POST that created this thread a moment ago, sent to another
+      // instance: only its runId (a secret) proves it; wait for that run, briefly.
+      const twin =
+        thread !== null &&
+        authorize === tokenPolicy &&
+        parsed.runId !== undefined &&
+        thread.firstRunId === parsed.runId &&
+        Date.now() - thread.createdAt < FRESH_THREAD_MS;
+      const raced = twin ? await ctx.waitForRun(runId, FRESH_THREAD_MS) : null;
+      if (raced) return { existing: raced };
+      throw error;
+    }
+    let threadExists = thread !== null;
+    if (!thread) {
+      const fresh: ThreadRecord = {
+        threadId,
+        token: newToken(),
+        createdAt: Date.now(),
+        ...(parsed.runId === undefined ? {} : { firstRunId: parsed.runId }),
+      };
+      thread = (await store.createThread(fresh)) ? fresh : await ctx.loadThread(threadId);
+      if (thread !== fresh) {
+        // Another request created it first: its token is required like for any thread.
+        threadExists = true;
+        await authorizeOrThrow(authorize, c.req.raw, { action: 'create', threadId, runId, thread });
+      }
+    }
+    const address = options.clientAddress(c);
+    const { created, run } = await manager.startRun(input, { address, threadExists });
+    return created ? { created: run, thread } : { existing: run };
+  };
+
+  routes.post(
+    '/runs',
+    bodyLimit({
+      maxSize: options.maxBodyBytes,
+      onError: () => {
+        throw new ResumableError(
+          'payload_too_large',
+          `the request body is over the limit of ${options.maxBodyBytes} bytes`,
+        );
+      },
+    }),
+    async (c) => {
+      const text = await c.req.text();
+      c.set(BODY_READ as never, true as never);
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw new ResumableError('bad_request', 'the body is not valid JSON');
+      }
+      // Everything that could fail later is refused here, before anything is stored.
+      const parsed = parseRunRequest(body);
+      const input = {
+        ...parsed,
+        threadId: parsed.threadId ?? crypto.randomUUID(),
+        runId: parsed.runId ?? crypto.randomUUID(),
+        state: parsed.state ?? {},
+      } as RunAgentInput;
+      manager.validate(input);
+
+      if (parsed.runId === undefined) return finish(c, parsed, await start(c, parsed, input));
+      // An idempotent retry: the runId is the secret, so no token is needed to learn it again.
+      const twin = inflight.get(parsed.runId);
+      const existing = (twin && (await twin)) || (await store.getRun(parsed.runId));
+      if (existing) return answerExisting(c, existing, parsed.threadId);
+      const starting = start(c, parsed, input);
+      const settled = starting.then(
+        (result) => ('created' in result ? result.created : result.existing),
+        () => null,
+      );
+      inflight.set(parsed.runId, settled);
+      try {
+        return await finish(c, parsed, await starting);
+      } finally {
+        if (inflight.get(parsed.runId) === settled) inflight.delete(parsed.runId);
+      }
+    },
+  );
+
+  const finish = (c: Context, parsed: RunRequest, result: Started): Promise<Response> =>
+    'created' in result
+      ? answer(c, result.created, result.thread, 201)
+      : answerExisting(c, result.existing, parsed.threadId);
+
+  return routes;
+}

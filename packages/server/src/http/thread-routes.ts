@@ -1,0 +1,49 @@
+import { ResumableError } from '@resumable/protocol';
+import { Hono } from 'hono';
+import { authorizeOrThrow } from '../auth.js';
+import { pageLimit, type RouteContext } from './context.js';
+
+/** `GET /threads/:id` (its runs) and `GET /threads/:id/messages` (history pages). */
+export function threadRoutes(ctx: RouteContext): Hono {
+  const routes = new Hono();
+
+  routes.get('/threads/:threadId', async (c) => {
+    const threadId = c.req.param('threadId');
+    const thread = await ctx.loadThread(threadId);
+    await authorizeOrThrow(ctx.authorize, c.req.raw, { action: 'read', threadId, thread });
+    const limit = pageLimit(c.req.query('limit'), 20);
+    const runs = await ctx.store.listRuns(threadId, limit);
+    return c.json({
+      threadId,
+      createdAt: new Date(thread.createdAt).toISOString(),
+      runs: runs.map((run) => ({
+        runId: run.runId,
+        status: run.status,
+        lastOffset: run.lastOffset,
+        createdAt: new Date(run.createdAt).toISOString(),
+        endedAt: run.endedAt === null ? null : new Date(run.endedAt).toISOString(),
+      })),
+    });
+  });
+
+  routes.get('/threads/:threadId/messages', async (c) => {
+    const threadId = c.req.param('threadId');
+    const thread = await ctx.loadThread(threadId);
+    await authorizeOrThrow(ctx.authorize, c.req.raw, { action: 'read', threadId, thread });
+    const limit = pageLimit(c.req.query('limit'), 50);
+    const beforeText = c.req.query('before');
+    let before: number | null = null;
+    if (beforeText !== undefined && beforeText !== '') {
+      if (!/^[1-9][0-9]{0,15}$/.test(beforeText)) {
+        throw new ResumableError(
+          'bad_request',
+          `before must be a cursor from nextBefore, got "${beforeText}"`,
+        );
+      }
+      before = Number(beforeText);
+    }
+    return c.json(await ctx.store.listMessages(threadId, before, limit));
+  });
+
+  return routes;
+}

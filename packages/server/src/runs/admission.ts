@@ -1,0 +1,169 @@
+import { ResumableError } from '@resumable/protocol';
+import type { EventStore } from '../stores/types.js';
+import { RateWindow } from './rate-window.js';
+
+/** Per-client limits on starting runs (`POST /runs`). */
+export interface ClientLimits {
+  /**
+   * Runs of one thread running at once; another `POST /runs` on it answers
+   * `409 run_in_progress` naming the running run.
+   * @default 1
+   */
+  maxRunningRunsPerThread: number;
+  /**
+   * Runs started per minute on one thread (one thread token); more answer `429`
+   * with `Retry-After`.
+   * @default 60
+   */
+  maxRunsPerMinutePerThread: number;
+  /**
+   * Runs started per minute from one client address; more answer `429` with `Retry-After`.
+   * @default 300
+   */
+  maxRunsPerMinutePerAddress: number;
+  /**
+   * Runs from one client address running at once on this instance; more answer `429`.
+   * Below `maxConcurrentRuns`, so one client cannot take every slot.
+   * @default 50
+   */
+  maxRunningRunsPerAddress: number;
+}
+
+export const DEFAULT_CLIENT_LIMITS: ClientLimits = {
+  maxRunningRunsPerThread: 1,
+  maxRunsPerMinutePerThread: 60,
+  maxRunsPerMinutePerAddress: 300,
+  maxRunningRunsPerAddress: 50,
+};
+
+export interface AdmissionOptions extends ClientLimits {
+  maxConcurrentRuns: number;
+  store: EventStore;
+}
+
+/** Who asks to start a run: the thread (its token) and the client's address, if known. */
+export interface Applicant {
+  runId: string;
+  threadId: string;
+  /** False for a thread this very request creates (nothing can run on it yet). */
+  threadExists: boolean;
+  address: string | null;
+}
+
+/** A held admission: `release` once the run ends (or failed to start). */
+export interface Ticket {
+  release(): void;
+}
+
+/**
+ * Who may start a run now: the instance's run slots, one running run per thread, and the
+ * per-client rates. Everything is checked and reserved before the first await, so
+ * concurrent POSTs cannot overshoot a limit; runs on other instances (a shared store) are
+ * seen through the store's list of the thread's runs.
+ */
+export class Admission {
+  private busy = 0;
+  /** Runs admitted here and not ended, per thread and per address. */
+  private readonly byThread = new Map<string, Set<string>>();
+  private readonly byAddress = new Map<string, number>();
+  private readonly threadRate: RateWindow;
+  private readonly addressRate: RateWindow;
+
+  constructor(private readonly options: AdmissionOptions) {
+    this.threadRate = new RateWindow(options.maxRunsPerMinutePerThread, 60_000);
+    this.addressRate = new RateWindow(options.maxRunsPerMinutePerAddress, 60_000);
+  }
+
+  /** The error to answer when this instance is at its run limit, else null. */
+  full(): ResumableError | null {
+    if (this.busy < this.options.maxConcurrentRuns) return null;
+    return tooMany(`this server is producing ${this.busy} runs, its limit`, 1);
+  }
+
+  /** Admits `who` or throws the answer (`429`, `409 run_in_progress`). */
+  async admit(who: Applicant): Promise<Ticket> {
+    const ticket = this.reserve(who);
+    try {
+      if (who.threadExists) await this.checkStoredRuns(who);
+    } catch (error) {
+      ticket.release();
+      throw error;
+    }
+    return ticket;
+  }
+
+  private reserve(who: Applicant): Ticket {
+    const full = this.full();
+    if (full) throw full;
+    const o = this.options;
+    const running = this.byThread.get(who.threadId);
+    if (running && running.size >= o.maxRunningRunsPerThread) {
+      throw runInProgress(who.threadId, [...running][0]!);
+    }
+    const now = Date.now();
+    const threadWait = this.threadRate.retryAfter(who.threadId, now);
+    if (threadWait > 0) {
+      throw tooMany(
+        `thread ${who.threadId} started ${o.maxRunsPerMinutePerThread} runs in the last minute, its limit`,
+        threadWait,
+      );
+    }
+    const { address } = who;
+    if (address !== null) {
+      const wait = this.addressRate.retryAfter(address, now);
+      if (wait > 0) {
+        throw tooMany(
+          `this client started ${o.maxRunsPerMinutePerAddress} runs in the last minute, its limit`,
+          wait,
+        );
+      }
+      const count = this.byAddress.get(address) ?? 0;
+      if (count >= o.maxRunningRunsPerAddress) {
+        throw tooMany(`this client has ${count} runs running, its limit`, 1);
+      }
+      this.byAddress.set(address, count + 1);
+      this.addressRate.record(address, now);
+    }
+    this.threadRate.record(who.threadId, now);
+    const runs = running ?? new Set<string>();
+    runs.add(who.runId);
+    this.byThread.set(who.threadId, runs);
+    this.busy++;
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.busy--;
+        runs.delete(who.runId);
+        if (runs.size === 0) this.byThread.delete(who.threadId);
+        if (address !== null) {
+          const left = (this.byAddress.get(address) ?? 1) - 1;
+          if (left > 0) this.byAddress.set(address, left);
+          else this.byAddress.delete(address);
+        }
+      },
+    };
+  }
+
+  /** Runs of the thread running on any instance (the store knows them all). */
+  private async checkStoredRuns(who: Applicant): Promise<void> {
+    const max = this.options.maxRunningRunsPerThread;
+    const newest = await this.options.store.listRuns(who.threadId, max);
+    const running = newest.filter((run) => run.status === 'running' && run.runId !== who.runId);
+    if (running.length >= max) throw runInProgress(who.threadId, running[0]!.runId);
+  }
+}
+
+function tooMany(message: string, retryAfter: number): ResumableError {
+  return new ResumableError('too_many_requests', message, { retryAfter });
+}
+
+/** `409 run_in_progress`; its body names the running run (`error.runId`). */
+export function runInProgress(threadId: string, runId: string): ResumableError {
+  const error = new ResumableError(
+    'run_in_progress',
+    `thread ${threadId} has a run in progress (${runId}); start the next one when it ends`,
+  );
+  return Object.assign(error, { runId });
+}

@@ -1,0 +1,94 @@
+import type { AGUIEvent, Envelope, ErrorCode, Message, RunState } from '@resumable/protocol';
+import {
+  applyEnvelopes,
+  createRunState,
+  EventType,
+  isTerminalEvent,
+  ResumableError,
+} from '@resumable/protocol';
+import type { EventStore, RunEnd, RunRecord, StoredEvent } from '../stores/types.js';
+
+/** An event with its offset, as queued for the store. */
+export interface PendingEvent {
+  offset: number;
+  event: AGUIEvent;
+  json: string;
+}
+
+export function pendingEvent(offset: number, event: AGUIEvent): PendingEvent {
+  return { offset, event, json: JSON.stringify(event) };
+}
+
+export function toEnvelope(event: StoredEvent): Envelope {
+  return { offset: event.offset, event: JSON.parse(event.json) as AGUIEvent };
+}
+
+/**
+ * The one fold of a stored run: every event the store holds for `record`, page by page,
+ * into the protocol's `RunState`. Snapshots of runs produced elsewhere and the ends written
+ * for runs nobody produces both start from it.
+ */
+export async function foldStoredRun(store: EventStore, record: RunRecord): Promise<RunState> {
+  let state = createRunState({ runId: record.runId, threadId: record.threadId });
+  for (;;) {
+    const events = await store.readEvents(record.runId, state.offset, 1000);
+    if (events.length === 0) return state;
+    state = applyEnvelopes(state, events.map(toEnvelope)).state;
+  }
+}
+
+/** Whether a stored event's JSON is a terminal event; most are not, and skip the parse. */
+export function isTerminalJson(json: string): boolean {
+  if (!json.includes('"RUN_FINISHED"') && !json.includes('"RUN_ERROR"')) return false;
+  try {
+    return isTerminalEvent(JSON.parse(json) as { type: string });
+  } catch {
+    return false;
+  }
+}
+
+export function startedEvent(threadId: string, runId: string): AGUIEvent {
+  return { type: EventType.RUN_STARTED, threadId, runId };
+}
+
+/** A `RUN_ERROR` the server writes itself (`agent_lost`, `agent_timeout`, …). */
+export function runError(code: ErrorCode, message: string): AGUIEvent {
+  return { type: EventType.RUN_ERROR, message, code };
+}
+
+export function lostEvent(message: string): AGUIEvent {
+  return runError('agent_lost', message);
+}
+
+export function cancelledEvent(threadId: string, runId: string): AGUIEvent {
+  return { type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: 'cancelled' } };
+}
+
+export function finishedEvent(threadId: string, runId: string): AGUIEvent {
+  return { type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: 'success' } };
+}
+
+export function errorEvent(error: unknown): AGUIEvent {
+  const code = error instanceof ResumableError ? error.code : 'agent_failed';
+  const message = error instanceof Error ? error.message : String(error);
+  return runError(code, message || 'the agent failed');
+}
+
+export function statusOf(event: AGUIEvent): RunEnd['status'] {
+  if (event.type === EventType.RUN_ERROR) return 'error';
+  const outcome = (event as { outcome?: { type?: string } }).outcome;
+  return outcome?.type === 'cancelled' ? 'cancelled' : 'finished';
+}
+
+/** History keeps AG-UI messages; the fold's `streaming` / `ended` flags are run-local. */
+export function stripRunFields(message: Message): Message {
+  const {
+    streaming: _s,
+    ended: _e,
+    ...rest
+  } = message as Message & {
+    streaming?: unknown;
+    ended?: unknown;
+  };
+  return rest as Message;
+}

@@ -1,0 +1,118 @@
+import type { Agent } from '../agents/types.js';
+import type { EventStore } from '../stores/types.js';
+import { type ClientLimits, DEFAULT_CLIENT_LIMITS } from './admission.js';
+
+export interface RunLimits extends ClientLimits {
+  /**
+   * Runs this instance produces at once; `POST /runs` beyond it answers `429`.
+   * @default 100
+   */
+  maxConcurrentRuns: number;
+  /**
+   * Open event streams per run on this instance; more answer `429`.
+   * @default 2000
+   */
+  maxSubscribersPerRun: number;
+  /**
+   * Events a live subscriber may have queued (sent but not taken by its connection)
+   * before it is disconnected to resume by offset.
+   * @default 1000
+   */
+  subscriberBufferEvents: number;
+  /**
+   * Milliseconds an agent may stay silent (no event) before its run ends with
+   * `RUN_ERROR code:"agent_timeout"`, keeping what it said so far.
+   * @default 60000
+   */
+  agentTimeoutMs: number;
+  /**
+   * Longest a run may last; then it ends with `RUN_ERROR code:"run_timeout"`, keeping what
+   * was said so far. At most 2³¹-1 (24.8 days).
+   * @default 1800000 (30 minutes)
+   */
+  maxRunMs: number;
+  /**
+   * Most events in one run (its terminal event included); the run then ends with
+   * `RUN_ERROR code:"run_too_large"`, keeping what was said so far.
+   * @default 100000
+   */
+  maxEventsPerRun: number;
+  /**
+   * Most bytes of event JSON in one run; past it the run ends `run_too_large`.
+   * @default 16777216 (16 MiB)
+   */
+  maxBytesPerRun: number;
+}
+
+export const DEFAULT_LIMITS: RunLimits = {
+  ...DEFAULT_CLIENT_LIMITS,
+  maxConcurrentRuns: 100,
+  maxSubscribersPerRun: 2000,
+  subscriberBufferEvents: 1000,
+  agentTimeoutMs: 60_000,
+  maxRunMs: 30 * 60_000,
+  maxEventsPerRun: 100_000,
+  maxBytesPerRun: 16 * 1024 * 1024,
+};
+
+export interface RunManagerOptions {
+  store: EventStore;
+  agent: Agent;
+  limits?: Partial<RunLimits>;
+  /**
+   * Longest silence on a live stream: one idle for half of it gets a `: ping` comment.
+   * @default 15000
+   */
+  heartbeatMs?: number;
+  /**
+   * Hours a finished run's events are kept; afterwards `after` below `lastOffset` answers
+   * `410` and the snapshot (`GET /runs/:id`) remains.
+   * @default 168
+   */
+  retentionHours?: number;
+  /**
+   * This instance's id, stored as the owner of the runs it produces.
+   * @default a random UUID
+   */
+  instanceId?: string;
+  /**
+   * Lease time for shared stores that support ownership leases.
+   * @default 15000
+   */
+  leaseMs?: number;
+  /**
+   * How often a subscriber of a run with no live feed re-reads the store.
+   * @default 250
+   */
+  pollMs?: number;
+  /**
+   * With 32 or more subscribers on a run, live events are sent at most once per this many
+   * milliseconds (grouped), trading that much latency for far fewer socket writes. `0`
+   * sends every batch at once.
+   * @default 15
+   */
+  fanoutCoalesceMs?: number;
+  /**
+   * How often a single-instance store (memory, SQLite) is swept for runs left `running`
+   * with no producer (a shared store is swept every third of `leaseMs`).
+   * @default 60000
+   */
+  orphanSweepMs?: number;
+  /** Where warnings go. @default console.warn */
+  log?: (message: string) => void;
+}
+
+/** Who starts a run, for the per-client limits. */
+export interface StartingClient {
+  /** The client's address (per-address limits); null when unknown. */
+  address: string | null;
+  /** False when the request creates the thread: no run can be running on it yet. */
+  threadExists: boolean;
+}
+
+/** `{a: undefined}` must not override a default. */
+export function definedOnly<T extends object>(values: Partial<T>): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(values).filter(([, value]) => value !== undefined),
+  ) as Partial<T>;
+}
