@@ -134,6 +134,7 @@ describe('packing: every package installs from its tarball and type-checks', () 
         .map((key) => (key === '.' ? manifest.name : `${manifest.name}/${key.slice(2)}`)),
     );
     expect(entries).toContain('@resumable/server/ai-sdk');
+    expect(entries).toContain('@resumable/hooks/ai-sdk');
     writeFileSync(
       join(consumer, 'consumer.ts'),
       [
