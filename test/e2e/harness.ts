@@ -45,7 +45,8 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export async function startStack(): Promise<Stack> {
+/** `env` overrides the API server's (the demo screenshots use the showcase reply). */
+export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
   requireChromium();
   const tmp = mkdtempSync(join(tmpdir(), 'resumable-e2e-'));
   const api = await superviseServer({
@@ -61,6 +62,7 @@ export async function startStack(): Promise<Stack> {
       OPENAI_API_KEY: '',
       OPENAI_BASE_URL: '',
       RESUMABLE_AGENT: 'scripted',
+      ...env,
     },
   });
   let web: PreviewServer | undefined;
