@@ -42,8 +42,9 @@ interface Row {
   what: string;
   /** Entry chunk plus its static imports. */
   firstPaint: { minBytes: number; gzipBytes: number };
-  /** Chunks loaded later by `import()`, all of them. */
+  /** Chunks loaded later by `import()`, all of them, and each on its own. */
   lazy: { minBytes: number; gzipBytes: number; chunks: number };
+  lazyChunks: { file: string; gzipBytes: number }[];
   goalGzipBytes?: number;
 }
 
@@ -101,14 +102,20 @@ async function measure(
     const js = Object.keys(outputs).filter((k) => k.endsWith('.js'));
     const lazy = js.filter((k) => !first.has(k));
     const sum = (keys: string[]) => {
+      if (keys.length === 0) return { minBytes: 0, gzipBytes: 0 };
       const all = Buffer.concat(keys.map((k) => Buffer.from(bytes.get(abs(k))!)));
       return { minBytes: all.length, gzipBytes: gzipSync(all, { level: 9 }).length };
     };
+    // Hash-free names: `highlight`, `typescript`… (`chunk` is code they share).
+    const chunkName = (k: string) => (k.split('/').pop() ?? k).replace(/-[A-Z0-9]+\.js$/, '');
     return {
       name,
       what,
       firstPaint: sum([...first]),
       lazy: { ...sum(lazy), chunks: lazy.length },
+      lazyChunks: lazy
+        .map((k) => ({ file: chunkName(k), gzipBytes: sum([k]).gzipBytes }))
+        .sort((a, b) => b.gzipBytes - a.gzipBytes),
       ...(goalKb === undefined ? {} : { goalGzipBytes: goalKb * 1024 }),
     };
   } finally {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { DemoPage, sleep } from './demo-page.js';
+import { chaos, DemoPage, sleep } from './demo-page.js';
 import { launchChromium, newContext, type Stack, startStack } from './harness.js';
 
 /**
@@ -34,6 +34,7 @@ afterAll(async () => {
 afterEach(async () => {
   await context?.close();
   context = undefined;
+  await chaos(stack, 'slow', { delayMs: 0 }).catch(() => {});
 });
 
 async function openDemo(): Promise<DemoPage> {
@@ -64,8 +65,10 @@ describe('the chat UI in Chromium', () => {
   test('composer and Stop stay on screen while streaming: desktop and phones, light and dark; Esc stops', async () => {
     const demo = await openDemo();
     const { page } = demo;
+    // Slowed down so the answer is still streaming through every check and the Esc at the end.
+    expect((await chaos(stack, 'slow', { delayMs: 100 })).status).toBe(200);
     await demo.send(LONG_PROMPT);
-    await demo.waitForText(300);
+    await demo.waitForText(100);
     const sizes = [
       [1280, 800],
       [390, 844],
@@ -107,13 +110,16 @@ describe('the chat UI in Chromium', () => {
     await demo.send('What time is it?');
     await demo.waitForMessageStatus('complete');
     await demo.page.addScriptTag({ content: axeSource });
-    const violations = await demo.page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run: (c: unknown) => Promise<AxeResult> } }).axe;
-      type AxeResult = { violations: { id: string; nodes: { target: string[] }[] }[] };
-      const result = await axe.run(document);
-      return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`);
-    });
-    expect(violations).toEqual([]);
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await demo.page.emulateMedia({ colorScheme });
+      const violations = await demo.page.evaluate(async () => {
+        type AxeResult = { violations: { id: string; nodes: { target: string[] }[] }[] };
+        const axe = (window as unknown as { axe: { run: (c: unknown) => Promise<AxeResult> } }).axe;
+        const result = await axe.run(document);
+        return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`);
+      });
+      expect(violations, colorScheme).toEqual([]);
+    }
     expect(await demo.page.getByRole('list', { name: 'Timeline' }).getAttribute('tabindex')).toBe(
       '0',
     );

@@ -25,13 +25,17 @@ export function App() {
   const current = list.find((t) => t.id === currentId) ?? list[0]!;
   const [open, setOpen] = useState<Panel | null>(null);
   const toggle = (panel: Panel) => setOpen((now) => (now === panel ? null : panel));
+  // Esc closes an open drawer (and only then: otherwise Esc belongs to the chat's Stop).
+  useEffect(() => {
+    if (open === null) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') setOpen(null);
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [open]);
   return (
-    <div
-      className="demo"
-      onKeyDown={(e) => {
-        if (e.key === 'Escape' && open !== null) setOpen(null);
-      }}
-    >
+    <div className="demo">
       <header className="demo-header">
         <button
           type="button"

@@ -53,6 +53,17 @@ describe('<MessageList> in Chromium', () => {
     expect(await settledGap()).toBeLessThanOrEqual(1);
     expect(await page.getByRole('button', { name: 'Jump to latest' }).count()).toBe(0);
 
+    // A catch-up burst after a reconnect (many screens at once) keeps a pinned view pinned.
+    await page.evaluate(() => (window as unknown as Pushable).__rcPush(80));
+    // Pinned in the very next frames, not chased by an animation the user could take for
+    // having left the bottom.
+    await page.evaluate(
+      () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+    );
+    expect(await gap()).toBeLessThanOrEqual(1);
+    expect(await settledGap()).toBeLessThanOrEqual(1);
+    expect(await page.getByRole('button', { name: 'Jump to latest' }).count()).toBe(0);
+
     // The user scrolls up to read: the transcript stays where they put it while text arrives.
     await page.mouse.move(400, 300);
     await page.mouse.wheel(0, -1500);

@@ -1,4 +1,4 @@
-import type { AGUIEvent, RunAgentInput } from '@resumable/protocol';
+import type { AGUIEvent, RunAgentInput, RunMessage } from '@resumable/protocol';
 import { EventType, foldLog, messageText, toEnvelopes } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
 import { scriptedAgent } from './scripted.js';
@@ -45,9 +45,14 @@ describe('the scripted showcase reply (reply: "demo")', () => {
       ]),
     );
     expect(run.warnings).toEqual([]);
-    expect(run.messages.map((m) => m.role)).toEqual(['reasoning', 'assistant', 'tool']);
-    const answer = run.messages[1]!;
-    expect(answer.role === 'assistant' && answer.toolCalls?.[0]?.function).toEqual({
+    expect(run.messages.map((m) => m.role)).toEqual([
+      'reasoning',
+      'assistant',
+      'tool',
+      'assistant',
+    ]);
+    const [, call, , answer] = run.messages as [unknown, RunMessage, unknown, RunMessage];
+    expect(call.role === 'assistant' && call.toolCalls?.[0]?.function).toEqual({
       name: 'search_docs',
       arguments: '{"query":"resume after reload","limit":2}',
     });

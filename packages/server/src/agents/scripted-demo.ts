@@ -89,13 +89,14 @@ export async function* demoReply(
   }
   yield { type: EventType.REASONING_MESSAGE_END, messageId: reasoningId };
 
+  // The tool call is a message of its own before the answer, as models send it.
   const messageId = `msg-${id}`;
   const toolCallId = `call-${id}`;
   yield {
     type: EventType.TOOL_CALL_START,
     toolCallId,
     toolCallName: 'search_docs',
-    parentMessageId: messageId,
+    parentMessageId: `msg-tools-${id}`,
   };
   for (const delta of ['{"query":', '"resume after ', 'reload",', '"limit":', '2}']) {
     if (!(await pace())) return;
