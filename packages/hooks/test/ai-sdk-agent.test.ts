@@ -13,8 +13,8 @@ import { isStepCount, readUIMessageStream, simulateReadableStream, streamText, t
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ResumableChatTransport } from '../src/ai-sdk/index.js';
-import { createManualSignal, createMemoryStorage } from '../src/core/index.js';
+import type { ResumableChatTransport } from '../src/ai-sdk/index.js';
+import { openTransport } from './ai-sdk-util.js';
 
 type StreamResult = Awaited<ReturnType<MockLanguageModelV4['doStream']>>;
 type Part = StreamResult['stream'] extends ReadableStream<infer P> ? P : never;
@@ -128,16 +128,7 @@ it('an AI SDK answer through Resumable shows the parts the AI SDK shows natively
   let direct: UIMessage | undefined;
   for await (const m of readUIMessageStream({ stream: native.toUIMessageStream() })) direct = m;
 
-  transport = new ResumableChatTransport({
-    endpoint: server.url,
-    storage: createMemoryStorage(),
-    onWarning: () => {},
-    env: {
-      online: createManualSignal(true),
-      visible: createManualSignal(true),
-      onPageHide: () => () => {},
-    },
-  });
+  transport = openTransport(server.url);
   const chat = new Chat({ id: 'weather', transport });
   await chat.sendMessage({ text: 'Weather in Lyon?' });
   expect(chat.status).toBe('ready');

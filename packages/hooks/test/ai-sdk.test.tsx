@@ -15,9 +15,10 @@ import type { UIMessage } from 'ai';
 import { StrictMode } from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ResumableChatTransportOptions } from '../src/ai-sdk/index.js';
-import { partsOf, ResumableChatTransport, segmentsOf } from '../src/ai-sdk/index.js';
+import { partsOf, type ResumableChatTransport, segmentsOf } from '../src/ai-sdk/index.js';
 import type { ManualSignal, RecordStorage, RunRecord } from '../src/core/index.js';
 import { createIndexedDbStorage, createManualSignal, runRecordKey } from '../src/core/index.js';
+import { openTransport } from './ai-sdk-util.js';
 
 /**
  * Polls `check` between short `act` scopes, so the renders `useChat` schedules (plain
@@ -60,20 +61,7 @@ function transportOn(
   storage: RecordStorage,
   extra: Partial<ResumableChatTransportOptions> & { online?: ManualSignal } = {},
 ) {
-  const { online, ...rest } = extra;
-  return new ResumableChatTransport({
-    endpoint: server.url,
-    storage,
-    backoff: { initialMs: 10, maxMs: 100 },
-    onWarning: () => {},
-    env: {
-      fetch: recordingFetch,
-      online: online ?? createManualSignal(true),
-      visible: createManualSignal(true),
-      onPageHide: () => () => {},
-    },
-    ...rest,
-  });
+  return openTransport(server.url, { storage, ...extra, env: { fetch: recordingFetch } });
 }
 
 type Chat = UseChatHelpers<UIMessage>;
