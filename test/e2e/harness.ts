@@ -61,9 +61,13 @@ export async function startStack(options: { pages?: string[] } = {}): Promise<St
       SCRIPTED_TPS: String(SCRIPT.tokensPerSecond),
       // The plain filler reply: the tests compare its text with what the page renders.
       SCRIPTED_REPLY: 'filler',
-      // The openai agent must not be picked up from the developer's shell.
-      OPENAI_API_KEY: '',
-      OPENAI_BASE_URL: '',
+      // No real model from the developer's shell. Unset (undefined: not passed to the
+      // child), not '': `@ai-sdk/openai` builds its default provider on import and throws
+      // on an empty OPENAI_BASE_URL, which killed the server at start-up.
+      OPENAI_API_KEY: undefined,
+      OPENAI_BASE_URL: undefined,
+      ANTHROPIC_API_KEY: undefined,
+      ANTHROPIC_BASE_URL: undefined,
       RESUMABLE_AGENT: 'scripted',
     },
   });
