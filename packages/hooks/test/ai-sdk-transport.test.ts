@@ -10,9 +10,11 @@ import { type RunningServer, startServer } from '@resumable/server';
 import type { UIMessage, UIMessageChunk } from 'ai';
 import { readUIMessageStream } from 'ai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { partsOf, ResumableChatTransport, segmentsOf } from '../src/ai-sdk/index.js';
+import type { ResumableChatTransport } from '../src/ai-sdk/index.js';
+import { partsOf, segmentsOf } from '../src/ai-sdk/index.js';
 import type { RecordStorage } from '../src/core/index.js';
-import { createManualSignal, createMemoryStorage } from '../src/core/index.js';
+import { createMemoryStorage } from '../src/core/index.js';
+import { openTransport } from './ai-sdk-util.js';
 import { waitFor } from './util.js';
 
 let server: RunningServer;
@@ -29,18 +31,7 @@ afterEach(async () => {
 
 /** A transport (a tab); tabs given the same `storage` share it as one origin's IndexedDB. */
 function open(runInput?: Record<string, unknown>, storage: RecordStorage = createMemoryStorage()) {
-  const transport = new ResumableChatTransport({
-    endpoint: server.url,
-    storage,
-    backoff: { initialMs: 10, maxMs: 50 },
-    onWarning: () => {},
-    env: {
-      online: createManualSignal(true),
-      visible: createManualSignal(true),
-      onPageHide: () => () => {},
-    },
-    ...(runInput ? { runInput } : {}),
-  });
+  const transport = openTransport(server.url, { storage, ...(runInput ? { runInput } : {}) });
   transports.push(transport);
   return transport;
 }

@@ -15,9 +15,10 @@ import type { UIMessage } from 'ai';
 import { StrictMode } from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ResumableChatTransportOptions } from '../src/ai-sdk/index.js';
-import { partsOf, ResumableChatTransport, segmentsOf } from '../src/ai-sdk/index.js';
-import type { ManualSignal, RecordStorage } from '../src/core/index.js';
+import { partsOf, type ResumableChatTransport, segmentsOf } from '../src/ai-sdk/index.js';
+import type { ManualSignal, RecordStorage, RunRecord } from '../src/core/index.js';
 import { createIndexedDbStorage, createManualSignal, runRecordKey } from '../src/core/index.js';
+import { openTransport } from './ai-sdk-util.js';
 
 /**
  * Polls `check` between short `act` scopes, so the renders `useChat` schedules (plain
@@ -60,20 +61,7 @@ function transportOn(
   storage: RecordStorage,
   extra: Partial<ResumableChatTransportOptions> & { online?: ManualSignal } = {},
 ) {
-  const { online, ...rest } = extra;
-  return new ResumableChatTransport({
-    endpoint: server.url,
-    storage,
-    backoff: { initialMs: 10, maxMs: 100 },
-    onWarning: () => {},
-    env: {
-      fetch: recordingFetch,
-      online: online ?? createManualSignal(true),
-      visible: createManualSignal(true),
-      onPageHide: () => () => {},
-    },
-    ...rest,
-  });
+  return openTransport(server.url, { storage, ...extra, env: { fetch: recordingFetch } });
 }
 
 type Chat = UseChatHelpers<UIMessage>;
@@ -108,11 +96,7 @@ const replyText = (m: UIMessage | undefined) =>
 const reply = (chat: Chat) => chat.messages.find((m) => m.role === 'assistant');
 
 async function storedRecord(storage: RecordStorage) {
-  return (await storage.get(runRecordKey('c1'))) as {
-    runId: string;
-    token: string;
-    offset: number;
-  };
+  return (await storage.get(runRecordKey('c1'))) as RunRecord & { token: string };
 }
 
 /**
@@ -136,7 +120,7 @@ function expectExactReply(messages: readonly UIMessage[], runId: string, snapsho
 describe('useChat × ResumableChatTransport × @resumable/server', () => {
   it('reload three times mid-answer, then a drop: each resume asks for the stored offset', async () => {
     const storage = createIndexedDbStorage({ dbName: 'ai-sdk-reload' });
-    let transport = transportOn(storage, { runInput: script(400, 250) });
+    let transport = transportOn(storage, { runInput: script(900, 150) });
     let chat!: Chat;
     let view = render(<ChatProbe transport={transport} onChat={(c) => (chat = c)} />);
     act(() => {
@@ -154,8 +138,10 @@ describe('useChat × ResumableChatTransport × @resumable/server', () => {
       view.unmount();
       await transport.closing();
       const record = await storedRecord(storage);
+      // Mid-answer: the record this reload resumes from is of a run still going.
+      expect(record.status).toBe('running');
       resumedAt.push(record.offset);
-      transport = transportOn(storage, { runInput: script(400, 250) });
+      transport = transportOn(storage, { runInput: script(900, 150) });
       const restored = await transport.loadMessages('c1');
       // The stored reply shows before any network: the prompt, then the text so far.
       expect(restored.map((m) => m.role)).toEqual(['user', 'assistant']);
@@ -187,7 +173,7 @@ describe('useChat × ResumableChatTransport × @resumable/server', () => {
   it('offline mid-answer: parked, then resumed from the offset it had', async () => {
     const online = createManualSignal(true);
     const storage = createIndexedDbStorage({ dbName: 'ai-sdk-offline' });
-    const transport = transportOn(storage, { online, runInput: script(300, 300) });
+    const transport = transportOn(storage, { online, runInput: script(600, 200) });
     let chat!: Chat;
     render(<ChatProbe transport={transport} onChat={(c) => (chat = c)} />);
     act(() => {
@@ -254,7 +240,7 @@ describe('useChat × ResumableChatTransport × @resumable/server', () => {
 
   it('a second tab on the same chat joins the running reply and ends equal', async () => {
     const storage = createIndexedDbStorage({ dbName: 'ai-sdk-tabs' });
-    const first = transportOn(storage, { runInput: script(300, 250) });
+    const first = transportOn(storage, { runInput: script(600, 200) });
     let one!: Chat;
     render(<ChatProbe transport={first} onChat={(c) => (one = c)} />);
     act(() => {

@@ -34,6 +34,15 @@ describe('conversationOf', () => {
     ]);
   });
 
+  it('a group with nothing to show is no reply', () => {
+    const messages = conversationOf({
+      history: [{ id: 's1', role: 'system', content: 'be brief' }, user('u1', 'hi')],
+      prompt: null,
+      run: { runId: null, messages: [] },
+    });
+    expect(messages.map((m) => m.id)).toEqual(['u1']);
+  });
+
   it('no run and no history: nothing', () => {
     expect(
       conversationOf({ history: [], prompt: null, run: { runId: null, messages: [] } }),

@@ -21,7 +21,9 @@ export function conversationOf(input: {
   const out: UIMessage[] = [];
   let reply: RunMessage[] = [];
   const flush = () => {
-    if (reply.length > 0) out.push(assistant(reply[0]!.id, reply));
+    const message = reply.length > 0 ? assistant(reply[0]!.id, reply) : null;
+    // A group with nothing to show (system or developer messages) is no reply.
+    if (message && message.parts.length > 0) out.push(message);
     reply = [];
   };
   for (const m of input.history) {

@@ -27,6 +27,9 @@ export interface ResumableChatTransportOptions extends Partial<ClientOptions> {
   startTimeoutMs?: number;
 }
 
+/** Runs of this page remembered as its own (so `follow` leaves them to `sendMessages`). */
+const MAX_OWN_RUNS = 100;
+
 type SendOptions = Parameters<ChatTransport<UIMessage>['sendMessages']>[0];
 type ReconnectOptions = { chatId: string; abortSignal?: AbortSignal } & ChatRequestOptions;
 
@@ -102,6 +105,8 @@ export class ResumableChatTransport implements ChatTransport<UIMessage> {
     const item = chat.getState().outbox.find((o) => !queued.has(o.runId));
     if (!item) throw new ResumableError('internal', 'the prompt was not queued');
     this.own.add(item.runId);
+    // Bounded: only recent runs can still be joined; the oldest is forgotten first.
+    if (this.own.size > MAX_OWN_RUNS) this.own.delete(this.own.values().next().value!);
     sending.catch(() => {});
     // Attached first: a stop while the prompt is still on its way cancels the run it starts.
     this.cancelOnAbort(chat, chatId, request, item.runId, abortSignal);
