@@ -1,5 +1,5 @@
 import type { ErrorCode, RunMessage, RunState, RunStatus } from '@resumable/protocol';
-import { createRunState, ResumableError } from '@resumable/protocol';
+import { createRunState, ResumableError, RUN_ERROR_CODES } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import { createStore } from 'zustand/vanilla';
 import type { ConnectionInfo } from './types.js';
@@ -73,22 +73,14 @@ export function createSessionStore(
   }));
 }
 
-/** The codes a `RUN_ERROR` may carry as they are; any other becomes `agent_failed`. */
-const RUN_OUTCOME_CODES: readonly ErrorCode[] = [
-  'agent_lost',
-  'agent_failed',
-  'upstream_failed',
-  'agent_timeout',
-  'run_timeout',
-  'run_too_large',
-];
-
 /** A run that ended in RUN_ERROR, as the typed error the UI shows. */
 export function runErrorOf(run: RunState): ResumableError | null {
   if (run.status !== 'error' || run.error === null) return null;
   const code = run.error.code;
   return new ResumableError(
-    RUN_OUTCOME_CODES.includes(code as ErrorCode) ? (code as ErrorCode) : 'agent_failed',
+    (RUN_ERROR_CODES as readonly string[]).includes(code ?? '')
+      ? (code as ErrorCode)
+      : 'agent_failed',
     run.error.message,
   );
 }
