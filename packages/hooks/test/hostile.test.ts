@@ -361,6 +361,21 @@ describe('2. hangs: every request and storage call settles', () => {
     expect(Date.now() - before).toBeLessThan(1000);
   });
 
+  it('a headers option that never resolves is a timeout, retried', async () => {
+    let calls = 0;
+    const h = open({
+      headers: () => {
+        calls++;
+        // The second call (the first stream attempt) hangs; the others answer.
+        return calls === 2 ? new Promise(() => {}) : {};
+      },
+    });
+    await begin(h);
+    await finishes(h);
+    expect(calls).toBe(3);
+    expect(afters()).toEqual([0]);
+  });
+
   it('retry() after no_progress follows the recovered server to the exact text', async () => {
     let broken = true;
     server.handler = (hit, _req, res) => {

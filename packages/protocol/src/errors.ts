@@ -3,6 +3,16 @@
  * `ResumableError` with one of these codes. Keeping the list in one place is what lets a
  * server answer `{"error":{"code":"offset_expired"}}` and a client branch on the same word.
  */
+/** Run outcomes reported through `RUN_ERROR` (its `code`). */
+export const RUN_ERROR_CODES = [
+  'agent_lost',
+  'agent_failed',
+  'upstream_failed',
+  'agent_timeout',
+  'run_timeout',
+  'run_too_large',
+] as const;
+
 export const ERROR_CODES = [
   // HTTP contract (protocol.md, "Errors")
   'bad_request',
@@ -24,13 +34,7 @@ export const ERROR_CODES = [
   'internal',
   // No such route (a wrong path or method), as distinct from an unknown run or thread.
   'not_found',
-  // Run outcomes reported through RUN_ERROR
-  'agent_lost',
-  'agent_failed',
-  'upstream_failed',
-  'agent_timeout',
-  'run_timeout',
-  'run_too_large',
+  ...RUN_ERROR_CODES,
   // Stream and fold faults
   'malformed_event',
   'unknown_event',

@@ -429,7 +429,8 @@ class Draft {
   private writableMessage(id: string): RunMessage {
     const i = this.s.messageIndex[id]!;
     const current = this.s.messages[i]!;
-    if (this.isFresh(current)) return current;
+    // A message past the base's end was added by this batch: it is this batch's own.
+    if (i >= this.base.messages.length || this.isFresh(current)) return current;
     const copy = { ...current } as RunMessage;
     this.markFresh(copy);
     this.messagesForWrite()[i] = copy;
@@ -440,7 +441,6 @@ class Draft {
     const messages = this.messagesForWrite();
     this.indexForWrite()[message.id] = messages.length;
     messages.push(message);
-    this.markFresh(message);
     if (message.role === 'assistant' && message.toolCalls) {
       const owner = this.ownerForWrite();
       for (const call of message.toolCalls) owner[call.id] = message.id;

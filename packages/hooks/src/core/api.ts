@@ -1,7 +1,7 @@
 import type { RunAgentInput, RunMessage, RunSnapshot, RunStatus } from '@resumable/protocol';
 import { parseSnapshot, ResumableError } from '@resumable/protocol';
 import type { JsonRequest } from './http.js';
-import { requestJson } from './http.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, requestJson, withTimeout } from './http.js';
 
 /**
  * Extra request headers, evaluated before every request (a fresh auth token per attempt,
@@ -59,7 +59,15 @@ export class RunApi {
     context: { runId?: string; threadId?: string } = {},
   ): Promise<Record<string, string>> {
     const extra = this.options.headers;
-    const resolved = typeof extra === 'function' ? await extra(context) : (extra ?? {});
+    // An app's headers function (a token refresh) is a wait like any other: bounded.
+    const resolved =
+      typeof extra === 'function'
+        ? await withTimeout(
+            Promise.resolve(extra(context)),
+            this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+            'the headers option',
+          )
+        : (extra ?? {});
     return token ? { Authorization: `Bearer ${token}`, ...resolved } : { ...resolved };
   }
 
