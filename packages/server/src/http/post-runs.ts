@@ -67,20 +67,23 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
   const start = async (c: Context, parsed: RunRequest, input: RunAgentInput): Promise<Started> => {
     const { threadId, runId } = input;
     let thread = await store.getThread(threadId);
-    try {
-      await authorizeOrThrow(authorize, c.req.raw, { action: 'create', threadId, runId, thread });
-    } catch (error) {
-      // A duplicate of the POST that created this thread a moment ago, sent to another
-      // instance: only its runId (a secret) proves it; wait for that run, briefly.
+    // A duplicate of the POST that created this thread a moment ago (possibly sent to
+    // another instance): only its runId, a secret, proves it; it waits for that run, briefly.
+    const twinRun = async (error: unknown, existing: ThreadRecord): Promise<Started> => {
       const twin =
-        thread !== null &&
         authorize === tokenPolicy &&
         parsed.runId !== undefined &&
-        thread.firstRunId === parsed.runId &&
-        Date.now() - thread.createdAt < FRESH_THREAD_MS;
+        existing.firstRunId === parsed.runId &&
+        Date.now() - existing.createdAt < FRESH_THREAD_MS;
       const raced = twin ? await ctx.waitForRun(runId, FRESH_THREAD_MS) : null;
       if (raced) return { existing: raced };
       throw error;
+    };
+    try {
+      await authorizeOrThrow(authorize, c.req.raw, { action: 'create', threadId, runId, thread });
+    } catch (error) {
+      if (thread === null) throw error;
+      return twinRun(error, thread);
     }
     let threadExists = thread !== null;
     if (!thread) {
@@ -94,7 +97,16 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
       if (thread !== fresh) {
         // Another request created it first: its token is required like for any thread.
         threadExists = true;
-        await authorizeOrThrow(authorize, c.req.raw, { action: 'create', threadId, runId, thread });
+        try {
+          await authorizeOrThrow(authorize, c.req.raw, {
+            action: 'create',
+            threadId,
+            runId,
+            thread,
+          });
+        } catch (error) {
+          return twinRun(error, thread);
+        }
       }
     }
     const address = options.clientAddress(c);
