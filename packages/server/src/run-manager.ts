@@ -135,7 +135,7 @@ export class RunManager {
    */
   async startRun(
     input: RunAgentInput,
-    client: StartingClient = { address: null, threadExists: true },
+    client: StartingClient = { address: null, threadExists: true, bytes: 0 },
   ): Promise<{ created: boolean; run: RunRecord }> {
     if (this.closing) throw new ResumableError('store_unavailable', 'the server is shutting down');
     const twin = this.creating.get(input.runId);

@@ -64,7 +64,12 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
   };
 
   /** Creates the thread if needed, authorizes, admits and starts the run. */
-  const start = async (c: Context, parsed: RunRequest, input: RunAgentInput): Promise<Started> => {
+  const start = async (
+    c: Context,
+    parsed: RunRequest,
+    input: RunAgentInput,
+    bytes: number,
+  ): Promise<Started> => {
     const { threadId, runId } = input;
     let thread = await store.getThread(threadId);
     // A duplicate of the POST that created this thread a moment ago (possibly sent to
@@ -110,7 +115,7 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
       }
     }
     const address = options.clientAddress(c);
-    const { created, run } = await manager.startRun(input, { address, threadExists });
+    const { created, run } = await manager.startRun(input, { address, threadExists, bytes });
     return created ? { created: run, thread } : { existing: run };
   };
 
@@ -144,12 +149,13 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
       } as RunAgentInput;
       manager.validate(input);
 
-      if (parsed.runId === undefined) return finish(c, parsed, await start(c, parsed, input));
+      if (parsed.runId === undefined)
+        return finish(c, parsed, await start(c, parsed, input, Buffer.byteLength(text)));
       // An idempotent retry: the runId is the secret, so no token is needed to learn it again.
       const twin = inflight.get(parsed.runId);
       const existing = (twin && (await twin)) || (await store.getRun(parsed.runId));
       if (existing) return answerExisting(c, existing, parsed.threadId);
-      const starting = start(c, parsed, input);
+      const starting = start(c, parsed, input, Buffer.byteLength(text));
       const settled = starting.then(
         (result) => ('created' in result ? result.created : result.existing),
         () => null,

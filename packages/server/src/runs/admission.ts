@@ -27,6 +27,12 @@ export interface ClientLimits {
    * @default 50
    */
   maxRunningRunsPerAddress: number;
+  /**
+   * Bytes of `POST /runs` bodies (prompts) one client address may send per minute; more
+   * answer `429` with `Retry-After`. Bounds how fast one client can fill the store.
+   * @default 16777216 (16 MiB)
+   */
+  maxPromptBytesPerMinutePerAddress: number;
 }
 
 export const DEFAULT_CLIENT_LIMITS: ClientLimits = {
@@ -34,6 +40,7 @@ export const DEFAULT_CLIENT_LIMITS: ClientLimits = {
   maxRunsPerMinutePerThread: 60,
   maxRunsPerMinutePerAddress: 300,
   maxRunningRunsPerAddress: 50,
+  maxPromptBytesPerMinutePerAddress: 16 * 1024 * 1024,
 };
 
 export interface AdmissionOptions extends ClientLimits {
@@ -48,6 +55,8 @@ export interface Applicant {
   /** False for a thread this very request creates (nothing can run on it yet). */
   threadExists: boolean;
   address: string | null;
+  /** Size of the request body. */
+  bytes: number;
 }
 
 /** A held admission: `release` once the run ends (or failed to start). */
@@ -68,10 +77,12 @@ export class Admission {
   private readonly byAddress = new Map<string, number>();
   private readonly threadRate: RateWindow;
   private readonly addressRate: RateWindow;
+  private readonly addressBytes: RateWindow;
 
   constructor(private readonly options: AdmissionOptions) {
     this.threadRate = new RateWindow(options.maxRunsPerMinutePerThread, 60_000);
     this.addressRate = new RateWindow(options.maxRunsPerMinutePerAddress, 60_000);
+    this.addressBytes = new RateWindow(options.maxPromptBytesPerMinutePerAddress, 60_000);
   }
 
   /** The error to answer when this instance is at its run limit, else null. */
@@ -117,12 +128,20 @@ export class Admission {
           wait,
         );
       }
+      const bytesWait = this.addressBytes.retryAfter(address, now, who.bytes);
+      if (bytesWait > 0) {
+        throw tooMany(
+          `this client sent ${o.maxPromptBytesPerMinutePerAddress} bytes of prompts in the last minute, its limit`,
+          bytesWait,
+        );
+      }
       const count = this.byAddress.get(address) ?? 0;
       if (count >= o.maxRunningRunsPerAddress) {
         throw tooMany(`this client has ${count} runs running, its limit`, 1);
       }
       this.byAddress.set(address, count + 1);
       this.addressRate.record(address, now);
+      this.addressBytes.record(address, now, who.bytes);
     }
     this.threadRate.record(who.threadId, now);
     const runs = running ?? new Set<string>();

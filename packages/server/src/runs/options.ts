@@ -122,6 +122,8 @@ export interface RunManagerOptions {
 export interface StartingClient {
   /** The client's address (per-address limits); null when unknown. */
   address: string | null;
+  /** Size of the request body (the per-address byte budget). */
+  bytes: number;
   /** False when the request creates the thread: no run can be running on it yet. */
   threadExists: boolean;
 }
