@@ -31,7 +31,9 @@ export interface MemoryStoreOptions {
   /**
    * Bytes of event JSON the store keeps. Past it, the events of the runs that ended first
    * are dropped (as retention would: their snapshots stay, a replay of them answers `410`);
-   * when only running runs are left, appends fail `store_unavailable`.
+   * when only running runs are left, appends fail `store_unavailable` (the run then holds
+   * its events and ends `store_unavailable` past `limits.storeOutageMs`; an append that
+   * ends a run is always taken).
    * @default 268435456 (256 MiB)
    */
   maxEventBytes?: number;
@@ -120,7 +122,7 @@ export class MemoryStore implements EventStore {
       }
     }
     const bytes = events.reduce((sum, e) => sum + e.json.length, 0);
-    this.makeRoom(bytes);
+    this.makeRoom(bytes, end !== undefined);
     for (const event of events) run.events.push({ offset: event.offset, json: event.json });
     this.eventBytes += bytes;
     run.record.lastOffset = first + events.length - 1;
@@ -198,14 +200,17 @@ export class MemoryStore implements EventStore {
     this.eventBytes = 0;
   }
 
-  /** Drops the events of the runs that ended first until `bytes` more fit. */
-  private makeRoom(bytes: number): void {
+  /**
+   * Drops the events of the runs that ended first until `bytes` more fit. A run's last
+   * append (with its end) is always taken, so every run can end even in a full store.
+   */
+  private makeRoom(bytes: number, ending: boolean): void {
     for (const runId of this.ended) {
       if (this.eventBytes + bytes <= this.maxEventBytes) return;
       const run = this.runs.get(runId);
       if (run) this.dropEvents(run);
     }
-    if (this.eventBytes + bytes > this.maxEventBytes) {
+    if (!ending && this.eventBytes + bytes > this.maxEventBytes) {
       throw new ResumableError(
         'store_unavailable',
         `the memory store is full: ${this.eventBytes} of ${this.maxEventBytes} bytes of events`,
