@@ -33,6 +33,12 @@ export interface ClientLimits {
    * @default 16777216 (16 MiB)
    */
   maxPromptBytesPerMinutePerAddress: number;
+  /**
+   * Messages a thread's history may hold; a `POST /runs` on a thread that has them answers
+   * `400 bad_request` (start a new thread). Bounds what one thread token can store.
+   * @default 10000
+   */
+  maxThreadMessages: number;
 }
 
 export const DEFAULT_CLIENT_LIMITS: ClientLimits = {
@@ -41,6 +47,7 @@ export const DEFAULT_CLIENT_LIMITS: ClientLimits = {
   maxRunsPerMinutePerAddress: 300,
   maxRunningRunsPerAddress: 50,
   maxPromptBytesPerMinutePerAddress: 16 * 1024 * 1024,
+  maxThreadMessages: 10_000,
 };
 
 export interface AdmissionOptions extends ClientLimits {
@@ -165,10 +172,22 @@ export class Admission {
     };
   }
 
-  /** Runs of the thread running on any instance (the store knows them all). */
+  /**
+   * Runs of the thread running on any instance (the store knows them all), and the size
+   * of its history: history positions are dense (1, 2, 3…), so the cursor of the page
+   * before the newest message is its position, the history's length.
+   */
   private async checkStoredRuns(who: Applicant): Promise<void> {
+    const { store, maxThreadMessages } = this.options;
+    const page = await store.listMessages(who.threadId, null, 1);
+    if (page.nextBefore !== null && page.nextBefore >= maxThreadMessages) {
+      throw new ResumableError(
+        'bad_request',
+        `thread ${who.threadId} has ${maxThreadMessages} messages in its history, the limit; start a new thread`,
+      );
+    }
     const max = this.options.maxRunningRunsPerThread;
-    const newest = await this.options.store.listRuns(who.threadId, max);
+    const newest = await store.listRuns(who.threadId, max);
     const running = newest.filter((run) => run.status === 'running' && run.runId !== who.runId);
     if (running.length >= max) throw runInProgress(who.threadId, running[0]!.runId);
   }

@@ -173,6 +173,35 @@ describe('abuse: per-client limits', () => {
     });
   });
 
+  it('a thread whose history is full answers 400: start a new thread', async () => {
+    const server = await serve({ limits: { maxThreadMessages: 4 } });
+    const once = { tokens: 2, tokensPerSecond: 0 };
+    const first = await postRun(server.url, prompt('one', once));
+    await server.manager.waitForRun(first.json.runId);
+    const { threadId, token } = first.json;
+    const second = await postRun(
+      server.url,
+      { ...prompt('two', once, 'u2'), threadId },
+      bearer(token),
+    );
+    expect(second.status).toBe(201);
+    await server.manager.waitForRun(second.json.runId);
+    const third = await postRun(
+      server.url,
+      { ...prompt('three', once, 'u3'), threadId },
+      bearer(token),
+    );
+    expect([third.status, third.json]).toEqual([
+      400,
+      {
+        error: {
+          code: 'bad_request',
+          message: `thread ${threadId} has 4 messages in its history, the limit; start a new thread`,
+        },
+      },
+    ]);
+  });
+
   it('100 × 1 MiB prompts from one client: past 16 MiB a minute it gets 429', async () => {
     const server = await serve({ limits: { maxBodyBytes: 2 * MB } });
     const big = 'p'.repeat(MB - 200);

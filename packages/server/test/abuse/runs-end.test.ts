@@ -103,7 +103,7 @@ describe('abuse: every run ends', () => {
     const server = await serve(
       async function* () {
         yield start;
-        for (let i = 0; ; i++) yield text('x');
+        for (;;) yield text('x');
       },
       { limits: { maxEventsPerRun: 50 } },
     );
