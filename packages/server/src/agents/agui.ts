@@ -1,12 +1,6 @@
 import type { AGUIEvent } from '@resumable/protocol';
 import { isTerminalEvent, ResumableError } from '@resumable/protocol';
-import {
-  DEFAULT_UPSTREAM_IDLE_MS,
-  DEFAULT_UPSTREAM_TIMEOUT_MS,
-  fetchUpstream,
-  readSse,
-  type UpstreamTimeouts,
-} from './sse-reader.js';
+import { fetchUpstream, readSse, type UpstreamTimeouts, upstreamTimeouts } from './sse-reader.js';
 import type { Agent } from './types.js';
 
 export interface AguiProxyAgentOptions extends UpstreamTimeouts {
@@ -31,8 +25,7 @@ export function aguiProxyAgent(options: AguiProxyAgentOptions = {}): Agent {
   const url = options.url ?? process.env.AGUI_UPSTREAM_URL;
   if (!url) throw new Error('aguiProxyAgent needs a url (or AGUI_UPSTREAM_URL)');
   const fetchImpl = options.fetch ?? globalThis.fetch;
-  const timeoutMs = options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
-  const idleMs = options.idleTimeoutMs ?? DEFAULT_UPSTREAM_IDLE_MS;
+  const { timeoutMs, idleTimeoutMs: idleMs } = upstreamTimeouts(options);
   return async function* (input, { signal }) {
     const what = `the upstream AG-UI agent at ${url}`;
     const response = await fetchUpstream(

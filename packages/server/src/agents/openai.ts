@@ -1,12 +1,6 @@
 import type { AGUIEvent, Message, RunAgentInput } from '@resumable/protocol';
 import { EventType, messageText, ResumableError } from '@resumable/protocol';
-import {
-  DEFAULT_UPSTREAM_IDLE_MS,
-  DEFAULT_UPSTREAM_TIMEOUT_MS,
-  fetchUpstream,
-  readSse,
-  type UpstreamTimeouts,
-} from './sse-reader.js';
+import { fetchUpstream, readSse, type UpstreamTimeouts, upstreamTimeouts } from './sse-reader.js';
 import type { Agent } from './types.js';
 
 export interface OpenAIAgentOptions extends UpstreamTimeouts {
@@ -53,8 +47,7 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
   const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY;
   const model = options.model ?? process.env.OPENAI_MODEL ?? 'gpt-4o-mini';
   const fetchImpl = options.fetch ?? globalThis.fetch;
-  const timeoutMs = options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
-  const idleMs = options.idleTimeoutMs ?? DEFAULT_UPSTREAM_IDLE_MS;
+  const { timeoutMs, idleTimeoutMs: idleMs } = upstreamTimeouts(options);
   return async function* (input, { signal }) {
     const what = `the OpenAI-compatible endpoint ${baseUrl}`;
     const tools = input.tools.map((tool) => ({

@@ -61,8 +61,10 @@ export interface UpstreamTimeouts {
   idleTimeoutMs?: number;
 }
 
-export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000;
-export const DEFAULT_UPSTREAM_IDLE_MS = 60_000;
+/** The upstream timeouts with their defaults filled in. */
+export function upstreamTimeouts(options: UpstreamTimeouts): Required<UpstreamTimeouts> {
+  return { timeoutMs: options.timeoutMs ?? 30_000, idleTimeoutMs: options.idleTimeoutMs ?? 60_000 };
+}
 
 /**
  * `fetch` with upstream failures (refused, reset, non-2xx, no answer within `timeoutMs`)
