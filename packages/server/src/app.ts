@@ -67,6 +67,18 @@ export interface ResumableServerOptions {
    */
   log?: (message: string) => void;
   /**
+   * The client's address for the per-address limits (`limits.maxRunsPerMinutePerAddress`,
+   * `limits.maxRunningRunsPerAddress`). Behind a proxy, read it from the proxy's header.
+   * @default the socket's remote address on Node, else none (per-address limits off)
+   */
+  clientAddress?: (request: Request, env: unknown) => string | null;
+  /**
+   * How often a single-instance store (memory, SQLite) is swept for runs left `running`
+   * with no producer, which then end `agent_lost`.
+   * @default 60000
+   */
+  orphanSweepMs?: number;
+  /**
    * This instance's id (the owner of the runs it produces).
    * @default a random UUID
    */
@@ -115,6 +127,7 @@ export function createResumableApp(options: ResumableServerOptions = {}): Resuma
       ? {}
       : { fanoutCoalesceMs: options.fanoutCoalesceMs }),
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+    ...(options.orphanSweepMs === undefined ? {} : { orphanSweepMs: options.orphanSweepMs }),
   });
   const ready = manager.init();
   // Surface start-up failures to whoever awaits `ready`, not as an unhandled rejection.
@@ -126,6 +139,7 @@ export function createResumableApp(options: ResumableServerOptions = {}): Resuma
     maxBodyBytes: options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     basePath: options.basePath ?? '',
     ready,
+    ...(options.clientAddress ? { clientAddress: options.clientAddress } : {}),
   });
   const app = http;
   let closed: Promise<void> | null = null;

@@ -8,7 +8,8 @@ export {
   scriptedAgent,
   timeLead,
 } from './agents/scripted.js';
-export type { Agent, AgentContext } from './agents/types.js';
+export type { UpstreamTimeouts } from './agents/sse-reader.js';
+export type { Agent, AgentContext, AgentLimits } from './agents/types.js';
 export {
   createResumableApp,
   DEFAULT_MAX_BODY_BYTES,
@@ -30,7 +31,8 @@ export {
   RunManager,
   type RunManagerOptions,
 } from './run-manager.js';
-export { MemoryStore } from './stores/memory.js';
+export { type ClientLimits, DEFAULT_CLIENT_LIMITS } from './runs/admission.js';
+export { MemoryStore, type MemoryStoreOptions } from './stores/memory.js';
 export { openStore } from './stores/open.js';
 export { RedisStore, type RedisStoreOptions } from './stores/redis.js';
 export { SqliteStore, type SqliteStoreOptions } from './stores/sqlite.js';

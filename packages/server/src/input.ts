@@ -3,8 +3,11 @@ import { ResumableError } from '@resumable/protocol';
 
 /** Ids are opaque, but they travel in URLs and logs: keep them to a safe alphabet. */
 const ID = /^[A-Za-z0-9._:-]{1,200}$/;
-/** A client-chosen runId is a secret (protocol.md): at least this long. */
-export const MIN_RUN_ID_LENGTH = 16;
+/**
+ * A client-chosen runId is a secret (protocol.md: a repeated POST hands back the thread's
+ * token), so it must carry ≥ 122 random bits: a UUID, or ≥ 22 base64url characters.
+ */
+export const MIN_RUN_ID_LENGTH = 22;
 const ROLES = new Set([
   'user',
   'assistant',
@@ -80,7 +83,7 @@ export function parseRunRequest(body: unknown): RunRequest {
     }
     if (b.runId.length < MIN_RUN_ID_LENGTH) {
       throw bad(
-        `runId must be unguessable: at least ${MIN_RUN_ID_LENGTH} characters (use a random UUID)`,
+        `runId must be unguessable: at least ${MIN_RUN_ID_LENGTH} characters with 122 random bits (use a random UUID)`,
       );
     }
     out.runId = b.runId;

@@ -135,7 +135,7 @@ export class RunManager {
    */
   async startRun(
     input: RunAgentInput,
-    client: StartingClient = { address: null, threadExists: true },
+    client: StartingClient = { address: null, threadExists: true, bytes: 0 },
   ): Promise<{ created: boolean; run: RunRecord }> {
     if (this.closing) throw new ResumableError('store_unavailable', 'the server is shutting down');
     const twin = this.creating.get(input.runId);
@@ -197,8 +197,11 @@ export class RunManager {
       log: this.log,
       maxEvents: this.limits.maxEventsPerRun,
       maxBytes: this.limits.maxBytesPerRun,
-      // A conflict means another writer owns the log now. A failing store gets the end
-      // retried until it lands: left `running`, the run would keep subscribers polling.
+      outage: { budgetMs: this.limits.storeOutageMs, maxBytes: this.limits.storeOutageBytes },
+      shutdown: this.shutdown.signal,
+      // A conflict means another writer owns the log now. Otherwise (shutdown during a
+      // store outage) the end is retried until it lands: left `running`, the run would
+      // keep subscribers polling.
       onFailed: (error) => {
         if (error instanceof AppendConflictError) return;
         const lost = lostEvent('the server could not store the events of this run');

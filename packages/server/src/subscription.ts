@@ -47,6 +47,11 @@ export class Hub {
   closed = false;
   /** For a remote tail: stops it. */
   stopTail: (() => void) | null = null;
+  /**
+   * Events published but not stored yet (held by the producer through a store outage),
+   * after an offset: what a catching-up subscriber reads when the store has nothing more.
+   */
+  held: (after: number) => readonly StoredEvent[] = () => [];
   private pending: StoredEvent[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
   private lastDelivery = 0;
@@ -247,7 +252,14 @@ export class Subscription {
         }
         if (hub && !hub.closed) {
           // Same tick as the check: nothing can be published in between.
-          if (this.cursor >= hub.lastPublished) this.mode = 'live';
+          if (this.cursor >= hub.lastPublished) {
+            this.mode = 'live';
+            continue;
+          }
+          // Published but not stored yet (a store outage): read it from the producer.
+          const held = hub.held(this.cursor);
+          if (held.length > 0) this.write(held);
+          else await sleep(this.options.pollMs, this.abort.signal);
           continue;
         }
         // No live feed (ended elsewhere, or a shared store without a tail): ask the store.

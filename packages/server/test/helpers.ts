@@ -124,3 +124,25 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+/** Reads an SSE stream in the background: `frames` grows as they come, `done` at its end. */
+export function follow(
+  url: string,
+  init: RequestInit = {},
+): { frames: Frame[]; done: Promise<Frame[]> } {
+  const frames: Frame[] = [];
+  const done = (async () => {
+    const response = await fetch(url, init);
+    if (response.status !== 200 || !response.body) throw new Error(`HTTP ${response.status}`);
+    const reader = response.body
+      .pipeThrough(new TextDecoderStream())
+      .pipeThrough(new EventSourceParserStream())
+      .getReader();
+    for (;;) {
+      const step = await reader.read();
+      if (step.done) return frames;
+      frames.push({ offset: Number(step.value.id), json: step.value.data });
+    }
+  })();
+  return { frames, done };
+}

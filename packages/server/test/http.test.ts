@@ -338,7 +338,7 @@ describe.each(STORES)('HTTP endpoints on the $name store', ({ create }) => {
     ],
     [
       '{"messages": [], "runId": "short-id"}',
-      'runId must be unguessable: at least 16 characters (use a random UUID)',
+      'runId must be unguessable: at least 22 characters with 122 random bits (use a random UUID)',
     ],
     [
       '{"messages": [], "runId": "has spaces in it ok?"}',

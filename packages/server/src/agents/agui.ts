@@ -1,9 +1,9 @@
 import type { AGUIEvent } from '@resumable/protocol';
 import { isTerminalEvent, ResumableError } from '@resumable/protocol';
-import { fetchUpstream, readSse } from './sse-reader.js';
+import { fetchUpstream, readSse, type UpstreamTimeouts, upstreamTimeouts } from './sse-reader.js';
 import type { Agent } from './types.js';
 
-export interface AguiProxyAgentOptions {
+export interface AguiProxyAgentOptions extends UpstreamTimeouts {
   /**
    * The upstream AG-UI endpoint (agent-sdk-go, LangGraph, Mastra, CopilotKit runtimes…).
    * @default env AGUI_UPSTREAM_URL
@@ -25,6 +25,7 @@ export function aguiProxyAgent(options: AguiProxyAgentOptions = {}): Agent {
   const url = options.url ?? process.env.AGUI_UPSTREAM_URL;
   if (!url) throw new Error('aguiProxyAgent needs a url (or AGUI_UPSTREAM_URL)');
   const fetchImpl = options.fetch ?? globalThis.fetch;
+  const { timeoutMs, idleTimeoutMs: idleMs } = upstreamTimeouts(options);
   return async function* (input, { signal }) {
     const what = `the upstream AG-UI agent at ${url}`;
     const response = await fetchUpstream(
@@ -41,8 +42,9 @@ export function aguiProxyAgent(options: AguiProxyAgentOptions = {}): Agent {
         signal,
       },
       what,
+      timeoutMs,
     );
-    for await (const message of readSse(response, what)) {
+    for await (const message of readSse(response, what, idleMs)) {
       let event: AGUIEvent;
       try {
         event = JSON.parse(message.data) as AGUIEvent;

@@ -1,9 +1,9 @@
 import type { AGUIEvent, Message, RunAgentInput } from '@resumable/protocol';
 import { EventType, messageText, ResumableError } from '@resumable/protocol';
-import { fetchUpstream, readSse } from './sse-reader.js';
+import { fetchUpstream, readSse, type UpstreamTimeouts, upstreamTimeouts } from './sse-reader.js';
 import type { Agent } from './types.js';
 
-export interface OpenAIAgentOptions {
+export interface OpenAIAgentOptions extends UpstreamTimeouts {
   /**
    * Base URL of an OpenAI-compatible API (`…/v1`); `/chat/completions` is appended.
    * @default env OPENAI_BASE_URL, else 'https://api.openai.com/v1'
@@ -47,6 +47,7 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
   const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY;
   const model = options.model ?? process.env.OPENAI_MODEL ?? 'gpt-4o-mini';
   const fetchImpl = options.fetch ?? globalThis.fetch;
+  const { timeoutMs, idleTimeoutMs: idleMs } = upstreamTimeouts(options);
   return async function* (input, { signal }) {
     const what = `the OpenAI-compatible endpoint ${baseUrl}`;
     const tools = input.tools.map((tool) => ({
@@ -73,6 +74,7 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
         signal,
       },
       what,
+      timeoutMs,
     );
 
     const messageId = `msg-${input.runId}`;
@@ -80,7 +82,7 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
     /** index → toolCallId, in the order they started. */
     const calls = new Map<number, string>();
     let finished = false;
-    for await (const message of readSse(response, what)) {
+    for await (const message of readSse(response, what, idleMs)) {
       if (message.data.trim() === '[DONE]') {
         finished = true;
         break;

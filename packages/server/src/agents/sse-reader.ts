@@ -8,6 +8,7 @@ import { type EventSourceMessage, EventSourceParserStream } from 'eventsource-pa
 export async function* readSse(
   response: Response,
   what: string,
+  idleTimeoutMs: number,
 ): AsyncGenerator<EventSourceMessage> {
   if (!response.body) throw new ResumableError('upstream_failed', `${what} sent no body`);
   const reader = response.body
@@ -17,14 +18,25 @@ export async function* readSse(
   try {
     for (;;) {
       let step: ReadableStreamReadResult<EventSourceMessage>;
+      let timer: ReturnType<typeof setTimeout> | undefined;
       try {
-        step = await reader.read();
+        // A stalled upstream (socket open, nothing sent) must not hold the run forever.
+        const idle = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            const message = `${what} sent nothing for ${idleTimeoutMs} ms`;
+            reject(new ResumableError('upstream_failed', message));
+          }, idleTimeoutMs);
+        });
+        step = await Promise.race([reader.read(), idle]);
       } catch (error) {
+        if (error instanceof ResumableError) throw error;
         throw new ResumableError(
           'upstream_failed',
           `${what} dropped the connection mid-run: ${messageOf(error)}`,
           { cause: error },
         );
+      } finally {
+        clearTimeout(timer);
       }
       if (step.done) return;
       yield step.value;
@@ -34,21 +46,53 @@ export async function* readSse(
   }
 }
 
-/** `fetch` with upstream failures (refused, reset, non-2xx) as `upstream_failed`. */
+/** Upstream timeouts of the proxy agents (`openaiAgent`, `aguiProxyAgent`). */
+export interface UpstreamTimeouts {
+  /**
+   * Milliseconds the upstream has to answer (its response headers); then the run ends
+   * `RUN_ERROR code:"upstream_failed"`.
+   * @default 30000
+   */
+  timeoutMs?: number;
+  /**
+   * Milliseconds the upstream's stream may stay silent; then the run ends `upstream_failed`.
+   * @default 60000
+   */
+  idleTimeoutMs?: number;
+}
+
+/** The upstream timeouts with their defaults filled in. */
+export function upstreamTimeouts(options: UpstreamTimeouts): Required<UpstreamTimeouts> {
+  return { timeoutMs: options.timeoutMs ?? 30_000, idleTimeoutMs: options.idleTimeoutMs ?? 60_000 };
+}
+
+/**
+ * `fetch` with upstream failures (refused, reset, non-2xx, no answer within `timeoutMs`)
+ * as `upstream_failed`. The run's own signal still aborts it (cancel).
+ */
 export async function fetchUpstream(
   fetchImpl: typeof fetch,
   url: string,
-  init: RequestInit,
+  init: RequestInit & { signal: AbortSignal },
   what: string,
+  timeoutMs: number,
 ): Promise<Response> {
   let response: Response;
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), timeoutMs);
   try {
-    response = await fetchImpl(url, init);
+    const signal = AbortSignal.any([init.signal, timeout.signal]);
+    response = await fetchImpl(url, { ...init, signal });
   } catch (error) {
-    if (init.signal?.aborted) throw error;
+    if (init.signal.aborted) throw error;
+    if (timeout.signal.aborted) {
+      throw new ResumableError('upstream_failed', `${what} did not answer within ${timeoutMs} ms`);
+    }
     throw new ResumableError('upstream_failed', `${what} is unreachable: ${messageOf(error)}`, {
       cause: error,
     });
+  } finally {
+    clearTimeout(timer);
   }
   if (!response.ok) {
     const text = (await response.text().catch(() => '')).slice(0, 500);

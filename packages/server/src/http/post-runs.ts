@@ -64,23 +64,31 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
   };
 
   /** Creates the thread if needed, authorizes, admits and starts the run. */
-  const start = async (c: Context, parsed: RunRequest, input: RunAgentInput): Promise<Started> => {
+  const start = async (
+    c: Context,
+    parsed: RunRequest,
+    input: RunAgentInput,
+    bytes: number,
+  ): Promise<Started> => {
     const { threadId, runId } = input;
     let thread = await store.getThread(threadId);
-    try {
-      await authorizeOrThrow(authorize, c.req.raw, { action: 'create', threadId, runId, thread });
-    } catch (error) {
-      // A duplicate of the POST that created this thread a moment ago, sent to another
-      // instance: only its runId (a secret) proves it; wait for that run, briefly.
+    // A duplicate of the POST that created this thread a moment ago (possibly sent to
+    // another instance): only its runId, a secret, proves it; it waits for that run, briefly.
+    const twinRun = async (error: unknown, existing: ThreadRecord): Promise<Started> => {
       const twin =
-        thread !== null &&
         authorize === tokenPolicy &&
         parsed.runId !== undefined &&
-        thread.firstRunId === parsed.runId &&
-        Date.now() - thread.createdAt < FRESH_THREAD_MS;
+        existing.firstRunId === parsed.runId &&
+        Date.now() - existing.createdAt < FRESH_THREAD_MS;
       const raced = twin ? await ctx.waitForRun(runId, FRESH_THREAD_MS) : null;
       if (raced) return { existing: raced };
       throw error;
+    };
+    try {
+      await authorizeOrThrow(authorize, c.req.raw, { action: 'create', threadId, runId, thread });
+    } catch (error) {
+      if (thread === null) throw error;
+      return twinRun(error, thread);
     }
     let threadExists = thread !== null;
     if (!thread) {
@@ -94,11 +102,20 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
       if (thread !== fresh) {
         // Another request created it first: its token is required like for any thread.
         threadExists = true;
-        await authorizeOrThrow(authorize, c.req.raw, { action: 'create', threadId, runId, thread });
+        try {
+          await authorizeOrThrow(authorize, c.req.raw, {
+            action: 'create',
+            threadId,
+            runId,
+            thread,
+          });
+        } catch (error) {
+          return twinRun(error, thread);
+        }
       }
     }
     const address = options.clientAddress(c);
-    const { created, run } = await manager.startRun(input, { address, threadExists });
+    const { created, run } = await manager.startRun(input, { address, threadExists, bytes });
     return created ? { created: run, thread } : { existing: run };
   };
 
@@ -132,12 +149,13 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
       } as RunAgentInput;
       manager.validate(input);
 
-      if (parsed.runId === undefined) return finish(c, parsed, await start(c, parsed, input));
+      if (parsed.runId === undefined)
+        return finish(c, parsed, await start(c, parsed, input, Buffer.byteLength(text)));
       // An idempotent retry: the runId is the secret, so no token is needed to learn it again.
       const twin = inflight.get(parsed.runId);
       const existing = (twin && (await twin)) || (await store.getRun(parsed.runId));
       if (existing) return answerExisting(c, existing, parsed.threadId);
-      const starting = start(c, parsed, input);
+      const starting = start(c, parsed, input, Buffer.byteLength(text));
       const settled = starting.then(
         (result) => ('created' in result ? result.created : result.existing),
         () => null,

@@ -27,6 +27,18 @@ export interface ClientLimits {
    * @default 50
    */
   maxRunningRunsPerAddress: number;
+  /**
+   * Bytes of `POST /runs` bodies (prompts) one client address may send per minute; more
+   * answer `429` with `Retry-After`. Bounds how fast one client can fill the store.
+   * @default 16777216 (16 MiB)
+   */
+  maxPromptBytesPerMinutePerAddress: number;
+  /**
+   * Messages a thread's history may hold; a `POST /runs` on a thread that has them answers
+   * `400 bad_request` (start a new thread). Bounds what one thread token can store.
+   * @default 10000
+   */
+  maxThreadMessages: number;
 }
 
 export const DEFAULT_CLIENT_LIMITS: ClientLimits = {
@@ -34,6 +46,8 @@ export const DEFAULT_CLIENT_LIMITS: ClientLimits = {
   maxRunsPerMinutePerThread: 60,
   maxRunsPerMinutePerAddress: 300,
   maxRunningRunsPerAddress: 50,
+  maxPromptBytesPerMinutePerAddress: 16 * 1024 * 1024,
+  maxThreadMessages: 10_000,
 };
 
 export interface AdmissionOptions extends ClientLimits {
@@ -48,6 +62,8 @@ export interface Applicant {
   /** False for a thread this very request creates (nothing can run on it yet). */
   threadExists: boolean;
   address: string | null;
+  /** Size of the request body. */
+  bytes: number;
 }
 
 /** A held admission: `release` once the run ends (or failed to start). */
@@ -68,10 +84,12 @@ export class Admission {
   private readonly byAddress = new Map<string, number>();
   private readonly threadRate: RateWindow;
   private readonly addressRate: RateWindow;
+  private readonly addressBytes: RateWindow;
 
   constructor(private readonly options: AdmissionOptions) {
     this.threadRate = new RateWindow(options.maxRunsPerMinutePerThread, 60_000);
     this.addressRate = new RateWindow(options.maxRunsPerMinutePerAddress, 60_000);
+    this.addressBytes = new RateWindow(options.maxPromptBytesPerMinutePerAddress, 60_000);
   }
 
   /** The error to answer when this instance is at its run limit, else null. */
@@ -117,12 +135,20 @@ export class Admission {
           wait,
         );
       }
+      const bytesWait = this.addressBytes.retryAfter(address, now, who.bytes);
+      if (bytesWait > 0) {
+        throw tooMany(
+          `this client sent ${o.maxPromptBytesPerMinutePerAddress} bytes of prompts in the last minute, its limit`,
+          bytesWait,
+        );
+      }
       const count = this.byAddress.get(address) ?? 0;
       if (count >= o.maxRunningRunsPerAddress) {
         throw tooMany(`this client has ${count} runs running, its limit`, 1);
       }
       this.byAddress.set(address, count + 1);
       this.addressRate.record(address, now);
+      this.addressBytes.record(address, now, who.bytes);
     }
     this.threadRate.record(who.threadId, now);
     const runs = running ?? new Set<string>();
@@ -146,10 +172,22 @@ export class Admission {
     };
   }
 
-  /** Runs of the thread running on any instance (the store knows them all). */
+  /**
+   * Runs of the thread running on any instance (the store knows them all), and the size
+   * of its history: history positions are dense (1, 2, 3…), so the cursor of the page
+   * before the newest message is its position, the history's length.
+   */
   private async checkStoredRuns(who: Applicant): Promise<void> {
+    const { store, maxThreadMessages } = this.options;
+    const page = await store.listMessages(who.threadId, null, 1);
+    if (page.nextBefore !== null && page.nextBefore >= maxThreadMessages) {
+      throw new ResumableError(
+        'bad_request',
+        `thread ${who.threadId} has ${maxThreadMessages} messages in its history, the limit; start a new thread`,
+      );
+    }
     const max = this.options.maxRunningRunsPerThread;
-    const newest = await this.options.store.listRuns(who.threadId, max);
+    const newest = await store.listRuns(who.threadId, max);
     const running = newest.filter((run) => run.status === 'running' && run.runId !== who.runId);
     if (running.length >= max) throw runInProgress(who.threadId, running[0]!.runId);
   }

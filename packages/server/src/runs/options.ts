@@ -42,6 +42,20 @@ export interface RunLimits extends ClientLimits {
    * @default 16777216 (16 MiB)
    */
   maxBytesPerRun: number;
+  /**
+   * While the store is down, a run keeps producing for this long: its new events wait in
+   * memory (live subscribers still get them, with their final offsets) and are stored in
+   * order when the store is back. Past it the run ends `RUN_ERROR code:"store_unavailable"`,
+   * with everything stored before the outage intact.
+   * @default 30000
+   */
+  storeOutageMs: number;
+  /**
+   * Bytes of events one run may hold in memory during a store outage; past it the run
+   * ends `store_unavailable`.
+   * @default 8388608 (8 MiB)
+   */
+  storeOutageBytes: number;
 }
 
 export const DEFAULT_LIMITS: RunLimits = {
@@ -53,6 +67,8 @@ export const DEFAULT_LIMITS: RunLimits = {
   maxRunMs: 30 * 60_000,
   maxEventsPerRun: 100_000,
   maxBytesPerRun: 16 * 1024 * 1024,
+  storeOutageMs: 30_000,
+  storeOutageBytes: 8 * 1024 * 1024,
 };
 
 export interface RunManagerOptions {
@@ -106,6 +122,8 @@ export interface RunManagerOptions {
 export interface StartingClient {
   /** The client's address (per-address limits); null when unknown. */
   address: string | null;
+  /** Size of the request body (the per-address byte budget). */
+  bytes: number;
   /** False when the request creates the thread: no run can be running on it yet. */
   threadExists: boolean;
 }

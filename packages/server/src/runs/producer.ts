@@ -23,7 +23,7 @@ export class ActiveRun {
   constructor(
     readonly record: RunRecord,
     readonly hub: Hub,
-    options: Omit<RunLogOptions, 'record' | 'hub' | 'onTooLarge'>,
+    options: Omit<RunLogOptions, 'record' | 'hub' | 'onTooLarge' | 'onOutageTooLong'>,
   ) {
     this.log = new RunLog({
       ...options,
@@ -34,6 +34,7 @@ export class ActiveRun {
         options.onFailed(error);
       },
       onTooLarge: (message) => this.end(runError('run_too_large', message)),
+      onOutageTooLong: (message) => this.end(runError('store_unavailable', message)),
     });
     this.done = new Promise((resolve) => {
       this.resolveDone = resolve;

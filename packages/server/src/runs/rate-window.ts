@@ -1,10 +1,10 @@
 /**
- * Starts per key in a sliding window: at most `limit` in any `windowMs`. Keys are client
- * addresses and thread ids, so the table is bounded: past `maxKeys` the least recently
- * used key is forgotten (a forgotten client starts with a clean window).
+ * A sliding-window budget per key: at most `limit` (starts, or bytes) in any `windowMs`.
+ * Keys are client addresses and thread ids, so the table is bounded: past `maxKeys` the
+ * least recently used key is forgotten (a forgotten client starts with a clean window).
  */
 export class RateWindow {
-  private readonly starts = new Map<string, number[]>();
+  private readonly entries = new Map<string, Array<{ at: number; weight: number }>>();
 
   constructor(
     private readonly limit: number,
@@ -12,30 +12,39 @@ export class RateWindow {
     private readonly maxKeys = 100_000,
   ) {}
 
-  /** Seconds until `key` may start again; 0 when it may now (nothing is recorded). */
-  retryAfter(key: string, now: number): number {
-    const times = this.recent(key, now);
-    if (times.length < this.limit) return 0;
-    return Math.max(1, Math.ceil((times[0]! + this.windowMs - now) / 1000));
+  /** Seconds until `weight` more fits for `key`; 0 when it fits now (nothing is recorded). */
+  retryAfter(key: string, now: number, weight = 1): number {
+    const list = this.recent(key, now);
+    let used = list.reduce((sum, e) => sum + e.weight, 0);
+    if (used + weight <= this.limit) return 0;
+    // Wait until enough of the oldest entries leave the window (never for a weight over
+    // the limit by itself: that waits for the whole window).
+    for (const entry of list) {
+      used -= entry.weight;
+      if (used + weight <= this.limit) {
+        return Math.max(1, Math.ceil((entry.at + this.windowMs - now) / 1000));
+      }
+    }
+    return Math.ceil(this.windowMs / 1000);
   }
 
-  record(key: string, now: number): void {
-    const times = this.recent(key, now);
-    times.push(now);
+  record(key: string, now: number, weight = 1): void {
+    const list = this.recent(key, now);
+    list.push({ at: now, weight });
     // Re-inserted: the map's order is least recently used first.
-    this.starts.delete(key);
-    this.starts.set(key, times);
-    if (this.starts.size > this.maxKeys) {
-      const oldest = this.starts.keys().next().value;
-      if (oldest !== undefined) this.starts.delete(oldest);
+    this.entries.delete(key);
+    this.entries.set(key, list);
+    if (this.entries.size > this.maxKeys) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
     }
   }
 
-  private recent(key: string, now: number): number[] {
-    const times = this.starts.get(key) ?? [];
+  private recent(key: string, now: number): Array<{ at: number; weight: number }> {
+    const list = this.entries.get(key) ?? [];
     let drop = 0;
-    while (drop < times.length && times[drop]! <= now - this.windowMs) drop++;
-    if (drop > 0) times.splice(0, drop);
-    return times;
+    while (drop < list.length && list[drop]!.at <= now - this.windowMs) drop++;
+    if (drop > 0) list.splice(0, drop);
+    return list;
   }
 }

@@ -10,19 +10,31 @@ import { sleep } from '../sleep.js';
 import type { EventStore, RunEnd, RunRecord, StoredEvent } from '../stores/types.js';
 import { AppendConflictError } from '../stores/types.js';
 import type { Hub } from '../subscription.js';
-import { type PendingEvent, statusOf, stripRunFields } from './events.js';
+import { isTerminalJson, type PendingEvent, statusOf, stripRunFields } from './events.js';
 
 /** Pending events beyond which the agent waits for the store (backpressure). */
 const MAX_PENDING = 512;
-const APPEND_RETRIES_MS = [50, 250, 1000];
+/** Backoff between appends while the store is failing; the last step repeats. */
+const RETRIES_MS = [50, 250, 1000];
+
+/** How long, and how much, a run keeps producing while its store is down. */
+export interface OutageBudget {
+  budgetMs: number;
+  maxBytes: number;
+}
 
 export interface RunLogOptions {
   store: EventStore;
   record: RunRecord;
   hub: Hub;
   log: (message: string) => void;
-  /** The store refused the log for good: the producer must stop. */
+  /** The store refused the log for good (a conflict, or shutdown mid-outage): stop producing. */
   onFailed: (error: unknown) => void;
+  /** A store outage outlasted its budget: the run must end `store_unavailable`. */
+  onOutageTooLong: (message: string) => void;
+  outage: OutageBudget;
+  /** Aborted at shutdown: a failing store is not waited for any more. */
+  shutdown: AbortSignal;
   /** Most events in the log, its terminal event included. */
   maxEvents: number;
   /** Most bytes of event JSON in the log (the terminal event may go past it). */
@@ -50,11 +62,21 @@ export class RunLog {
   private startQueued = false;
   failed = false;
   private flushing: Promise<void> | null = null;
+  /** Taken from `pending`, not stored yet (held through a store outage), in order. */
+  private unstored: PendingEvent[] = [];
+  private unstoredBytes = 0;
+  /** When the current store outage began (`performance.now()`), or null. */
+  private outageSince: number | null = null;
+  private retries = 0;
+  /** Highest offset published to the hub. */
+  private published: number;
   private flushScheduled = false;
 
   constructor(private readonly options: RunLogOptions) {
     const { record } = options;
     this.nextOffset = record.lastOffset + 1;
+    this.published = record.lastOffset;
+    options.hub.held = (offset) => this.heldAfter(offset);
     this.state = createRunState({
       from: record.lastOffset,
       runId: record.runId,
@@ -116,12 +138,11 @@ export class RunLog {
 
   private flush(): Promise<void> {
     if (this.flushing) return this.flushing;
-    if (this.pending.length === 0 || this.failed) return Promise.resolve();
+    if (this.pending.length + this.unstored.length === 0 || this.failed) return Promise.resolve();
     this.flushing = (async () => {
       try {
-        while (this.pending.length > 0 && !this.failed) {
-          const batch = this.pending.splice(0, this.pending.length);
-          await this.commit(batch);
+        while (this.pending.length + this.unstored.length > 0 && !this.failed) {
+          await this.commit(this.pending.splice(0, this.pending.length));
         }
       } finally {
         this.flushing = null;
@@ -130,30 +151,52 @@ export class RunLog {
     return this.flushing;
   }
 
+  /**
+   * Appends everything not yet stored (events held through an outage, then `batch`) in
+   * one conditional append. When the store fails, the events are held in memory and
+   * published anyway (live subscribers keep going, offsets already final), and the append
+   * is retried with backoff; past the outage budget the log fails.
+   */
   private async commit(batch: PendingEvent[]): Promise<void> {
-    const { store, record, hub } = this.options;
-    const last = batch[batch.length - 1]!;
-    const terminal = isTerminalEvent(last.event);
-    const { state } = applyEnvelopes(this.state, batch);
-    const stored: StoredEvent[] = batch.map((e) => ({ offset: e.offset, json: e.json }));
-    const end: RunEnd | undefined = terminal
-      ? { status: statusOf(last.event), endedAt: Date.now(), snapshot: snapshotOf(state) }
+    const { store, record } = this.options;
+    if (batch.length > 0) {
+      for (const event of batch) this.unstored.push(event);
+      this.unstoredBytes += batch.reduce((sum, e) => sum + e.json.length, 0);
+      this.state = applyEnvelopes(this.state, batch).state;
+    }
+    const events = this.unstored;
+    const last = events[events.length - 1]!;
+    const end: RunEnd | undefined = isTerminalEvent(last.event)
+      ? { status: statusOf(last.event), endedAt: Date.now(), snapshot: snapshotOf(this.state) }
       : undefined;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await store.append(record.runId, stored, end);
-        break;
-      } catch (error) {
-        const delay = APPEND_RETRIES_MS[attempt];
-        if (error instanceof AppendConflictError || delay === undefined) {
-          this.fail(error);
-          return;
-        }
-        await sleep(delay);
+    const stored: StoredEvent[] = events.map((e) => ({ offset: e.offset, json: e.json }));
+    try {
+      await store.append(record.runId, stored, end);
+    } catch (error) {
+      const landed = this.landedBefore(error, events);
+      if (landed === null) {
+        if (error instanceof AppendConflictError) this.fail(error);
+        else await this.hold(stored, error);
+        return;
+      }
+      if (landed < last.offset) {
+        // Part landed: drop it and append the rest (the flush loop comes right back).
+        this.unstored = this.unstored.filter((e) => e.offset > landed);
+        this.unstoredBytes = this.unstored.reduce((sum, e) => sum + e.json.length, 0);
+        return;
       }
     }
-    this.state = state;
-    hub.publish(stored, terminal);
+    if (this.outageSince !== null) {
+      const ms = Math.round(performance.now() - this.outageSince);
+      this.options.log(
+        `run ${record.runId}: the store is back after ${ms} ms; ${events.length} held events stored`,
+      );
+    }
+    this.unstored = [];
+    this.unstoredBytes = 0;
+    this.outageSince = null;
+    this.retries = 0;
+    this.publish(stored, end !== undefined);
     if (end) {
       const messages = end.snapshot.messages.map(stripRunFields);
       await store
@@ -162,15 +205,77 @@ export class RunLog {
     }
   }
 
+  /**
+   * During an outage, an append whose reply was lost may have landed: the store then
+   * conflicts, expecting the offset after it. The last offset that landed, or null when
+   * the conflict is a real one (another writer).
+   */
+  private landedBefore(error: unknown, events: PendingEvent[]): number | null {
+    if (!(error instanceof AppendConflictError) || this.outageSince === null) return null;
+    const landed = error.expectedOffset - 1;
+    const first = events[0]!.offset;
+    const last = events[events.length - 1]!.offset;
+    return landed >= first && landed <= last ? landed : null;
+  }
+
+  /** The store failed: keep the events (within the budget), publish them, wait, retry. */
+  private async hold(events: StoredEvent[], error: unknown): Promise<void> {
+    const { outage, shutdown, record } = this.options;
+    const now = performance.now();
+    if (this.outageSince === null) {
+      this.outageSince = now;
+      this.options.log(
+        `run ${record.runId}: the store failed (${String(error)}); holding its events in memory for up to ${outage.budgetMs} ms`,
+      );
+    }
+    // Never the terminal event: a client must not see an end the store may never take.
+    const last = events[events.length - 1]!;
+    this.publish(isTerminalJson(last.json) ? events.slice(0, -1) : events, false);
+    if (shutdown.aborted) return this.fail(error);
+    // Past the budget the run stops producing and ends `store_unavailable`; that end is
+    // stored after the held events once the store is back, so the log matches what live
+    // readers saw. Memory stays bounded meanwhile: nothing more is queued.
+    if (!this.terminalQueued) {
+      if (now - this.outageSince > outage.budgetMs) {
+        this.options.onOutageTooLong(`the store was unavailable for over ${outage.budgetMs} ms`);
+      } else if (this.unstoredBytes > outage.maxBytes) {
+        this.options.onOutageTooLong(
+          `over ${outage.maxBytes} bytes of events waited for the store`,
+        );
+      }
+    }
+    const delay = RETRIES_MS[Math.min(this.retries++, RETRIES_MS.length - 1)]!;
+    await sleep(delay, shutdown);
+  }
+
+  /** Publishes the events not published yet (held ones went out during the outage). */
+  private publish(events: StoredEvent[], terminal: boolean): void {
+    const fresh = events.filter((e) => e.offset > this.published);
+    if (fresh.length === 0) return;
+    this.published = fresh[fresh.length - 1]!.offset;
+    this.options.hub.publish(fresh, terminal);
+  }
+
+  /** Events published but not stored yet, after `offset` (a catching-up reader's source). */
+  heldAfter(offset: number): StoredEvent[] {
+    const out: StoredEvent[] = [];
+    for (const e of this.unstored) {
+      if (e.offset > offset && e.offset <= this.published)
+        out.push({ offset: e.offset, json: e.json });
+    }
+    return out;
+  }
+
   /** Stops the log: nothing more is stored; open streams fall back to reading the store. */
   private fail(error: unknown): void {
-    this.options.log(
-      `run ${this.options.record.runId}: could not store events, stopping it: ${String(error)}`,
-    );
+    const { record, log, hub, onFailed } = this.options;
+    log(`run ${record.runId}: could not store events, stopping it: ${String(error)}`);
     this.failed = true;
     this.terminalQueued = true;
     this.pending = [];
-    this.options.hub.shut();
-    this.options.onFailed(error);
+    this.unstored = [];
+    this.unstoredBytes = 0;
+    hub.shut();
+    onFailed(error);
   }
 }

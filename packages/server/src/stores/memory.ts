@@ -1,4 +1,5 @@
 import type { Message } from '@resumable/protocol';
+import { ResumableError } from '@resumable/protocol';
 import { withLazySnapshot } from './lazy-snapshot.js';
 import type {
   EventStore,
@@ -26,6 +27,18 @@ interface MemoryThread {
   nextSeq: number;
 }
 
+export interface MemoryStoreOptions {
+  /**
+   * Bytes of event JSON the store keeps. Past it, the events of the runs that ended first
+   * are dropped (as retention would: their snapshots stay, a replay of them answers `410`);
+   * when only running runs are left, appends fail `store_unavailable` (the run then holds
+   * its events and ends `store_unavailable` past `limits.storeOutageMs`; an append that
+   * ends a run is always taken).
+   * @default 268435456 (256 MiB)
+   */
+  maxEventBytes?: number;
+}
+
 /**
  * Everything in this process's memory: for tests, the demo without a disk, and as the
  * reference implementation of the `EventStore` rules. Nothing survives a restart.
@@ -36,6 +49,14 @@ export class MemoryStore implements EventStore {
   readonly shared = false;
   private readonly threads = new Map<string, MemoryThread>();
   private readonly runs = new Map<string, MemoryRun>();
+  /** Ended runs that still have events, in the order they ended (evicted first). */
+  private readonly ended = new Set<string>();
+  private eventBytes = 0;
+  private readonly maxEventBytes: number;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.maxEventBytes = options.maxEventBytes ?? 256 * 1024 * 1024;
+  }
 
   async createThread(thread: ThreadRecord): Promise<boolean> {
     if (this.threads.has(thread.threadId)) return false;
@@ -100,9 +121,13 @@ export class MemoryStore implements EventStore {
         throw new AppendConflictError(runId, first + i, events[i]!.offset);
       }
     }
+    const bytes = events.reduce((sum, e) => sum + e.json.length, 0);
+    this.makeRoom(bytes, end !== undefined);
     for (const event of events) run.events.push({ offset: event.offset, json: event.json });
+    this.eventBytes += bytes;
     run.record.lastOffset = first + events.length - 1;
     if (end) {
+      this.ended.add(runId);
       run.record.status = end.status;
       run.record.endedAt = end.endedAt;
       run.record.snapshot = structuredClone(end.snapshot);
@@ -161,8 +186,7 @@ export class MemoryStore implements EventStore {
     for (const run of this.runs.values()) {
       const { endedAt } = run.record;
       if (endedAt !== null && endedAt < endedBefore && !run.record.eventsPruned) {
-        run.events = [];
-        run.record.eventsPruned = true;
+        this.dropEvents(run);
         pruned++;
       }
     }
@@ -172,6 +196,33 @@ export class MemoryStore implements EventStore {
   async close(): Promise<void> {
     this.threads.clear();
     this.runs.clear();
+    this.ended.clear();
+    this.eventBytes = 0;
+  }
+
+  /**
+   * Drops the events of the runs that ended first until `bytes` more fit. A run's last
+   * append (with its end) is always taken, so every run can end even in a full store.
+   */
+  private makeRoom(bytes: number, ending: boolean): void {
+    for (const runId of this.ended) {
+      if (this.eventBytes + bytes <= this.maxEventBytes) return;
+      const run = this.runs.get(runId);
+      if (run) this.dropEvents(run);
+    }
+    if (!ending && this.eventBytes + bytes > this.maxEventBytes) {
+      throw new ResumableError(
+        'store_unavailable',
+        `the memory store is full: ${this.eventBytes} of ${this.maxEventBytes} bytes of events`,
+      );
+    }
+  }
+
+  private dropEvents(run: MemoryRun): void {
+    for (const event of run.events) this.eventBytes -= event.json.length;
+    run.events = [];
+    run.record.eventsPruned = true;
+    this.ended.delete(run.record.runId);
   }
 }
 

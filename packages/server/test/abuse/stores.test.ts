@@ -1,0 +1,110 @@
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MemoryStore, type RunningServer, SqliteStore, startServer } from '../../src/index.js';
+import { bearer, postRun, prompt, readEvents, tempDir, waitFor } from '../helpers.js';
+
+const servers: RunningServer[] = [];
+const dir = tempDir();
+afterAll(async () => {
+  for (const server of servers) await server.close();
+  dir.cleanup();
+});
+
+/** Class 8's housekeeping: SQLite orphans are swept while running; memory is bounded. */
+describe('abuse: store housekeeping', () => {
+  it('SQLite: a run left running with no producer is ended agent_lost by the periodic sweep', async () => {
+    const store = new SqliteStore({ path: join(dir.path, 'sweep.db') });
+    const server = await startServer({ port: 0, store, orphanSweepMs: 200, log: () => {} });
+    servers.push(server);
+    // A run nobody produces (as a failed end or another process would leave it).
+    await store.createThread({
+      threadId: 'orphan-thread',
+      token: 'orphan-token',
+      createdAt: Date.now(),
+    });
+    await store.createRun({
+      runId: 'orphan-run-0123456789',
+      threadId: 'orphan-thread',
+      createdAt: Date.now(),
+      owner: 'gone',
+    });
+    await waitFor(
+      async () => (await store.getRun('orphan-run-0123456789'))?.status === 'error',
+      3000,
+    );
+    const log = await readEvents(`${server.url}/runs/orphan-run-0123456789/events`, {
+      headers: bearer('orphan-token'),
+    });
+    expect(log.frames.map((f) => [f.offset, JSON.parse(f.json)])).toEqual([
+      [1, { type: 'RUN_STARTED', threadId: 'orphan-thread', runId: 'orphan-run-0123456789' }],
+      [
+        2,
+        {
+          type: 'RUN_ERROR',
+          message: 'the server running this run stopped before it finished',
+          code: 'agent_lost',
+        },
+      ],
+    ]);
+    // Runs it produces itself are never swept.
+    const live = await postRun(server.url, prompt('alive', { tokens: 30, tokensPerSecond: 40 }));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await store.getRun(live.json.runId))?.status).toBe('running');
+  });
+
+  it('memory: bounded by bytes; the oldest ended runs lose their events first (410, snapshot kept)', async () => {
+    const store = new MemoryStore({ maxEventBytes: 40_000 });
+    const server = await startServer({ port: 0, store, log: () => {} });
+    servers.push(server);
+    const runs = [];
+    for (let i = 0; i < 4; i++) {
+      const run = await postRun(
+        server.url,
+        prompt(`fill ${i}`, { tokens: 150, tokensPerSecond: 0 }),
+      );
+      await server.manager.waitForRun(run.json.runId);
+      runs.push(run.json);
+    }
+    const oldest = runs[0]!;
+    const replay = await fetch(`${server.url}/runs/${oldest.runId}/events?after=1`, {
+      headers: bearer(oldest.token),
+    });
+    expect(replay.status).toBe(410);
+    expect(((await replay.json()) as { error: { code: string } }).error.code).toBe(
+      'offset_expired',
+    );
+    const snapshot = await fetch(`${server.url}/runs/${oldest.runId}`, {
+      headers: bearer(oldest.token),
+    });
+    expect(((await snapshot.json()) as { status: string }).status).toBe('finished');
+    const newest = runs[3]!;
+    const read = await readEvents(`${server.url}/runs/${newest.runId}/events`, {
+      headers: bearer(newest.token),
+    });
+    expect(read.frames).toHaveLength(154);
+  });
+
+  it('memory: when only running runs fill it, a run holds its events and ends store_unavailable', async () => {
+    const store = new MemoryStore({ maxEventBytes: 5_000 });
+    const server = await startServer({
+      port: 0,
+      store,
+      limits: { storeOutageMs: 300 },
+      log: () => {},
+    });
+    servers.push(server);
+    const run = await postRun(server.url, prompt('too big', { tokens: 500, tokensPerSecond: 250 }));
+    await server.manager.waitForRun(run.json.runId);
+    const read = await readEvents(`${server.url}/runs/${run.json.runId}/events`, {
+      headers: bearer(run.json.token),
+    });
+    // Nothing it produced is lost: offsets 1..N, then the error past the budget.
+    expect(read.frames.map((f) => f.offset)).toEqual(read.frames.map((_, i) => i + 1));
+    expect(JSON.parse(read.frames[read.frames.length - 1]!.json)).toEqual({
+      type: 'RUN_ERROR',
+      message: 'the store was unavailable for over 300 ms',
+      code: 'store_unavailable',
+    });
+    expect((await store.getRun(run.json.runId))?.status).toBe('error');
+  });
+});
