@@ -131,7 +131,8 @@ export function guardStorage(
   onFallback: (error: ResumableError) => void,
   timeoutMs?: number,
 ): RecordStorage {
-  return storage.kind === 'memory'
+  // The page's default storage is guarded once for the page (its memory fallback shared).
+  return storage.kind === 'memory' || storage === pageDefault
     ? storage
     : withFallback(storage, createMemoryStorage(), onFallback, timeoutMs);
 }
