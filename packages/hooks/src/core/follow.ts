@@ -71,7 +71,11 @@ export class FollowedRun implements LoopHost {
     return this.store.getState().connection;
   }
 
-  /** The one place the phase moves; the connection status is derived from it. */
+  /**
+   * Moves the phase (through `transition`, the only way it moves) and publishes the
+   * derived connection status. A batch or snapshot that ends the run moves it with
+   * `transition` too, publishing it with the run in the batch's one store update.
+   */
   to(event: SessionEvent, patch: Partial<ConnectionInfo> = {}): void {
     this.phase = transition(this.phase, event);
     this.setConnection({
