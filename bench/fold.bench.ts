@@ -468,6 +468,63 @@ console.table({
   'AI SDK': { 'per delta': identity.aiSdk, feeding: 'per yielded message, thread array' },
 });
 
+/**
+ * Linearity (issue #10): content for N distinct message ids the fold never saw (a join
+ * mid-stream: each synthesizes its START) against N deltas into one known message, each
+ * log folded in one call (a replay). Linear means the unknown ids cost a small constant
+ * factor more, whatever N: goal ≤ 3× at 30,000, and doubling N about doubles the time.
+ */
+async function linearity(n: number) {
+  const start = { type: 'RUN_STARTED', threadId: 'th', runId: 'run' };
+  const unknown = toEnvelopes([
+    start,
+    ...Array.from({ length: n }, (_, i) => ({
+      type: 'TEXT_MESSAGE_CONTENT',
+      messageId: `m${i}`,
+      delta: token(i),
+    })),
+  ] as AGUIEvent[]);
+  const one = toEnvelopes([
+    start,
+    { type: 'TEXT_MESSAGE_START', messageId: 'one', role: 'assistant' },
+    ...Array.from({ length: n - 1 }, (_, i) => ({
+      type: 'TEXT_MESSAGE_CONTENT',
+      messageId: 'one',
+      delta: token(i),
+    })),
+  ] as AGUIEvent[]);
+  const options = quickOr(
+    { warmupMs: 300, samples: 7, sampleMs: 0 },
+    { warmupMs: 0, samples: 1, sampleMs: 0 },
+  );
+  const unknownIds = await measure(() => foldLog(unknown), unknown.length, options);
+  const oneId = await measure(() => foldLog(one), one.length, options);
+  return {
+    n,
+    unknownIdsCpuMs: unknownIds.cpuMs,
+    oneIdCpuMs: oneId.cpuMs,
+    ratio: round(unknownIds.cpuMs / oneId.cpuMs),
+  };
+}
+const LINEAR_N = quickOr(30_000, 3_000);
+const linear = [await linearity(LINEAR_N), await linearity(LINEAR_N * 2)];
+console.log(
+  `\nLinearity: ${LINEAR_N.toLocaleString()} unknown message ids vs as many deltas to one id (one call each):`,
+);
+console.table(
+  linear.map((row) => ({
+    events: row.n,
+    'unknown ids (ms cpu)': row.unknownIdsCpuMs,
+    'one id (ms cpu)': row.oneIdCpuMs,
+    ratio: `${row.ratio}×`,
+  })),
+);
+const doubling = round(linear[1]!.unknownIdsCpuMs / linear[0]!.unknownIdsCpuMs);
+console.log(
+  `unknown ids within 3× of one id: ${linear[0]!.ratio <= 3 ? 'met' : 'NOT met'} (${linear[0]!.ratio}×); ` +
+    `2× the events costs ${doubling}× the time.`,
+);
+
 const worst = Math.min(
   ...results.flatMap((r) => r.ratios.map((x) => Math.min(x.vsAgui, x.vsAiSdk))),
 );
@@ -488,12 +545,13 @@ const out = writeResults('fold', {
   node: process.version,
   cpu: cpus()[0]?.model ?? 'unknown',
   cpus: cpus().length,
-  peers: { '@ag-ui/client': '1.0.0', ai: '6.0.325' },
+  peers: { '@ag-ui/client': '1.0.0', ai: '7.0.173' },
   loadAverage: { before: round(loadBefore), after: round(loadavg()[0]!) },
   method:
     'Each fold is warmed up, then timed in samples (a sample repeats the run for >= 40 ms; a slow peer gets one run per sample); the figure is the median sample. events/s = events fed per run / CPU time per run (process.cpuUsage: all threads of this process, GC included), so other processes on a shared machine do not skew the ratios; wall-clock figures are recorded beside them. AG-UI: defaultApplyEvents fed an RxJS Observable one event at a time, NODE_ENV=production. AI SDK: readUIMessageStream fed a ReadableStream of UI message chunks, each yielded message replacing the last in the thread array. Ours: applyEnvelopes per event, in batches of 16, and the whole run in one call.',
   results,
   identityChangesPerDelta: identity,
+  linearity: { rows: linear, doublingCost: doubling, withinThreeTimes: linear[0]!.ratio <= 3 },
   target: {
     perEventWorstRatio: perEventWorst,
     anyFeedingWorstRatio: worst,

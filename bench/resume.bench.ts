@@ -11,18 +11,12 @@
  * each kind instead of 7, a smoke run whose figures go to the temp folder (lib/results.ts).
  */
 import 'fake-indexeddb/auto';
-import {
-  createIndexedDbStorage,
-  createMemoryStorage,
-  type RecordStorage,
-  RunSession,
-  recordOf,
-  runRecordKey,
-} from '@resumable/hooks/core';
+import { createIndexedDbStorage, type RecordStorage, RunSession } from '@resumable/hooks/core';
 import type { Envelope } from '@resumable/protocol';
-import { applyEnvelopes, createRunState, decodeEnvelope, encodeFrame } from '@resumable/protocol';
+import { encodeFrame } from '@resumable/protocol';
 import { startServer } from '@resumable/server';
 import { quickOr, writeResults } from './lib/results.js';
+import { post, readLog, storageAt, waitUntil } from './lib/runs.js';
 import { median } from './lib/stats.js';
 
 const TOKENS = 5000;
@@ -31,54 +25,13 @@ const REPEATS = quickOr(7, 1);
 
 const server = await startServer({ port: 0, store: 'memory' });
 
-async function post(body: unknown): Promise<{ runId: string; threadId: string; token: string }> {
-  const response = await fetch(`${server.url}/runs`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`POST /runs: ${response.status}`);
-  return (await response.json()) as { runId: string; threadId: string; token: string };
-}
-
-/** The whole log of a finished run, as envelopes. */
-async function readLog(runId: string, token: string): Promise<Envelope[]> {
-  for (let i = 0; i < 600; i++) {
-    const r = await fetch(`${server.url}/runs/${runId}`, {
-      headers: { Authorization: `Bearer ${token}` },
-    });
-    const s = (await r.json()) as { status: string };
-    if (s.status !== 'running') break;
-    await new Promise((res) => setTimeout(res, 50));
-  }
-  const text = await (
-    await fetch(`${server.url}/runs/${runId}/events?after=0`, {
-      headers: { Authorization: `Bearer ${token}` },
-    })
-  ).text();
-  const envelopes: Envelope[] = [];
-  for (const block of text.split('\n\n')) {
-    const id = /^id: (\d+)$/m.exec(block)?.[1];
-    const data = /^data: (.*)$/m.exec(block)?.[1];
-    if (id === undefined || data === undefined) continue;
-    const envelope = decodeEnvelope(id, data);
-    if (!(envelope instanceof Error)) envelopes.push(envelope);
-  }
-  return envelopes;
-}
-
 /** A session resuming from a record at `from`; resolves with bytes read and ms to caught up. */
 async function resumeFrom(
   log: Envelope[],
   from: number,
   ids: { runId: string; threadId: string; token: string },
 ): Promise<{ bytes: number; ms: number; text: number }> {
-  const storage = createMemoryStorage();
-  const state = applyEnvelopes(
-    createRunState({ runId: ids.runId, threadId: ids.threadId }),
-    log.slice(0, from),
-  ).state;
-  await storage.update(runRecordKey('bench'), () => recordOf('bench', state, ids, Date.now()));
+  const storage = await storageAt(log, from, ids, 'bench');
   const session = new RunSession({
     endpoint: server.url,
     key: 'bench',
@@ -96,20 +49,12 @@ async function resumeFrom(
   return { bytes, ms, text };
 }
 
-async function waitUntil(check: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('bench: timed out');
-    await new Promise((r) => setTimeout(r, 1));
-  }
-}
-
 // ── 1. resume cost after a drop at 90% ──────────────────────────────────────────────────
-const started = await post({
+const started = await post(server.url, {
   messages: [{ id: 'u', role: 'user', content: 'a long answer please' }],
   forwardedProps: { script: { tokens: TOKENS, tokensPerSecond: 0, seed: 1 } },
 });
-const log = await readLog(started.runId, started.token);
+const log = await readLog(server.url, started.runId, started.token);
 const total = log.length;
 const cutAt = Math.floor(total * CUT);
 const wholeBytes = log.reduce((n, e) => n + Buffer.byteLength(encodeFrame(e)), 0);
@@ -126,7 +71,7 @@ if (new Set([...ours, ...replay].map((r) => r.text)).size !== 1) {
 }
 
 // ── 2. record writes per second while streaming ─────────────────────────────────────────
-const live = await post({
+const live = await post(server.url, {
   messages: [{ id: 'u2', role: 'user', content: 'stream please' }],
   forwardedProps: { script: { tokens: 1200, tokensPerSecond: 400, seed: 2 } },
 });

@@ -1,11 +1,19 @@
 import { defineConfig } from 'tsdown';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/core/index.ts'],
+  entry: ['src/index.ts', 'src/core/index.ts', 'src/ai-sdk/index.ts'],
   format: 'esm',
   dts: true,
   platform: 'neutral',
   clean: true,
   // Dependencies stay imports (zustand and react by subpath too).
-  external: [/^react/, /^zustand/, 'idb-keyval', 'eventsource-parser', /^@resumable\//],
+  external: [
+    /^react/,
+    /^zustand/,
+    'ai',
+    /^@ai-sdk\//,
+    'idb-keyval',
+    'eventsource-parser',
+    /^@resumable\//,
+  ],
 });

@@ -1,7 +1,8 @@
 import { defineConfig } from 'tsdown';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  // One file per public entry: `@resumable/server` and `@resumable/server/ai-sdk`.
+  entry: { index: 'src/index.ts', 'ai-sdk/index': 'src/ai-sdk/index.ts' },
   format: 'esm',
   dts: true,
   platform: 'node',

@@ -45,7 +45,14 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export async function startStack(): Promise<Stack> {
+/**
+ * @param options.pages more HTML entries of the demo to build beside `index.html` (e.g.
+ *   `ai-sdk.html`), each served at its own path.
+ * @param options.env overrides the API server's (the demo screenshots use the showcase reply).
+ */
+export async function startStack(
+  options: { pages?: string[]; env?: Record<string, string> } = {},
+): Promise<Stack> {
   requireChromium();
   const tmp = mkdtempSync(join(tmpdir(), 'resumable-e2e-'));
   const api = await superviseServer({
@@ -55,10 +62,17 @@ export async function startStack(): Promise<Stack> {
       RESUMABLE_STORE: `sqlite:${join(tmp, 'resumable.db')}`,
       SCRIPTED_TOKENS: String(SCRIPT.tokens),
       SCRIPTED_TPS: String(SCRIPT.tokensPerSecond),
-      // The openai agent must not be picked up from the developer's shell.
-      OPENAI_API_KEY: '',
-      OPENAI_BASE_URL: '',
+      // The plain filler reply: the tests compare its text with what the page renders.
+      SCRIPTED_REPLY: 'filler',
+      // No real model from the developer's shell. Unset (undefined: not passed to the
+      // child), not '': `@ai-sdk/openai` builds its default provider on import and throws
+      // on an empty OPENAI_BASE_URL, which killed the server at start-up.
+      OPENAI_API_KEY: undefined,
+      OPENAI_BASE_URL: undefined,
+      ANTHROPIC_API_KEY: undefined,
+      ANTHROPIC_BASE_URL: undefined,
       RESUMABLE_AGENT: 'scripted',
+      ...options.env,
     },
   });
   let web: PreviewServer | undefined;
@@ -70,7 +84,18 @@ export async function startStack(): Promise<Stack> {
       root: demoDir,
       configFile: join(demoDir, 'vite.config.ts'),
       logLevel: 'error',
-      build: { outDir, emptyOutDir: true, sourcemap: false },
+      build: {
+        outDir,
+        emptyOutDir: true,
+        sourcemap: false,
+        ...(options.pages
+          ? {
+              rolldownOptions: {
+                input: ['index.html', ...options.pages].map((page) => join(demoDir, page)),
+              },
+            }
+          : {}),
+      },
     });
     web = await preview({
       root: demoDir,

@@ -203,7 +203,10 @@ describe('the demo in Chromium', () => {
     requests = demo.eventsRequestsFor(run.runId).length;
     await demo.page.getByRole('spinbutton', { name: 'Offline seconds' }).fill('2');
     await demo.page.getByRole('button', { name: 'Go offline' }).click();
-    await expect.poll(() => demo.status.textContent()).toBe(LABELS.offline(true));
+    // Shown after the status line's 1 s grace period, within the 2 s spell.
+    await expect
+      .poll(() => demo.status.textContent(), { timeout: 5000 })
+      .toBe(LABELS.offline(true));
     await expect
       .poll(() => demo.eventsRequestsFor(run.runId).length, { timeout: 10_000 })
       .toBeGreaterThan(requests);

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { type Agent, createResumableApp, openaiAgent, scriptedAgent } from '@resumable/server';
+import { createResumableApp } from '@resumable/server';
+import { pickAgent } from './agent.js';
 import { CHAOS_PREFIX, createChaos } from './chaos.js';
 
 /**
@@ -11,22 +12,13 @@ import { CHAOS_PREFIX, createChaos } from './chaos.js';
  *
  * Environment: PORT (8787), HOST (127.0.0.1), RESUMABLE_STORE (memory | sqlite:<path>;
  * default sqlite:.data/resumable.db), SCRIPTED_TOKENS / SCRIPTED_TPS (the scripted agent's
- * defaults), RESUMABLE_AGENT (scripted | openai; openai when OPENAI_API_KEY is set).
+ * defaults), and the agent's (see `pickAgent` in agent.ts: OPENAI_API_KEY / ANTHROPIC_API_KEY
+ * select a real model through the AI SDK; otherwise the scripted agent).
  */
-
-function pickAgent(): { name: string; agent: Agent } {
-  const wanted =
-    process.env.RESUMABLE_AGENT || (process.env.OPENAI_API_KEY ? 'openai' : 'scripted');
-  if (wanted === 'openai') {
-    return { name: `openai ${process.env.OPENAI_MODEL ?? ''}`.trim(), agent: openaiAgent() };
-  }
-  if (wanted !== 'scripted') throw new Error(`RESUMABLE_AGENT=${wanted}: use scripted or openai`);
-  return { name: 'scripted', agent: scriptedAgent() };
-}
 
 const port = Number(process.env.PORT ?? 8787);
 const hostname = process.env.HOST ?? '127.0.0.1';
-const { name, agent } = pickAgent();
+const { name, agent } = await pickAgent();
 let dropConnections: (runId?: string) => number = () => 0;
 const chaos = createChaos({ agent: name, dropConnections: (runId) => dropConnections(runId) });
 const resumable = createResumableApp({

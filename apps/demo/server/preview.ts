@@ -1,13 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { preview } from 'vite';
-import { runWithApi } from './run.js';
+import { printReady, runWithApi } from './run.js';
 
 /** `pnpm preview`: the built app (`pnpm build` first) served with the API server. */
-await runWithApi(async () => {
+await runWithApi(async (api) => {
   const server = await preview({
     root: fileURLToPath(new URL('..', import.meta.url)),
     configFile: fileURLToPath(new URL('../vite.config.ts', import.meta.url)),
   });
-  server.printUrls();
+  printReady(server.resolvedUrls?.local[0] ?? 'http://localhost:4173/', api);
   return server;
 });

@@ -24,6 +24,8 @@ export async function runWithApi(startWeb: (api: Supervisor) => Promise<WebServe
       // About 20 s per answer: time to reload, pull the network or restart the server.
       SCRIPTED_TOKENS: process.env.SCRIPTED_TOKENS ?? '600',
       SCRIPTED_TPS: process.env.SCRIPTED_TPS ?? '30',
+      // The showcase reply (reasoning, a tool call, rich Markdown); `filler` for plain text.
+      SCRIPTED_REPLY: process.env.SCRIPTED_REPLY ?? 'demo',
     },
     log: (line) => console.log(`[api] ${line}`),
   });
@@ -32,12 +34,22 @@ export async function runWithApi(startWeb: (api: Supervisor) => Promise<WebServe
 
   let stopping = false;
   const stop = async () => {
+    // A terminal's Ctrl-C reaches pnpm and this process both: the second signal is ignored.
     if (stopping) return;
     stopping = true;
-    console.log('\nStopping…');
+    console.log('\nStopping the demo…');
     await Promise.allSettled([web.close(), api.close()]);
+    console.log('Stopped.');
     process.exit(0);
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+}
+
+/** The one line to open, printed after everything else has started. */
+export function printReady(appUrl: string, api: Supervisor): void {
+  const bold = (s: string) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[22m` : s);
+  console.log(
+    `\n  Resumable demo ready\n\n  ➜  Open ${bold(appUrl)}\n     (API on ${api.origin}/api, proxied under /api; Ctrl-C stops both)\n`,
+  );
 }

@@ -17,23 +17,55 @@ const PROMPTS = [
   'Show me a TypeScript example with a code block.',
 ];
 
+/** On a narrow screen the side panels fold behind these buttons (see demo.css). */
+type Panel = 'threads' | 'side';
+
 export function App() {
   const { threads: list, currentId } = useThreads();
   const current = list.find((t) => t.id === currentId) ?? list[0]!;
+  const [open, setOpen] = useState<Panel | null>(null);
+  const toggle = (panel: Panel) => setOpen((now) => (now === panel ? null : panel));
+  // Esc closes an open drawer (and only then: otherwise Esc belongs to the chat's Stop).
+  useEffect(() => {
+    if (open === null) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') setOpen(null);
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [open]);
   return (
     <div className="demo">
       <header className="demo-header">
+        <button
+          type="button"
+          className="demo-toggle"
+          aria-expanded={open === 'threads'}
+          aria-controls="demo-threads"
+          onClick={() => toggle('threads')}
+        >
+          Chats
+        </button>
         <h1>Resumable</h1>
         <p>AI answers that arrive whole, exactly once — reload, go offline, restart the server.</p>
+        <button
+          type="button"
+          className="demo-toggle"
+          aria-expanded={open === 'side'}
+          aria-controls="demo-side"
+          onClick={() => toggle('side')}
+        >
+          Chaos &amp; inspector
+        </button>
       </header>
-      <ThreadList />
+      <ThreadList open={open === 'threads'} onPicked={() => setOpen(null)} />
       {/* A fresh chat per conversation: switching threads never mixes two sessions. */}
-      <Chat key={current.id} entry={current} />
+      <Chat key={current.id} entry={current} sideOpen={open === 'side'} />
     </div>
   );
 }
 
-function Chat({ entry }: { entry: ThreadEntry }) {
+function Chat({ entry, sideOpen }: { entry: ThreadEntry; sideOpen: boolean }) {
   // The thread this chat was opened on; a draft learns its id from its first run, and
   // must not be re-mounted when it does.
   const [{ threadId, token }] = useState(entry);
@@ -87,7 +119,12 @@ function Chat({ entry }: { entry: ThreadEntry }) {
         </fieldset>
         <ResumableChatView controller={chat} className="demo-chat" autoFocus />
       </main>
-      <aside className="demo-side" aria-label="Chaos and inspector">
+      <aside
+        id="demo-side"
+        className="demo-side"
+        aria-label="Chaos and inspector"
+        data-open={sideOpen || undefined}
+      >
         <ChaosPanel runId={chat.runId} />
         <Inspector connection={chat.connection} runId={chat.runId} error={chat.error} />
       </aside>

@@ -64,7 +64,8 @@ const Timeline = memo(function Timeline() {
   }, [rows]);
 
   return (
-    <ol className="demo-timeline" ref={listRef} aria-label="Timeline">
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable list must be reachable by keyboard
+    <ol className="demo-timeline" ref={listRef} aria-label="Timeline" tabIndex={0}>
       {rows.map((row) => (
         <li key={row.key} className={`demo-tone-${row.tone}`}>
           <time>{new Date(row.at).toLocaleTimeString([], { hour12: false })}</time> {row.text}

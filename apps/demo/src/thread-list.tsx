@@ -1,14 +1,29 @@
 import { useState } from 'react';
 import { deviceLink, threads, useThreads } from './threads.js';
 
-/** New / switch conversations. The list lives in localStorage, shared by all tabs. */
-export function ThreadList() {
+/**
+ * New / switch conversations. The list lives in localStorage, shared by all tabs. On a
+ * narrow screen it is a drawer (`open`), closed again once a conversation is picked.
+ */
+export function ThreadList({ open, onPicked }: { open: boolean; onPicked: () => void }) {
   const { threads: list, currentId } = useThreads();
   const current = list.find((t) => t.id === currentId);
   const [copied, setCopied] = useState(false);
   return (
-    <nav className="demo-threads" aria-label="Conversations">
-      <button type="button" className="demo-new" onClick={() => threads.create()}>
+    <nav
+      id="demo-threads"
+      className="demo-threads"
+      aria-label="Conversations"
+      data-open={open || undefined}
+    >
+      <button
+        type="button"
+        className="demo-new"
+        onClick={() => {
+          threads.create();
+          onPicked();
+        }}
+      >
         New conversation
       </button>
       <ul>
@@ -17,7 +32,10 @@ export function ThreadList() {
             <button
               type="button"
               aria-current={thread.id === currentId ? 'page' : undefined}
-              onClick={() => threads.select(thread.id)}
+              onClick={() => {
+                threads.select(thread.id);
+                onPicked();
+              }}
               title={thread.threadId ?? 'not started yet'}
             >
               {thread.title}

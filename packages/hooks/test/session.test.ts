@@ -200,7 +200,8 @@ describe('RunSession against a protocol server', () => {
   it('on 429 waits Retry-After seconds, then resumes', async () => {
     server.createRun(RUN, 'th-1', { paused: true });
     server.step(RUN, 3);
-    const h = session(server.url);
+    // Retry-After is clamped to the policy's maxMs: allow 2 s here.
+    const h = session(server.url, { backoff: { initialMs: 5, maxMs: 2000 } });
     server.eventOverrides.push({
       status: 429,
       body: { error: { code: 'too_many_requests', message: 'slow down' } },
@@ -377,7 +378,7 @@ describe('RunSession against a protocol server', () => {
   it('retries a refused cancel with backoff (honouring Retry-After) until the server takes it', async () => {
     server.createRun(RUN, 'th-1', { paused: true });
     server.step(RUN, 6);
-    const h = session(server.url);
+    const h = session(server.url, { backoff: { initialMs: 5, maxMs: 2000 } });
     await h.session.attach({ runId: RUN, threadId: 'th-1', token: 'tok-th-1' });
     await waitFor(() => h.session.getState().connection.offset === 6, 'offset 6');
     const unavailable = { error: { code: 'store_unavailable', message: 'down' } };
@@ -390,7 +391,7 @@ describe('RunSession against a protocol server', () => {
     await waitFor(() => h.session.getState().status === 'cancelled', 'cancelled', 8000);
     const cancels = server.requests.filter((r) => r.path === `/runs/${RUN}/cancel`);
     expect(cancels.map((r) => r.method)).toEqual(['POST', 'POST', 'POST']);
-    // The first 503 asked for 1 s; the second one waits the session's backoff (≤ 20 ms here).
+    // The first 503 asked for 1 s; the second one waits the session's backoff (≤ 10 ms here).
     expect(cancels[1]!.at - cancels[0]!.at).toBeGreaterThanOrEqual(1000);
     expect(cancels[2]!.at - cancels[1]!.at).toBeLessThan(1000);
     // The run really ended on the server, and the client read its log to that end.

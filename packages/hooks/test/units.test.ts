@@ -1,6 +1,6 @@
 import { createRunState, ResumableError } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
-import { backoffDelay } from '../src/core/backoff.js';
+import { backoffDelay, MAX_TIMER_MS, retryDelay, timerDelay } from '../src/core/backoff.js';
 import { parseRetryAfter } from '../src/core/http.js';
 import type { RunRecord } from '../src/core/record.js';
 import { mergeRecord, parseRecord, recordOf } from '../src/core/record.js';
@@ -14,10 +14,25 @@ describe('backoff', () => {
     expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => backoffDelay(n, top))).toEqual([
       249, 499, 999, 1999, 3999, 7999, 9999, 9999,
     ]);
-    expect(backoffDelay(6, () => 0)).toBe(0);
+    // Never below minMs (50 by default): no answer can make a request loop.
+    expect(backoffDelay(6, () => 0)).toBe(50);
     expect(backoffDelay(3, () => 0.5)).toBe(500);
     expect(backoffDelay(2, () => 0.5, { initialMs: 100, maxMs: 150 })).toBe(75);
     expect(backoffDelay(1000, top)).toBe(9999);
+    expect(backoffDelay(1, () => 0, { initialMs: 5, maxMs: 20, minMs: 0 })).toBe(1);
+    expect(backoffDelay(1, () => 0, { initialMs: 5, maxMs: 20 })).toBe(20);
+  });
+
+  it('honours Retry-After clamped to [minMs, maxMs]; timers never overflow', () => {
+    const r = () => 0.5;
+    expect(retryDelay(1, r, {}, 0)).toBe(50);
+    expect(retryDelay(1, r, {}, 0.25)).toBe(250);
+    expect(retryDelay(1, r, {}, 3)).toBe(3000);
+    expect(retryDelay(1, r, {}, 1e12)).toBe(10_000);
+    expect(retryDelay(1, r, { maxMs: 1e15 }, 1e12)).toBe(MAX_TIMER_MS);
+    expect(retryDelay(1, r, {}, Number.NaN)).toBe(125);
+    expect(retryDelay(1, r, { minMs: 1000, maxMs: 500 }, 0)).toBe(500);
+    expect(timerDelay(1e15)).toBe(MAX_TIMER_MS);
   });
 });
 
@@ -27,6 +42,9 @@ describe('Retry-After', () => {
     expect(parseRetryAfter('3', now)).toBe(3);
     expect(parseRetryAfter('Sun, 29 Nov 2026 10:00:05 GMT', now)).toBe(5);
     expect(parseRetryAfter('Sun, 29 Nov 2026 09:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('0.5', now)).toBe(0.5);
+    expect(parseRetryAfter('0', now)).toBe(0);
+    expect(parseRetryAfter('-1', now)).toBeUndefined();
     expect(parseRetryAfter('soon', now)).toBeUndefined();
     expect(parseRetryAfter(null, now)).toBeUndefined();
   });
@@ -47,7 +65,12 @@ describe('the record', () => {
       [{ ...good, offset: -1 }, 'bad offset'],
       [{ ...good, offset: 1.5 }, 'bad offset'],
       [{ ...good, status: 'weird' }, 'bad status'],
-      [{ ...good, snapshot: null }, 'bad snapshot'],
+      [{ ...good, snapshot: null }, 'not a run snapshot: not an object'],
+      [{ ...good, key: 'other' }, 'stored for slot "other"'],
+      [
+        { ...good, snapshot: { ...good.snapshot, lastOffset: '7' } },
+        'not a run snapshot: lastOffset "7"',
+      ],
       [{ ...good, base: 8 }, 'bad base'],
       [{ ...good, base: -1 }, 'bad base'],
       [{ ...good, offset: 8 }, 'snapshot and offset disagree'],

@@ -3,6 +3,16 @@
  * `ResumableError` with one of these codes. Keeping the list in one place is what lets a
  * server answer `{"error":{"code":"offset_expired"}}` and a client branch on the same word.
  */
+/** Run outcomes reported through `RUN_ERROR` (its `code`). */
+export const RUN_ERROR_CODES = [
+  'agent_lost',
+  'agent_failed',
+  'upstream_failed',
+  'agent_timeout',
+  'run_timeout',
+  'run_too_large',
+] as const;
+
 export const ERROR_CODES = [
   // HTTP contract (protocol.md, "Errors")
   'bad_request',
@@ -24,13 +34,7 @@ export const ERROR_CODES = [
   'internal',
   // No such route (a wrong path or method), as distinct from an unknown run or thread.
   'not_found',
-  // Run outcomes reported through RUN_ERROR
-  'agent_lost',
-  'agent_failed',
-  'upstream_failed',
-  'agent_timeout',
-  'run_timeout',
-  'run_too_large',
+  ...RUN_ERROR_CODES,
   // Stream and fold faults
   'malformed_event',
   'unknown_event',
@@ -88,20 +92,25 @@ export class ResumableError extends Error {
   readonly status: number | undefined;
   /** Seconds to wait before retrying (from `Retry-After`), when known. */
   readonly retryAfter: number | undefined;
+  /** The run a `run_in_progress` conflict names (the thread's running run). */
+  readonly runId?: string;
 
   constructor(
     code: ErrorCode,
     message: string,
-    options: { status?: number; retryAfter?: number; cause?: unknown } = {},
+    options: { status?: number; retryAfter?: number; cause?: unknown; runId?: string } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.status = options.status ?? HTTP_STATUS_BY_CODE[code];
     this.retryAfter = options.retryAfter;
+    if (options.runId !== undefined) this.runId = options.runId;
   }
 
   toBody(): ErrorBody {
-    return { error: { code: this.code, message: this.message } };
+    const error: ErrorBody['error'] = { code: this.code, message: this.message };
+    if (this.runId !== undefined) error.runId = this.runId;
+    return { error };
   }
 }
 
@@ -114,22 +123,92 @@ export function isResumableError(value: unknown): value is ResumableError {
 }
 
 /**
- * Reads an error response body (`{"error":{"code","message"}}`) into a typed error. A body
- * that is not of that shape still yields an error, coded from the status.
+ * Reads an error response into a typed error. Only the server's own error shape
+ * (`{"error":{"code":<a known code>,"message":<text>}}`) is trusted as the server's word;
+ * anything else — a proxy's HTML 404, a captive portal, a load balancer's 502 page, a JSON
+ * body of another shape — is `unexpected_response` (retryable, never a reason to delete a
+ * record), keeping the status for display.
  */
 export function errorFromBody(status: number, body: unknown, retryAfter?: number): ResumableError {
-  const inner = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
-  const code: ErrorCode = isErrorCode(inner?.code) ? inner.code : codeForStatus(status);
-  const message = typeof inner?.message === 'string' ? inner.message : `HTTP ${status}`;
-  return new ResumableError(code, message, {
-    status,
-    ...(retryAfter === undefined ? {} : { retryAfter }),
-  });
+  const options = { status, ...(retryAfter === undefined ? {} : { retryAfter }) };
+  const own = serverErrorOf(body);
+  if (own !== null) {
+    return new ResumableError(own.code, own.message, {
+      ...options,
+      ...(own.runId === undefined ? {} : { runId: own.runId }),
+    });
+  }
+  return new ResumableError(
+    'unexpected_response',
+    `HTTP ${status} that is not the server's own error`,
+    options,
+  );
 }
 
-function codeForStatus(status: number): ErrorCode {
-  for (const [code, s] of Object.entries(HTTP_STATUS_BY_CODE)) {
-    if (s === status) return code as ErrorCode;
-  }
-  return status >= 500 ? 'internal' : 'bad_request';
+/** The server's own error body, strictly: a known `code` and a string `message`; else null. */
+export function serverErrorOf(body: unknown): ErrorBody['error'] | null {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  const inner = (body as { error?: unknown }).error;
+  if (typeof inner !== 'object' || inner === null) return null;
+  const { code, message, runId } = inner as { code?: unknown; message?: unknown; runId?: unknown };
+  if (!isErrorCode(code) || typeof message !== 'string') return null;
+  return typeof runId === 'string' ? { code, message, runId } : { code, message };
+}
+
+/**
+ * What a client does about an error, decided once for every path (event stream, snapshot,
+ * start, cancel, history, outbox) and the UI:
+ * - `retry`: try again after the retry policy's delay (transient: network, 5xx, 429, a
+ *   timeout, an answer that is not the server's);
+ * - `snapshot`: the resume point is no longer servable: load `GET /runs/{id}` instead;
+ * - `stop`: only the user can change this (auth, a bad request, the run's own failure);
+ * - `forget`: the server no longer knows the run (its own 404): clear the persisted record.
+ */
+export type ErrorAction = 'retry' | 'snapshot' | 'stop' | 'forget';
+
+export const ERROR_ACTIONS: Readonly<Record<ErrorCode, ErrorAction>> = {
+  bad_request: 'stop',
+  unauthorized: 'stop',
+  forbidden: 'stop',
+  run_not_found: 'forget',
+  thread_not_found: 'forget',
+  offset_expired: 'snapshot',
+  offset_ahead: 'snapshot',
+  payload_too_large: 'stop',
+  too_many_requests: 'retry',
+  store_unavailable: 'retry',
+  unsupported_media_type: 'stop',
+  // The prompt waits for the running run the body names, then goes out (the chat's outbox).
+  run_in_progress: 'retry',
+  method_not_allowed: 'stop',
+  internal: 'retry',
+  not_found: 'stop',
+  agent_lost: 'stop',
+  agent_failed: 'stop',
+  upstream_failed: 'stop',
+  agent_timeout: 'stop',
+  run_timeout: 'stop',
+  run_too_large: 'stop',
+  // Stream faults: reconnect from the resume point, which the fold kept exact.
+  malformed_event: 'retry',
+  unknown_event: 'retry',
+  offset_gap: 'retry',
+  event_after_terminal: 'retry',
+  bad_patch: 'retry',
+  network: 'retry',
+  stalled: 'retry',
+  corrupt_record: 'forget',
+  storage_unavailable: 'retry',
+  aborted: 'retry',
+  timeout: 'retry',
+  bad_snapshot: 'retry',
+  unexpected_response: 'retry',
+  // The end of bounded retries against a server that makes no progress.
+  no_progress: 'stop',
+  event_too_large: 'retry',
+};
+
+/** The action for an error (see `ERROR_ACTIONS`); a status alone (408, 425, 5xx) never stops. */
+export function errorAction(error: { code: ErrorCode }): ErrorAction {
+  return ERROR_ACTIONS[error.code] ?? 'retry';
 }

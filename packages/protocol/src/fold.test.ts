@@ -25,7 +25,15 @@ function more(state: RunState, events: readonly object[]) {
 
 describe('run lifecycle', () => {
   it('starts idle, then RUN_STARTED makes it running with its ids', () => {
-    expect(createRunState()).toStrictEqual({
+    const initial = createRunState();
+    // Id tables are null-prototype objects: an id like `constructor` is never inherited.
+    expect(Object.getPrototypeOf(initial.messageIndex)).toBeNull();
+    expect(Object.getPrototypeOf(initial.toolCallOwner)).toBeNull();
+    expect({
+      ...initial,
+      messageIndex: { ...initial.messageIndex },
+      toolCallOwner: { ...initial.toolCallOwner },
+    }).toStrictEqual({
       offset: 0,
       runId: null,
       threadId: null,
@@ -167,7 +175,7 @@ describe('text messages', () => {
       { id: 'u1', role: 'user', name: 'ann', content: 'Hi' },
       { id: 'a1', role: 'assistant', content: 'Hello 😀', streaming: true },
     ]);
-    expect(state.messageIndex).toStrictEqual({ sys: 0, dev: 1, u1: 2, a1: 3 });
+    expect({ ...state.messageIndex }).toStrictEqual({ sys: 0, dev: 1, u1: 2, a1: 3 });
     expect(state.offset).toBe(13);
     expect(state.warnings).toEqual([]);
     expect(state.synthesized).toEqual([]);
@@ -214,7 +222,7 @@ describe('tool calls', () => {
         ],
       },
     ]);
-    expect(state.toolCallOwner).toStrictEqual({ tc1: 'tc1' });
+    expect({ ...state.toolCallOwner }).toStrictEqual({ tc1: 'tc1' });
   });
 
   it('START with a parent joins that assistant message; END and RESULT follow', () => {
@@ -256,7 +264,7 @@ describe('tool calls', () => {
       { id: 'res1', role: 'tool', toolCallId: 'tc1', content: '42' },
       { id: 'res2', role: 'tool', toolCallId: 'tc2', content: [{ type: 'text', text: 'sunny' }] },
     ]);
-    expect(state.toolCallOwner).toStrictEqual({ tc1: 'a1', tc2: 'a1' });
+    expect({ ...state.toolCallOwner }).toStrictEqual({ tc1: 'a1', tc2: 'a1' });
   });
 
   it('a parent not seen yet is created as an assistant message; its text START reuses it', () => {

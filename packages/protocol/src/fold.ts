@@ -14,7 +14,7 @@ import type {
   StepState,
   SynthesizedStart,
 } from './state.js';
-import { createRunState, isTerminalStatus, MAX_WARNINGS, NO_CHUNKS } from './state.js';
+import { createRunState, idTable, isTerminalStatus, MAX_WARNINGS, NO_CHUNKS } from './state.js';
 import { messageProblem } from './validate.js';
 
 export interface OffsetGap {
@@ -367,7 +367,11 @@ class Draft {
 
   private synthesize(type: EventType, id: string): void {
     const entry: SynthesizedStart = { type, id, atOffset: this.offset };
-    this.s.synthesized = [...this.s.synthesized, entry];
+    // Copied once per batch, then appended to: a batch joining 30k unknown ids stays linear.
+    if (this.s.synthesized === this.base.synthesized) {
+      this.s.synthesized = this.base.synthesized.slice();
+    }
+    (this.s.synthesized as SynthesizedStart[]).push(entry);
   }
 
   private closeOpenMessages(end: MessageEnd | undefined): void {
@@ -402,7 +406,7 @@ class Draft {
 
   private indexForWrite(): Record<string, number> {
     if (!this.indexCopied) {
-      this.s.messageIndex = { ...this.base.messageIndex };
+      this.s.messageIndex = idTable(this.base.messageIndex);
       this.indexCopied = true;
     }
     return this.s.messageIndex as Record<string, number>;
@@ -410,7 +414,7 @@ class Draft {
 
   private ownerForWrite(): Record<string, string> {
     if (!this.ownerCopied) {
-      this.s.toolCallOwner = { ...this.base.toolCallOwner };
+      this.s.toolCallOwner = idTable(this.base.toolCallOwner);
       this.ownerCopied = true;
     }
     return this.s.toolCallOwner as Record<string, string>;
@@ -425,7 +429,8 @@ class Draft {
   private writableMessage(id: string): RunMessage {
     const i = this.s.messageIndex[id]!;
     const current = this.s.messages[i]!;
-    if (this.isFresh(current)) return current;
+    // A message past the base's end was added by this batch: it is this batch's own.
+    if (i >= this.base.messages.length || this.isFresh(current)) return current;
     const copy = { ...current } as RunMessage;
     this.markFresh(copy);
     this.messagesForWrite()[i] = copy;
@@ -436,7 +441,6 @@ class Draft {
     const messages = this.messagesForWrite();
     this.indexForWrite()[message.id] = messages.length;
     messages.push(message);
-    this.markFresh(message);
     if (message.role === 'assistant' && message.toolCalls) {
       const owner = this.ownerForWrite();
       for (const call of message.toolCalls) owner[call.id] = message.id;

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { deepFreeze } from '../test/logs.js';
 import type { AGUIEvent, RunSnapshot } from './index.js';
-import { applyEnvelopes, foldLog, snapshotOf, stateFromSnapshot, toEnvelopes } from './index.js';
+import {
+  applyEnvelopes,
+  foldLog,
+  parseSnapshot,
+  snapshotOf,
+  stateFromSnapshot,
+  toEnvelopes,
+} from './index.js';
 
 const snapshot: RunSnapshot = {
   runId: 'r1',
@@ -142,5 +149,33 @@ describe('snapshotOf', () => {
     );
     expect(resumed.state.messages).toStrictEqual(foldLog(log).messages);
     expect(resumed.state.messages).toStrictEqual([{ id: 'c1', role: 'assistant', content: 'ab' }]);
+  });
+});
+
+describe('parseSnapshot', () => {
+  it('accepts what snapshotOf makes, through JSON', () => {
+    const wire = JSON.parse(JSON.stringify(snapshot));
+    expect(parseSnapshot(wire, 'r1')).toEqual(snapshot);
+  });
+
+  it('anything else is bad_snapshot, returned and never thrown', () => {
+    const cases: [unknown, string][] = [
+      [null, 'not an object'],
+      ['{}', 'not an object'],
+      [[snapshot], 'not an object'],
+      [{ ...snapshot, lastOffset: '8' }, 'lastOffset "8"'],
+      [{ ...snapshot, lastOffset: -1 }, 'lastOffset -1'],
+      [{ ...snapshot, lastOffset: 1.5 }, 'lastOffset 1.5'],
+      [{ ...snapshot, lastOffset: 2 ** 53 }, 'lastOffset 9007199254740992'],
+      [{ ...snapshot, runId: 'other' }, 'runId "other" is another run'],
+      [{ ...snapshot, threadId: 7 }, 'no threadId'],
+      [{ ...snapshot, status: 'idle' }, 'status "idle"'],
+      [{ ...snapshot, messages: {} }, 'messages is not an array'],
+      [{ ...snapshot, error: 'boom' }, 'error is not { message }'],
+    ];
+    for (const [value, why] of cases) {
+      const result = parseSnapshot(value, 'r1');
+      expect(result).toMatchObject({ code: 'bad_snapshot', message: `not a run snapshot: ${why}` });
+    }
   });
 });

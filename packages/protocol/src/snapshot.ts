@@ -1,5 +1,7 @@
+import { ResumableError } from './errors.js';
+import { isResumePoint } from './offsets.js';
 import type { FoldWarning, OpenChunks, RunMessage, RunSnapshot, RunState } from './state.js';
-import { createRunState, MAX_WARNINGS, NO_CHUNKS } from './state.js';
+import { createRunState, idTable, MAX_WARNINGS, NO_CHUNKS } from './state.js';
 import { messageProblem } from './validate.js';
 
 /**
@@ -10,8 +12,8 @@ import { messageProblem } from './validate.js';
  * over it later.
  */
 export function stateFromSnapshot(snapshot: RunSnapshot): RunState {
-  const messageIndex: Record<string, number> = {};
-  const toolCallOwner: Record<string, string> = {};
+  const messageIndex = idTable<number>();
+  const toolCallOwner = idTable<string>();
   const messages: RunMessage[] = [];
   const warnings: FoldWarning[] = [];
   let warningCount = 0;
@@ -95,4 +97,46 @@ function openChunksOf(value: unknown): OpenChunks {
     chunks.reasoning === undefined
     ? NO_CHUNKS
     : chunks;
+}
+
+const SNAPSHOT_STATUSES: readonly string[] = ['running', 'finished', 'cancelled', 'error'];
+
+/**
+ * Checks an answer of `GET /runs/{id}` before anything uses it: an object with string ids,
+ * a known status, `lastOffset` a safe non-negative integer (never the string `"8"`, which
+ * would be concatenated into offset `"81"`), and a `messages` array. Anything else is a
+ * `bad_snapshot` error (returned, not thrown): the caller retries it like a network fault.
+ * Individual malformed messages are left to `stateFromSnapshot` (dropped with a warning).
+ */
+export function parseSnapshot(value: unknown, runId?: string): RunSnapshot | ResumableError {
+  const bad = (why: string) => new ResumableError('bad_snapshot', `not a run snapshot: ${why}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return bad('not an object');
+  }
+  const s = value as Partial<Record<keyof RunSnapshot, unknown>>;
+  if (typeof s.runId !== 'string') return bad('no runId');
+  // '' is a log whose RUN_STARTED the server's fold has not seen yet: not another run.
+  if (runId !== undefined && s.runId !== runId && s.runId !== '') {
+    return bad(`runId "${s.runId}" is another run`);
+  }
+  if (typeof s.threadId !== 'string') return bad('no threadId');
+  if (typeof s.status !== 'string' || !SNAPSHOT_STATUSES.includes(s.status)) {
+    return bad(`status ${JSON.stringify(s.status)}`);
+  }
+  if (!isResumePoint(s.lastOffset)) return bad(`lastOffset ${JSON.stringify(s.lastOffset)}`);
+  if (!Array.isArray(s.messages)) return bad('messages is not an array');
+  if (
+    s.error !== undefined &&
+    (typeof s.error !== 'object' ||
+      s.error === null ||
+      typeof (s.error as { message?: unknown }).message !== 'string')
+  ) {
+    return bad('error is not { message }');
+  }
+  if (s.outcome !== undefined && (typeof s.outcome !== 'object' || s.outcome === null)) {
+    return bad('outcome is not an object');
+  }
+  return runId !== undefined && s.runId === ''
+    ? ({ ...value, runId } as RunSnapshot)
+    : (value as RunSnapshot);
 }

@@ -74,9 +74,9 @@ export interface RunState {
   readonly error: RunError | null;
   /** In the order they were first seen. */
   readonly messages: readonly RunMessage[];
-  /** message id → position in `messages`. */
+  /** message id → position in `messages` (a null-prototype object: ids are data). */
   readonly messageIndex: Readonly<Record<string, number>>;
-  /** tool call id → id of the assistant message holding it. */
+  /** tool call id → id of the assistant message holding it (null-prototype, like the index). */
   readonly toolCallOwner: Readonly<Record<string, string>>;
   /** Application state from STATE_SNAPSHOT / STATE_DELTA. */
   readonly state: unknown;
@@ -135,8 +135,8 @@ export function createRunState(options: CreateRunStateOptions = {}): RunState {
     outcome: null,
     error: null,
     messages: [],
-    messageIndex: {},
-    toolCallOwner: {},
+    messageIndex: idTable(),
+    toolCallOwner: idTable(),
     state: undefined,
     steps: [],
     events: [],
@@ -145,6 +145,19 @@ export function createRunState(options: CreateRunStateOptions = {}): RunState {
     synthesized: [],
     openChunks: NO_CHUNKS,
   };
+}
+
+/**
+ * A table keyed by ids, which are data: a null-prototype object, so an id such as
+ * `constructor`, `__proto__` or `toString` is an entry like any other and never reads an
+ * inherited property. Copies `from`'s own entries when given.
+ */
+export function idTable<V>(from?: Readonly<Record<string, V>>): Record<string, V> {
+  const table = Object.create(null) as Record<string, V>;
+  if (from !== undefined) {
+    for (const key of Object.keys(from)) table[key] = from[key]!;
+  }
+  return table;
 }
 
 export function isTerminalStatus(status: RunStatus): boolean {

@@ -5,9 +5,12 @@ import {
   checkEvent,
   createRunState,
   decodeEnvelope,
+  ERROR_ACTIONS,
+  ERROR_CODES,
   EventType,
   encodeFrame,
   encodeFrameJson,
+  errorAction,
   errorFromBody,
   HTTP_STATUS_BY_CODE,
   isErrorCode,
@@ -200,22 +203,52 @@ describe('errors', () => {
     expect(new ResumableError('internal', 'x', { cause }).cause).toBe(cause);
   });
 
-  it('errorFromBody reads the error body, else codes from the status', () => {
+  it("errorFromBody trusts only the server's own error shape; anything else is unexpected_response", () => {
     const expired = errorFromBody(410, { error: { code: 'offset_expired', message: 'gone' } });
     expect(expired).toMatchObject({ code: 'offset_expired', message: 'gone', status: 410 });
     expect(
       errorFromBody(429, { error: { code: 'too_many_requests', message: 'x' } }, 2).retryAfter,
     ).toBe(2);
-    expect(errorFromBody(404, 'Not Found')).toMatchObject({
-      code: 'run_not_found',
-      message: 'HTTP 404',
+    const conflict = errorFromBody(409, {
+      error: { code: 'run_in_progress', message: 'busy', runId: 'r-1' },
+    });
+    expect(conflict).toMatchObject({ code: 'run_in_progress', status: 409, runId: 'r-1' });
+    expect(conflict.toBody()).toEqual({
+      error: { code: 'run_in_progress', message: 'busy', runId: 'r-1' },
+    });
+    // A proxy's HTML 404 is not the server saying "no such run".
+    expect(errorFromBody(404, '<html>Not Found</html>')).toMatchObject({
+      code: 'unexpected_response',
       status: 404,
     });
-    expect(errorFromBody(409, null).code).toBe('offset_ahead');
-    expect(errorFromBody(503, { error: { code: 'not-a-code' } }).code).toBe('store_unavailable');
-    expect(errorFromBody(502, undefined).code).toBe('internal');
-    expect(errorFromBody(418, {}).code).toBe('bad_request');
+    for (const [status, body] of [
+      [409, null],
+      [503, { error: { code: 'not-a-code', message: 'x' } }],
+      [404, { error: { code: 'run_not_found' } }],
+      [502, undefined],
+      [418, {}],
+      [404, { error: 'run_not_found' }],
+      [404, [{ error: { code: 'run_not_found', message: 'x' } }]],
+    ] as const) {
+      expect(errorFromBody(status, body).code).toBe('unexpected_response');
+    }
     expect(errorFromBody(500, {}).retryAfter).toBeUndefined();
+  });
+
+  it('one decision per code: retry, snapshot, stop or forget', () => {
+    expect(ERROR_CODES.filter((code) => ERROR_ACTIONS[code] === 'forget')).toEqual([
+      'run_not_found',
+      'thread_not_found',
+      'corrupt_record',
+    ]);
+    expect(ERROR_CODES.filter((code) => ERROR_ACTIONS[code] === 'snapshot')).toEqual([
+      'offset_expired',
+      'offset_ahead',
+    ]);
+    for (const code of ['unexpected_response', 'timeout', 'bad_snapshot', 'network'] as const) {
+      expect(errorAction({ code })).toBe('retry');
+    }
+    expect(Object.keys(ERROR_ACTIONS).sort()).toEqual([...ERROR_CODES].sort());
   });
 
   it('every code with an HTTP status is a known code', () => {

@@ -18,6 +18,12 @@ export {
   type ServerLimits,
 } from './app.js';
 export { type Authorize, type AuthorizeTarget, tokenOf, tokenPolicy } from './auth.js';
+export {
+  createResumableHandler,
+  type ResumableHandler,
+  type ResumableHandlerOptions,
+  toNodeListener,
+} from './handler.js';
 export { type RunningServer, type StartServerOptions, startServer } from './node.js';
 export {
   DEFAULT_LIMITS,

@@ -104,7 +104,7 @@ export function Composer({
             type="button"
             className="rc-composer__button rc-composer__button--stop"
             aria-label={labels.stop}
-            title={labels.stop}
+            title={labels.stopHint}
             onClick={() => {
               void onStop?.();
               // The Stop button is about to disappear: keep focus somewhere useful.

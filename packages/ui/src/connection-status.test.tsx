@@ -1,9 +1,9 @@
-import { ResumableError } from '@resumable/protocol';
+import { ERROR_CODES, ResumableError } from '@resumable/protocol';
 import { act, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { connection } from '../test/fixtures.js';
-import { ConnectionStatus, connectionStatusText } from './connection-status.js';
+import { ConnectionStatus, connectionStatusText, errorText } from './connection-status.js';
 import type { ConnectionPhase } from './controller-types.js';
 import { DEFAULT_LABELS } from './labels.js';
 
@@ -61,6 +61,7 @@ describe('<ConnectionStatus>', () => {
       <ConnectionStatus
         connection={connection({ phase: 'reconnecting', attempt: 2, nextRetryAt: NOW + 3000 })}
         status="running"
+        graceMs={0}
       />,
     );
     expect(screen.getByRole('status').textContent).toBe(
@@ -81,10 +82,61 @@ describe('<ConnectionStatus>', () => {
   });
 
   it('says the answer keeps going on the server while offline mid-reply', () => {
-    render(<ConnectionStatus connection={connection({ phase: 'offline' })} status="running" />);
+    render(
+      <ConnectionStatus
+        connection={connection({ phase: 'offline' })}
+        status="running"
+        graceMs={0}
+      />,
+    );
     expect(screen.getByRole('status').textContent).toBe(
       'Offline — the answer keeps going on the server',
     );
+  });
+
+  it('waits out its grace period: a short reconnect (a healthy reload) shows nothing', () => {
+    vi.useFakeTimers({ now: NOW });
+    const reconnecting = connection({ phase: 'reconnecting', attempt: 1 });
+    const { rerender } = render(<ConnectionStatus connection={reconnecting} status="running" />);
+    act(() => {
+      vi.advanceTimersByTime(999);
+    });
+    expect(screen.getByRole('status').textContent).toBe('');
+    rerender(
+      <ConnectionStatus
+        connection={connection({ phase: 'streaming', resumes: 1, caughtUp: 42 })}
+        status="running"
+      />,
+    );
+    // Resumed without the user having been told of a problem: nothing to announce either.
+    expect(screen.getByRole('status').textContent).toBe('');
+    rerender(<ConnectionStatus connection={reconnecting} status="running" />);
+    act(() => {
+      vi.advanceTimersByTime(1000);
+    });
+    expect(screen.getByRole('status').textContent).toBe('Reconnecting (attempt 1)…');
+  });
+
+  it('says "can\'t reach the server" with a countdown and Retry now when the server is down', async () => {
+    const retries: number[] = [];
+    render(
+      <ConnectionStatus
+        connection={connection({
+          phase: 'reconnecting',
+          attempt: 2,
+          nextRetryAt: Date.now() + 2500,
+          lastError: new ResumableError('network', 'Failed to fetch'),
+        })}
+        status="running"
+        graceMs={0}
+        onRetry={() => retries.push(1)}
+      />,
+    );
+    expect(screen.getByRole('status').textContent).toBe(
+      'Can’t reach the server — retrying in 3 sRetry now',
+    );
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Retry now' }));
+    expect(retries).toEqual([1]);
   });
 
   it('announces a resume with the number of events caught up, then goes quiet', () => {
@@ -93,12 +145,14 @@ describe('<ConnectionStatus>', () => {
       <ConnectionStatus
         connection={connection({ phase: 'reconnecting', attempt: 1 })}
         status="running"
+        graceMs={0}
       />,
     );
     rerender(
       <ConnectionStatus
         connection={connection({ phase: 'streaming', resumes: 1, caughtUp: 42 })}
         status="running"
+        graceMs={0}
       />,
     );
     expect(screen.getByRole('status').textContent).toBe('Reconnected — caught up 42 events');
@@ -137,8 +191,25 @@ describe('<ConnectionStatus>', () => {
       />,
     );
     expect(screen.getByRole('alert').textContent).toBe(
-      'Something went wrong: run r1 does not existRetry',
+      'This conversation no longer exists on the server.Retry',
     );
+    // The technical detail stays reachable as the notice's tooltip.
+    expect(screen.getByRole('alert').firstElementChild!.getAttribute('title')).toBe(
+      'run r1 does not exist',
+    );
+  });
+
+  it('has plain words for every error code, and never shows the raw message', () => {
+    for (const code of ERROR_CODES) {
+      const text = errorText({ message: 'Failed to fetch', code }, DEFAULT_LABELS);
+      expect(text, code).not.toContain('Failed to fetch');
+      expect(text, code).not.toBe('Something went wrong.');
+      expect(text, code).toMatch(/^[A-Z].*\.$/);
+    }
+    expect(errorText({ message: 'x', code: '__proto__' }, DEFAULT_LABELS)).toBe(
+      'Something went wrong.',
+    );
+    expect(errorText({ message: 'x' }, DEFAULT_LABELS)).toBe('Something went wrong.');
   });
 
   it('takes its strings from labels', () => {
@@ -146,6 +217,7 @@ describe('<ConnectionStatus>', () => {
       <ConnectionStatus
         connection={connection({ phase: 'offline' })}
         status="running"
+        graceMs={0}
         error={{ message: 'boom', code: 'internal' }}
         onRetry={() => {}}
         labels={{

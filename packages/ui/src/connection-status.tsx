@@ -13,10 +13,21 @@ export interface ConnectionStatusProps {
   status?: RunStatus;
   /** The session's error (failed send, failed run), shown with Retry. */
   error?: StatusError | null;
-  /** Shows a Retry button beside an error. */
+  /**
+   * Prompts are waiting to go out while the browser is online (the server did not answer):
+   * says "can't reach the server" rather than nothing. @default false
+   */
+  unsent?: boolean;
+  /** Shows "Retry now" beside a reconnect countdown and Retry beside an error. */
   onRetry?: () => void;
   /**
-   * How long "caught up n events" stays after a resume, in ms.
+   * How long the connection must stay unhealthy before the line appears, in ms: a reload or
+   * a quick reconnect shows nothing.
+   * @default 1000
+   */
+  graceMs?: number;
+  /**
+   * How long "caught up n events" stays after a resume the user was told about, in ms.
    * @default 4000
    */
   resumedFor?: number;
@@ -25,25 +36,29 @@ export interface ConnectionStatusProps {
 }
 
 /**
- * The truth about the connection, from the transport's own facts: reconnecting (attempt n,
- * next try in s), offline, resumed (n events caught up), and errors (`role="alert"`, with
- * Retry), including a lost run (`agent_lost`). Says nothing while all is well.
+ * The truth about the connection, from the transport's own facts: can't reach the server
+ * (retrying in s, Retry now), offline (only when the browser is), resumed (n events caught
+ * up), and errors in plain words (`role="alert"`, with Retry). It overlays the transcript
+ * (no layout shift), waits `graceMs` before speaking up, and says nothing while all is well.
  */
 export function ConnectionStatus({
   connection,
   status = 'idle',
   error = null,
+  unsent = false,
   onRetry,
+  graceMs = 1000,
   resumedFor = 4000,
   labels: labelsProp,
   className,
 }: ConnectionStatusProps) {
   const labels = useLabels(labelsProp);
   const now = useNow(connection.nextRetryAt !== null);
-  const resumed = useResumedNotice(connection, resumedFor);
-  const text =
-    connectionStatusText(connection, status, labels, now) ??
-    (resumed !== null ? labels.resumed(resumed) : null);
+  const line = connectionStatusText(connection, status, labels, now, unsent);
+  const shown = useAfterGrace(line !== null, graceMs);
+  const resumed = useResumedNotice(connection, shown, resumedFor);
+  const text = shown ? line : resumed !== null ? labels.resumed(resumed) : null;
+  const retrying = shown && connection.phase !== 'offline';
   const shownError = connection.phase === 'error' ? (connection.lastError ?? error) : error;
 
   return (
@@ -55,10 +70,15 @@ export function ConnectionStatus({
       {/* Always mounted: a live region must exist before its text changes to be announced. */}
       <div role="status" className="rc-connection__status">
         {text}
+        {retrying && onRetry ? (
+          <button type="button" className="rc-button" onClick={onRetry}>
+            {labels.retryNow}
+          </button>
+        ) : null}
       </div>
       {shownError ? (
-        <div role="alert" className="rc-connection__alert">
-          <span>{errorText(shownError, labels)}</span>
+        <div role="alert" className="rc-connection__alert" data-code={shownError.code}>
+          <span title={shownError.message}>{errorText(shownError, labels)}</span>
           {onRetry ? (
             <button type="button" className="rc-button" onClick={onRetry}>
               {labels.retry}
@@ -70,30 +90,39 @@ export function ConnectionStatus({
   );
 }
 
+/** Codes that mean the server could not be reached (as opposed to a stream that stalled). */
+const UNREACHABLE = new Set(['network', 'timeout', 'unexpected_response', 'internal']);
+
 /**
  * The status line for a phase, or null when there is nothing to say. Errors are not a status
- * line: they go to the `role="alert"` notice.
+ * line: they go to the `role="alert"` notice. `unsent`: prompts wait while the browser is
+ * online, so the server is what is missing.
  */
 export function connectionStatusText(
   connection: ConnectionInfo,
   status: RunStatus,
   labels: ChatLabels,
   now: number,
+  unsent = false,
 ): string | null {
+  const seconds = secondsUntil(connection, now);
+  const reconnect = () =>
+    connection.lastError && UNREACHABLE.has(connection.lastError.code)
+      ? labels.unreachable(seconds)
+      : labels.reconnecting(Math.max(1, connection.attempt), seconds);
   switch (connection.phase) {
     case 'reconnecting':
-      return labels.reconnecting(Math.max(1, connection.attempt), secondsUntil(connection, now));
+      return reconnect();
     case 'connecting':
       // A first connect is routine; a connect after failures is a reconnect.
-      return connection.attempt > 0
-        ? labels.reconnecting(connection.attempt, secondsUntil(connection, now))
-        : null;
+      return connection.attempt > 0 ? reconnect() : unsent ? labels.unreachable(seconds) : null;
     case 'offline':
       return labels.offline(status === 'running');
     case 'idle':
     case 'streaming':
     case 'finished':
     case 'cancelled':
+      return unsent ? labels.unreachable(seconds) : null;
     case 'error':
       return null;
   }
@@ -108,6 +137,18 @@ function secondsUntil(connection: ConnectionInfo, now: number): number | null {
   return Math.max(0, Math.ceil((connection.nextRetryAt - now) / 1000));
 }
 
+/** True once `active` has held for `ms` without a break; false again as soon as it ends. */
+function useAfterGrace(active: boolean, ms: number): boolean {
+  const [elapsed, setElapsed] = useState(false);
+  useEffect(() => {
+    setElapsed(false);
+    if (!active || ms <= 0) return;
+    const id = setTimeout(() => setElapsed(true), ms);
+    return () => clearTimeout(id);
+  }, [active, ms]);
+  return active && (ms <= 0 || elapsed);
+}
+
 /** The clock, ticking each second only while a countdown is on screen. */
 function useNow(ticking: boolean): number {
   const [now, setNow] = useState(() => Date.now());
@@ -120,14 +161,21 @@ function useNow(ticking: boolean): number {
   return ticking ? now : Date.now();
 }
 
-/** After each new resume that caught up events: their count, for `ms`; else null. */
-function useResumedNotice(connection: ConnectionInfo, ms: number): number | null {
+/**
+ * After a resume that caught up events, their count for `ms` — only when a problem was on
+ * screen before it (a healthy reload resumes too, and must show nothing); else null.
+ */
+function useResumedNotice(connection: ConnectionInfo, problemShown: boolean, ms: number) {
   const seen = useRef(connection.resumes);
+  const armed = useRef(false);
+  if (problemShown) armed.current = true;
   const [visible, setVisible] = useState(false);
   const healthy = connection.phase === 'streaming' || connection.phase === 'finished';
   useEffect(() => {
     if (connection.resumes <= seen.current || !healthy) return;
     seen.current = connection.resumes;
+    if (!armed.current) return;
+    armed.current = false;
     setVisible(true);
     const id = setTimeout(() => setVisible(false), ms);
     return () => {

@@ -1,4 +1,5 @@
 import { useRef } from 'react';
+import { errorWords } from './error-words.js';
 
 /**
  * Every string the UI shows or announces, for translation. Strings that carry numbers are
@@ -41,7 +42,10 @@ export interface ChatLabels {
   errored: string;
   /** An optimistic user message whose POST is in flight. @default 'Sending…' */
   sending: string;
-  /** A user message typed offline, waiting in the outbox. @default 'Will send when online' */
+  /**
+   * A user message waiting in the outbox (offline, the server not answering, or behind the
+   * reply in progress): it goes out on its own. @default 'Waiting to send'
+   */
   queued: string;
   /** @default 'Copy code' */
   copyCode: string;
@@ -63,15 +67,27 @@ export interface ChatLabels {
   replyStopped: string;
   /** Connection status lines (`role="status"`). `seconds` is null when no retry is scheduled. */
   reconnecting: (attempt: number, seconds: number | null) => string;
-  /** `running`: a reply was in progress when the network went away. */
+  /**
+   * The browser is online but the server does not answer. `seconds` until the next try, or
+   * null when none is scheduled.
+   */
+  unreachable: (seconds: number | null) => string;
+  /** Only when the browser itself is offline. `running`: a reply was in progress. */
   offline: (running: boolean) => string;
   resumed: (events: number) => string;
   /** The run's worker died (`agent_lost`): the partial answer is kept. */
   agentLost: string;
-  /** Any other error, as shown in the `role="alert"` notice. */
+  /**
+   * Any other error, as shown in the `role="alert"` notice. `message` is the technical
+   * detail (shown as the notice's tooltip); the default says what `code` means in plain words.
+   */
   error: (message: string, code: string | undefined) => string;
   /** @default 'Retry' */
   retry: string;
+  /** Beside "can't reach the server": try at once instead of waiting. @default 'Retry now' */
+  retryNow: string;
+  /** Stops the reply in progress (also the Esc key). @default 'Stop (Esc)' */
+  stopHint: string;
 }
 
 export const DEFAULT_LABELS: ChatLabels = {
@@ -94,7 +110,7 @@ export const DEFAULT_LABELS: ChatLabels = {
   stopped: 'Stopped',
   errored: 'Interrupted by an error',
   sending: 'Sending…',
-  queued: 'Will send when online',
+  queued: 'Waiting to send',
   copyCode: 'Copy code',
   copyMessage: 'Copy message',
   copied: 'Copied',
@@ -112,12 +128,18 @@ export const DEFAULT_LABELS: ChatLabels = {
     seconds === null
       ? `Reconnecting (attempt ${attempt})…`
       : `Reconnecting (attempt ${attempt}), next try in ${seconds} s`,
+  unreachable: (seconds) =>
+    seconds === null
+      ? 'Can’t reach the server'
+      : `Can’t reach the server — retrying in ${seconds} s`,
   offline: (running) =>
     running ? 'Offline — the answer keeps going on the server' : 'You are offline',
   resumed: (events) => `Reconnected — caught up ${events} ${events === 1 ? 'event' : 'events'}`,
   agentLost: 'The assistant stopped unexpectedly (run lost). The partial answer is kept.',
-  error: (message) => `Something went wrong: ${message}`,
+  error: (_message, code) => errorWords(code),
   retry: 'Retry',
+  retryNow: 'Retry now',
+  stopHint: 'Stop (Esc)',
 };
 
 /**

@@ -18,6 +18,12 @@ export interface MessageListProps {
   hasOlder?: boolean;
   /** @default false */
   isLoadingOlder?: boolean;
+  /**
+   * The persisted transcript is still being read (a reload): shows nothing rather than the
+   * empty state, so the first frame after it is the conversation itself.
+   * @default false
+   */
+  isRestoring?: boolean;
   onLoadOlder?: () => void;
   /** @default false (remote images in replies are not loaded) */
   allowRemoteImages?: ImagePolicy;
@@ -43,6 +49,7 @@ export function MessageList({
   isStreaming = false,
   hasOlder = false,
   isLoadingOlder = false,
+  isRestoring = false,
   onLoadOlder,
   allowRemoteImages = false,
   renderCode,
@@ -53,11 +60,18 @@ export function MessageList({
   const labels = useLabels(labelsProp);
   const { scrollRef, contentRef, isAtBottom, scrollToBottom } = useStickToBottom({
     initial: 'instant',
-    resize: 'smooth',
+    // Instant, not a spring: a catch-up burst after a reconnect grows the content by many
+    // screens at once, and a spring chasing it reads as the user leaving the bottom.
+    resize: 'instant',
   });
   const rows = useToolResultRows(messages);
   useKeepPlaceOnPrepend(scrollRef, messages);
   const last = messages[messages.length - 1];
+  // Your own new message is always brought into view, even if you had scrolled up to read.
+  const sentId = last?.role === 'user' && last.pending ? last.id : null;
+  useLayoutEffect(() => {
+    if (sentId !== null) void scrollToBottom('instant');
+  }, [sentId, scrollToBottom]);
   // Between Send and the first event of the reply, nothing in the transcript is streaming.
   const awaitingReply = isStreaming && (!last || last.role === 'user');
 
@@ -88,7 +102,7 @@ export function MessageList({
               </button>
             </div>
           ) : null}
-          {messages.length === 0 && !isStreaming ? (
+          {messages.length === 0 && !isStreaming && !isRestoring ? (
             <p className="rc-message-list__empty">{labels.empty}</p>
           ) : null}
           {rows.map(({ message, toolResults }) => (

@@ -68,7 +68,7 @@ describe('<Message> DOM contract', () => {
     );
   });
 
-  it('shows a user message typed offline as "Will send when online"', () => {
+  it('shows a waiting user message as "Waiting to send" (it goes out on its own)', () => {
     const { container } = render(
       <>
         <Message message={user('u1', 'later', { pending: 'queued' })} />
@@ -77,7 +77,7 @@ describe('<Message> DOM contract', () => {
     );
     expect(el(container, 'u1').getAttribute('data-pending')).toBe('queued');
     expect(el(container, 'u1').querySelector('[data-part="pending"]')!.textContent).toBe(
-      'Will send when online',
+      'Waiting to send',
     );
     expect(el(container, 'u2').querySelector('[data-part="pending"]')!.textContent).toBe(
       'Sending…',

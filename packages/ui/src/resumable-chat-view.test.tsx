@@ -54,6 +54,9 @@ describe('<ResumableChatView>', () => {
     rerender(<ResumableChatView controller={streaming.controller} />);
     await ue.click(screen.getByRole('button', { name: 'Stop' }));
     expect(streaming.calls.stop).toBe(1);
+    // Esc stops too (focus is back in the composer after the click).
+    await ue.keyboard('{Escape}');
+    expect(streaming.calls.stop).toBe(2);
     expect(screen.getByText('Assistant is replying')).toBeTruthy();
 
     const failed = controller({
@@ -66,8 +69,31 @@ describe('<ResumableChatView>', () => {
     expect(screen.getByRole('alert').textContent).toBe(
       'The assistant stopped unexpectedly (run lost). The partial answer is kept.Retry',
     );
+    // A lost run cannot be reconnected to: Retry asks the last question again.
     await ue.click(screen.getByRole('button', { name: 'Retry' }));
-    expect(failed.calls.retry).toBe(1);
+    expect(failed.calls).toEqual({ send: ['offline one'], stop: 0, retry: 0, loadOlder: 0 });
+
+    const down = controller({
+      messages: [...THREAD, user('u9', 'Are you there?', { pending: 'queued' })],
+      outbox: [{ runId: 'r9', text: 'Are you there?', createdAt: 0, messageId: 'u9' }],
+      connection: connection({ phase: 'finished' }),
+    });
+    rerender(<ResumableChatView controller={down.controller} graceMs={0} />);
+    expect(screen.getByRole('status').textContent).toBe('Can’t reach the serverRetry now');
+    await ue.click(screen.getByRole('button', { name: 'Retry now' }));
+    expect(down.calls.retry).toBe(1);
+  });
+
+  it('shows neither the empty state nor anything else until the record is read', () => {
+    const { controller: c } = controller();
+    const { rerender, container } = render(
+      <ResumableChatView controller={{ ...c, hydrated: false }} />,
+    );
+    expect(container.querySelector('.rc-message-list__content')!.textContent).toBe('');
+    rerender(<ResumableChatView controller={{ ...c, hydrated: true }} />);
+    expect(container.querySelector('.rc-message-list__content')!.textContent).toBe(
+      'Send a message to start the conversation.',
+    );
   });
 
   it('passes labels and className down, and sets data-theme', () => {
@@ -106,9 +132,9 @@ describe('<ResumableChatView>', () => {
       connection: connection({ phase: 'reconnecting', attempt: 2, nextRetryAt: null }),
       status: 'running',
     });
-    const { container } = render(<ResumableChatView controller={c} />);
+    const { container } = render(<ResumableChatView controller={c} graceMs={0} />);
     expect(screen.getByRole('log', { name: 'Conversation' })).toBeTruthy();
-    expect(screen.getByRole('status').textContent).toBe('Reconnecting (attempt 2)…');
+    expect(screen.getByRole('status').textContent).toBe('Reconnecting (attempt 2)…Retry now');
     expect(screen.getByRole('textbox', { name: 'Message' })).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Send' })).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Copy code' })).toBeTruthy();
@@ -125,7 +151,7 @@ describe('<ResumableChatView>', () => {
     });
     const { container } = render(<ResumableChatView controller={c} />);
     expect(screen.getByRole('button', { name: 'Stop' })).toBeTruthy();
-    expect(screen.getByRole('alert').textContent).toBe('Something went wrong: fetch failedRetry');
+    expect(screen.getByRole('alert').textContent).toBe('Can’t reach the server.Retry');
     expect(await violations(container)).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
-import type { ComponentType } from 'react';
+import { messageText } from '@resumable/protocol';
+import type { ComponentType, KeyboardEvent } from 'react';
 import { ChatRoot } from './chat-root.js';
 import { Composer } from './composer.js';
 import { ConnectionStatus } from './connection-status.js';
@@ -26,11 +27,19 @@ export interface ResumableChatViewOptions {
   autoFocus?: boolean;
   /** Replaces the default message renderer (see `<MessageList messageComponent>`). */
   messageComponent?: ComponentType<MessageProps>;
+  /**
+   * How long the connection must stay unhealthy before the status line shows, in ms.
+   * @default 1000
+   */
+  graceMs?: number;
 }
 
 export interface ResumableChatViewProps extends ResumableChatViewOptions {
-  /** What `useResumableChat` returns. */
-  controller: ChatController;
+  /**
+   * What `useResumableChat` returns. `hydrated: false` (the persisted transcript is still
+   * being read) holds back the empty state, so a reload never flashes it.
+   */
+  controller: ChatController & { hydrated?: boolean };
 }
 
 /** `<ResumableChat>` without the hook: the parts wired to a `ChatController` you provide. */
@@ -43,16 +52,26 @@ export function ResumableChatView({
   renderCode,
   autoFocus = false,
   messageComponent,
+  graceMs = 1000,
 }: ResumableChatViewProps) {
   const labels = useLabels(labelsProp);
   const c = controller;
+  const stop = () => c.stop().catch(reported);
+  const onKeyDown = (e: KeyboardEvent) => {
+    // Esc stops the answer, as in ChatGPT; an open <details> or menu keeps its own Esc.
+    if (e.key !== 'Escape' || !c.isStreaming || e.defaultPrevented) return;
+    e.preventDefault();
+    void stop();
+  };
   return (
-    <ChatRoot className={className} theme={theme}>
+    <ChatRoot className={className} theme={theme} onKeyDown={onKeyDown}>
       <ConnectionStatus
         connection={c.connection}
         status={c.status}
         error={c.error}
-        onRetry={c.retry}
+        unsent={hasUnsent(c)}
+        onRetry={retryAction(c)}
+        graceMs={graceMs}
         labels={labels}
       />
       <MessageList
@@ -60,6 +79,7 @@ export function ResumableChatView({
         isStreaming={c.isStreaming}
         hasOlder={c.hasOlder}
         isLoadingOlder={c.isLoadingOlder}
+        isRestoring={c.hydrated === false}
         onLoadOlder={() => {
           c.loadOlder().catch(reported);
         }}
@@ -70,7 +90,7 @@ export function ResumableChatView({
       />
       <Composer
         onSend={(text) => c.send(text).catch(reported)}
-        onStop={() => c.stop().catch(reported)}
+        onStop={stop}
         isStreaming={c.isStreaming}
         offline={c.connection.phase === 'offline'}
         autoFocus={autoFocus}
@@ -83,3 +103,36 @@ export function ResumableChatView({
 
 /** The controller already shows its failures (`error`, `connection.lastError`) in the UI. */
 function reported(): void {}
+
+/**
+ * Prompts wait in the outbox although the browser is online and nothing is going out or
+ * streaming: the server did not answer the last try.
+ */
+function hasUnsent(c: ChatController): boolean {
+  if (c.isStreaming || c.connection.phase === 'offline') return false;
+  if (!c.outbox.some((item) => !item.error)) return false;
+  return !c.messages.some((m) => m.pending === 'sending');
+}
+
+/** Codes that end a run for good: reconnecting cannot help, asking again can. */
+const RUN_ENDED = new Set([
+  'agent_lost',
+  'agent_failed',
+  'upstream_failed',
+  'agent_timeout',
+  'run_timeout',
+  'run_too_large',
+]);
+
+/**
+ * What Retry does, so that it always does something visible: after a run ended in error it
+ * asks the last question again (a new run); otherwise it reconnects now and re-sends the
+ * outbox (`controller.retry()`).
+ */
+function retryAction(c: ChatController): () => void {
+  if (c.error?.code && RUN_ENDED.has(c.error.code)) {
+    const prompt = c.messages.findLast((m) => m.role === 'user');
+    if (prompt) return () => void c.send(messageText(prompt)).catch(reported);
+  }
+  return c.retry;
+}

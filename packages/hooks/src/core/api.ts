@@ -1,5 +1,7 @@
 import type { RunAgentInput, RunMessage, RunSnapshot, RunStatus } from '@resumable/protocol';
-import { requestJson } from './http.js';
+import { parseSnapshot, ResumableError } from '@resumable/protocol';
+import type { JsonRequest } from './http.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, requestJson, withTimeout } from './http.js';
 
 /**
  * Extra request headers, evaluated before every request (a fresh auth token per attempt,
@@ -34,6 +36,11 @@ export interface ApiOptions {
   fetch: typeof fetch;
   now(): number;
   headers?: HeadersOption | undefined;
+  /**
+   * Every request (start, snapshot, cancel, thread, history) settles within this, or
+   * fails with `timeout` (retried by the policy). @default 15000
+   */
+  requestTimeoutMs?: number | undefined;
 }
 
 /** The protocol's endpoints (docs/protocol.md) as typed calls; errors are `ResumableError`s. */
@@ -52,8 +59,24 @@ export class RunApi {
     context: { runId?: string; threadId?: string } = {},
   ): Promise<Record<string, string>> {
     const extra = this.options.headers;
-    const resolved = typeof extra === 'function' ? await extra(context) : (extra ?? {});
+    // An app's headers function (a token refresh) is a wait like any other: bounded.
+    const resolved =
+      typeof extra === 'function'
+        ? await withTimeout(
+            Promise.resolve(extra(context)),
+            this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+            'the headers option',
+          )
+        : (extra ?? {});
     return token ? { Authorization: `Bearer ${token}`, ...resolved } : { ...resolved };
+  }
+
+  private request<T>(url: string, request: JsonRequest): Promise<{ status: number; body: T }> {
+    const limits =
+      this.options.requestTimeoutMs === undefined
+        ? {}
+        : { timeoutMs: this.options.requestTimeoutMs };
+    return requestJson<T>(this.options.fetch, url, request, this.options.now, limits);
   }
 
   eventsUrl(runId: string, after: number): string {
@@ -64,45 +87,47 @@ export class RunApi {
     const context: { runId?: string; threadId?: string } = {};
     if (input.runId) context.runId = input.runId;
     if (input.threadId) context.threadId = input.threadId;
-    const { body } = await requestJson<Partial<StartedRun> | null>(
-      this.options.fetch,
+    const { body } = await this.request<Partial<Record<keyof StartedRun, unknown>> | null>(
       `${this.endpoint}/runs`,
       { method: 'POST', headers: await this.headers(token, context), body: input },
-      this.options.now,
     );
-    return {
-      runId: String(body?.runId ?? input.runId ?? ''),
-      threadId: String(body?.threadId ?? input.threadId ?? ''),
-      token: typeof body?.token === 'string' ? body.token : token,
-    };
+    // Checked before it is adopted: a 2xx that names another run (or none) is not ours.
+    const runId = body?.runId ?? input.runId;
+    const threadId = body?.threadId ?? input.threadId;
+    if (
+      typeof runId !== 'string' ||
+      runId === '' ||
+      (input.runId !== undefined && runId !== input.runId) ||
+      typeof threadId !== 'string' ||
+      threadId === ''
+    ) {
+      throw new ResumableError('unexpected_response', 'POST /runs answered without its run');
+    }
+    return { runId, threadId, token: typeof body?.token === 'string' ? body.token : token };
   }
 
   async getRun(runId: string, token: string | null): Promise<RunSnapshot> {
-    const { body } = await requestJson<RunSnapshot>(
-      this.options.fetch,
+    const { body } = await this.request<unknown>(
       `${this.endpoint}/runs/${encodeURIComponent(runId)}`,
       { headers: await this.headers(token, { runId }) },
-      this.options.now,
     );
-    return body;
+    const snapshot = parseSnapshot(body, runId);
+    if (snapshot instanceof ResumableError) throw snapshot;
+    return snapshot;
   }
 
   async cancelRun(runId: string, token: string | null): Promise<void> {
-    await requestJson(
-      this.options.fetch,
-      `${this.endpoint}/runs/${encodeURIComponent(runId)}/cancel`,
-      { method: 'POST', headers: await this.headers(token, { runId }) },
-      this.options.now,
-    );
+    await this.request(`${this.endpoint}/runs/${encodeURIComponent(runId)}/cancel`, {
+      method: 'POST',
+      headers: await this.headers(token, { runId }),
+    });
   }
 
   /** The thread's runs, newest first. */
   async getThread(threadId: string, token: string | null): Promise<ThreadRun[]> {
-    const { body } = await requestJson<{ runs?: unknown } | null>(
-      this.options.fetch,
+    const { body } = await this.request<{ runs?: unknown } | null>(
       `${this.endpoint}/threads/${encodeURIComponent(threadId)}`,
       { headers: await this.headers(token, { threadId }) },
-      this.options.now,
     );
     const runs = Array.isArray(body?.runs) ? body.runs : [];
     return runs.filter(
@@ -123,11 +148,9 @@ export class RunApi {
     if (page.before) query.set('before', page.before);
     if (page.limit) query.set('limit', String(page.limit));
     const qs = query.toString();
-    const { body } = await requestJson<{ messages?: unknown; nextBefore?: unknown } | null>(
-      this.options.fetch,
+    const { body } = await this.request<{ messages?: unknown; nextBefore?: unknown } | null>(
       `${this.endpoint}/threads/${encodeURIComponent(threadId)}/messages${qs ? `?${qs}` : ''}`,
       { headers: await this.headers(token, { threadId }) },
-      this.options.now,
     );
     const nextBefore = body?.nextBefore;
     return {

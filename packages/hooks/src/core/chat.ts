@@ -1,89 +1,29 @@
-import type { RunMessage } from '@resumable/protocol';
 import { isTerminalStatus, ResumableError } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import { createStore } from 'zustand/vanilla';
+import type { ChatSessionOptions, ChatState, TabRunMessage } from './chat-state.js';
+import {
+  chatRecordKey,
+  chatRecordOf,
+  composeMessages,
+  emptyChatState,
+  isBusy,
+  loadChatRecord,
+  optimisticMessage,
+  parseTabMessage,
+  settledMessages,
+  withItemError,
+} from './chat-state.js';
 import type { TabChannel } from './env.js';
-import type { RunSession, RunSessionOptions } from './session.js';
+import { KeepAlive } from './keepalive.js';
+import { Retrier } from './retrier.js';
+import type { RunSession } from './session.js';
 import { toResumable } from './session.js';
 import type { RunSessionState } from './store.js';
 import type { ChatMessage, OutboxItem } from './types.js';
 
-export interface ChatSessionOptions extends RunSessionOptions {
-  /** Join this conversation (history, and a run still going). Else a new thread on first send. */
-  threadId?: string;
-  /** The thread's token, when this device did not start the thread (second device). */
-  token?: string;
-  /** Messages per history page. @default 50 */
-  pageSize?: number;
-  /** Extra `RunAgentInput` fields sent with every prompt (tools, context, forwardedProps…). */
-  runInput?: Record<string, unknown>;
-}
-
-/** What a chat keeps besides the run record: the thread, its capability, the outbox. */
-export interface ChatRecord {
-  v: 1;
-  key: string;
-  threadId: string | null;
-  token: string | null;
-  outbox: OutboxItem[];
-  /** The prompt of the latest run (the server's run log may not echo it back). */
-  prompt: { runId: string; message: ChatMessage } | null;
-}
-
-/** What a tab tells the others when it started a run on a key. */
-interface TabRunMessage {
-  type: 'run';
-  key: string;
-  runId: string;
-  threadId: string;
-  token: string | null;
-  prompt: ChatMessage;
-}
-
-export const chatRecordKey = (key: string) => `chat:${key}`;
-
-export interface ChatState {
-  threadId: string | null;
-  token: string | null;
-  /** Older pages from `GET /threads/:id/messages`, oldest first. */
-  history: readonly ChatMessage[];
-  /** Runs finished on this page before the current one (prompt and reply). */
-  settled: readonly ChatMessage[];
-  /** The current run's prompt. */
-  prompt: { runId: string; message: ChatMessage } | null;
-  /** The prompt whose POST is in flight. */
-  sending: OutboxItem | null;
-  outbox: readonly OutboxItem[];
-  nextBefore: string | null;
-  hasOlder: boolean;
-  isLoadingOlder: boolean;
-  error: ResumableError | null;
-  /** History, settled runs, the current run and the outbox, deduplicated by id. */
-  messages: readonly ChatMessage[];
-}
-
-function parseChatRecord(value: unknown, key: string): ChatRecord | ResumableError | null {
-  if (value === undefined || value === null) return null;
-  const r = value as Partial<ChatRecord>;
-  if (typeof r !== 'object' || r.v !== 1 || !Array.isArray(r.outbox)) {
-    return new ResumableError('corrupt_record', `persisted chat "${key}" discarded`);
-  }
-  const outbox = r.outbox.filter(
-    (item): item is OutboxItem =>
-      typeof item === 'object' &&
-      item !== null &&
-      typeof item.runId === 'string' &&
-      typeof item.text === 'string',
-  );
-  return {
-    v: 1,
-    key,
-    threadId: typeof r.threadId === 'string' ? r.threadId : null,
-    token: typeof r.token === 'string' ? r.token : null,
-    outbox,
-    prompt: r.prompt && typeof r.prompt.runId === 'string' ? r.prompt : null,
-  };
-}
+export type { ChatRecord, ChatSessionOptions, ChatState } from './chat-state.js';
+export { chatRecordKey } from './chat-state.js';
 
 /**
  * A conversation on top of one `RunSession`: history pages, the prompt outbox (persisted,
@@ -94,7 +34,7 @@ export class ChatSession {
   readonly store: StoreApi<ChatState>;
   readonly run: RunSession;
   private readonly options: ChatSessionOptions;
-  private refs = 0;
+  private readonly keepAlive: KeepAlive;
   private unsubscribers: (() => void)[] = [];
   private loading: Promise<void> | null = null;
   private draining: Promise<void> | null = null;
@@ -102,6 +42,8 @@ export class ChatSession {
   private optimistic = new Map<string, ChatMessage>();
   private channel: TabChannel | null = null;
   private lastCompose: unknown[] = [];
+  /** The prompt POST's failures in a row and its pending retry. */
+  private readonly retries: Retrier;
 
   constructor(options: ChatSessionOptions, run: RunSession) {
     this.options = options;
@@ -109,28 +51,27 @@ export class ChatSession {
     this.store = createStore<ChatState>()(() =>
       emptyChatState(options.threadId ?? null, options.token ?? null),
     );
+    this.retries = new Retrier(run.env, options);
+    // Same deferral as the run session: StrictMode gives it straight back.
+    this.keepAlive = new KeepAlive({
+      activate: () => this.activate(),
+      deactivate: () => this.deactivate(),
+      setTimeout: run.env.setTimeout,
+      clearTimeout: run.env.clearTimeout,
+    });
   }
 
   getState(): ChatState {
     return this.store.getState();
   }
 
+  /** Holds the chat and its run session; returns the matching `release` (idempotent). */
   retain(): () => void {
-    this.refs++;
     const releaseRun = this.run.retain();
-    if (this.refs === 1) this.activate();
-    let released = false;
+    const release = this.keepAlive.retain();
     return () => {
-      if (released) return;
-      released = true;
+      release();
       releaseRun();
-      this.refs--;
-      if (this.refs === 0) {
-        // Same deferral as the run session: StrictMode gives it straight back.
-        this.run.env.setTimeout(() => {
-          if (this.refs === 0) this.deactivate();
-        }, 0);
-      }
     };
   }
 
@@ -163,32 +104,18 @@ export class ChatSession {
 
   dispose(): void {
     this.disposed = true;
+    this.retries.cancel();
     this.deactivate();
   }
 
   /** Reads the chat record, then history and the thread's active run. */
   private async load(): Promise<void> {
-    const key = this.options.key;
-    let raw: unknown;
-    try {
-      raw = await this.run.storage.get(chatRecordKey(key));
-    } catch {
-      raw = undefined;
-    }
-    const record = parseChatRecord(raw, key);
+    const record = await loadChatRecord(this.run.storage, this.options.key);
     if (record instanceof ResumableError) {
       this.options.onWarning?.(record);
-    } else if (record) {
-      const sameThread =
-        this.options.threadId === undefined || this.options.threadId === record.threadId;
-      if (sameThread) {
-        this.store.setState({
-          threadId: record.threadId,
-          token: this.options.token ?? record.token,
-          outbox: record.outbox,
-          prompt: record.prompt,
-        });
-      }
+    } else if (record && (this.options.threadId ?? record.threadId) === record.threadId) {
+      const { threadId, outbox, prompt } = record;
+      this.store.setState({ threadId, token: this.options.token ?? record.token, outbox, prompt });
     }
     await this.run.hydrate();
     const runState = this.run.getState();
@@ -241,8 +168,6 @@ export class ChatSession {
     this.compose();
   }
 
-  // ── commands ───────────────────────────────────────────────────────────────────────────
-
   async loadOlder(): Promise<void> {
     const { nextBefore, isLoadingOlder } = this.getState();
     if (nextBefore === null || isLoadingOlder) return;
@@ -281,9 +206,8 @@ export class ChatSession {
   }
 
   retry(): void {
-    const { outbox } = this.getState();
-    if (outbox[0]?.error) {
-      const [first, ...rest] = outbox;
+    const [first, ...rest] = this.getState().outbox;
+    if (first?.error) {
       const { error: _dropped, ...again } = first;
       this.store.setState({ outbox: [again, ...rest], error: null });
       this.compose();
@@ -297,6 +221,7 @@ export class ChatSession {
 
   /** A new conversation: forgets the thread, the run and the outbox. */
   reset(): void {
+    this.retries.reset();
     void this.run.clear();
     this.optimistic.clear();
     this.store.setState(emptyChatState(null, null));
@@ -307,10 +232,7 @@ export class ChatSession {
   // ── outbox ─────────────────────────────────────────────────────────────────────────────
 
   private busy(): boolean {
-    const run = this.run.getState();
-    return (
-      run.runId !== null && !isTerminalStatus(run.status) && !run.stopped && run.error === null
-    );
+    return isBusy(this.run.getState());
   }
 
   /**
@@ -351,6 +273,7 @@ export class ChatSession {
       });
       const outbox = this.getState().outbox.filter((o) => o.runId !== item.runId);
       const { pending: _p, ...accepted } = message;
+      this.retries.succeeded();
       this.store.setState({
         threadId: started.threadId,
         token: started.token ?? token,
@@ -371,105 +294,73 @@ export class ChatSession {
       return true;
     } catch (error) {
       const typed = toResumable(error);
-      const retryable =
-        typed.code === 'network' ||
-        typed.code === 'too_many_requests' ||
-        typed.code === 'internal' ||
-        typed.code === 'store_unavailable';
-      const outbox = this.getState().outbox.map((o) =>
-        o.runId === item.runId && !retryable
-          ? { ...o, error: { code: typed.code, message: typed.message } }
-          : o,
-      );
-      this.store.setState({ sending: null, outbox, error: retryable ? null : typed });
+      // One decision table (ERROR_ACTIONS) and one retry policy: a retryable failure stays
+      // queued (and goes out at once on `online`); anything else, or too many answers
+      // without progress, waits for the user's retry() with its error shown.
+      const verdict = this.retries.judge(typed);
+      if (verdict.retry && typed.code === 'run_in_progress' && typed.runId && threadId) {
+        // The thread already runs a reply (another tab or device): follow it. The prompt
+        // goes out, once (its runId is fixed), when that run ends: the drain on its
+        // terminal event, or the retry below when it ended already.
+        await this.followRun(typed.runId, threadId, token, null);
+      }
+      const stop = verdict.retry ? null : verdict.error;
+      const outbox = withItemError(this.getState().outbox, item.runId, stop);
+      this.store.setState({ sending: null, error: stop, outbox });
       this.compose();
       await this.persist();
-      if (retryable) {
-        // Stays queued; `online` (or a later send) drains it again. A 429/5xx gets one
-        // delayed retry of its own.
-        if (typed.code !== 'network') {
-          const wait = (typed.retryAfter ?? 2) * 1000;
-          this.run.env.setTimeout(() => void this.drain(), wait);
-        }
-      }
+      if (verdict.retry) this.retries.schedule(typed, () => !this.disposed && void this.drain());
       return false;
     }
   }
 
   /**
-   * Another tab on the same key started a run: follow it here too (its prompt, then the
-   * reply live), so two tabs of one conversation never diverge.
+   * Follows a run this chat did not start: another tab's on the same key (so two tabs of
+   * one conversation never diverge), or the running run a `run_in_progress` names.
    */
-  private onTabMessage(message: unknown): void {
-    const m = message as Partial<TabRunMessage> | null;
-    if (m?.type !== 'run' || m.key !== this.options.key || typeof m.runId !== 'string') return;
-    if (typeof m.threadId !== 'string' || this.run.getState().runId === m.runId) return;
+  private async followRun(
+    runId: string,
+    threadId: string,
+    token: string | null,
+    prompt: ChatState['prompt'],
+  ): Promise<void> {
+    if (this.run.getState().runId === runId) return;
     this.settleCurrent();
-    const token = typeof m.token === 'string' ? m.token : this.getState().token;
-    this.store.setState({
-      threadId: m.threadId,
-      token,
-      prompt: m.prompt ? { runId: m.runId, message: m.prompt } : null,
-    });
+    this.store.setState({ threadId, token, prompt });
     this.compose();
-    void this.run.attach({ runId: m.runId, threadId: m.threadId, token });
+    await this.run.attach({ runId, threadId, token });
+  }
+
+  private onTabMessage(message: unknown): void {
+    const m = parseTabMessage(message, this.options.key);
+    if (m === null) return;
+    const prompt = m.prompt ? { runId: m.runId, message: m.prompt } : null;
+    void this.followRun(m.runId, m.threadId, m.token ?? this.getState().token, prompt);
   }
 
   /** Moves the finished run's prompt and reply into `settled` before a new run starts. */
   private settleCurrent(): void {
-    const run = this.run.getState();
     const { prompt, settled } = this.getState();
-    const done: ChatMessage[] = [];
-    if (prompt && (run.runId === null || run.runId === prompt.runId)) done.push(prompt.message);
-    if (run.runId !== null) {
-      // A stopped run whose cancelled end has not arrived yet: show its open messages as
-      // stopped rather than streaming forever.
-      const cut = run.stopped && !isTerminalStatus(run.status);
-      for (const m of run.messages) {
-        if (cut && m.streaming) {
-          const { streaming: _open, ...rest } = m;
-          done.push({ ...rest, ended: 'stopped' } as ChatMessage);
-        } else {
-          done.push(m);
-        }
-      }
-    }
+    const done = settledMessages(this.run.getState(), prompt);
     if (done.length === 0 && prompt === null) return;
     this.store.setState({ settled: [...settled, ...done], prompt: null });
   }
 
   private userMessage(item: OutboxItem): ChatMessage {
-    let message = this.optimistic.get(item.runId);
-    if (!message) {
-      message = {
-        id: item.messageId ?? `user-${item.runId}`,
-        role: 'user',
-        content: item.text,
-        pending: 'queued',
-      } as ChatMessage;
-      this.optimistic.set(item.runId, message);
-    }
+    const message = this.optimistic.get(item.runId) ?? optimisticMessage(item);
+    this.optimistic.set(item.runId, message);
     return message;
   }
 
   private async persist(): Promise<void> {
-    const { threadId, token, outbox, prompt } = this.getState();
-    const record: ChatRecord = {
-      v: 1,
-      key: this.options.key,
-      threadId,
-      token,
-      outbox: [...outbox],
-      prompt,
-    };
     try {
-      await this.run.storage.update(chatRecordKey(this.options.key), () => record);
+      await this.run.storage.update(chatRecordKey(this.options.key), () =>
+        chatRecordOf(this.options.key, this.getState()),
+      );
     } catch (error) {
       this.options.onWarning?.(toResumable(error));
     }
   }
-
-  // ── composition ────────────────────────────────────────────────────────────────────────
 
   private onRunChange(state: RunSessionState, prev: RunSessionState): void {
     if (state.messages !== prev.messages || state.runId !== prev.runId) this.compose();
@@ -479,9 +370,8 @@ export class ChatSession {
   }
 
   /**
-   * One list for the transcript. Message objects are passed through untouched (a settled
-   * reply keeps its identity while the next one streams); the list is rebuilt only when
-   * one of its parts changed.
+   * One list for the transcript (`composeMessages`), rebuilt only when one of its parts
+   * changed.
    */
   private compose(): void {
     const chat = this.getState();
@@ -497,54 +387,13 @@ export class ChatSession {
     ];
     if (parts.every((part, i) => part === this.lastCompose[i])) return;
     this.lastCompose = parts;
-
-    const tail: ChatMessage[] = [];
-    const runMessages = run.messages as readonly RunMessage[];
-    const promptInRun = chat.prompt && chat.prompt.runId === run.runId ? chat.prompt.message : null;
-    if (promptInRun && !runMessages.some((m) => m.id === promptInRun.id)) tail.push(promptInRun);
-    tail.push(...runMessages);
-    for (const item of chat.outbox) {
+    const messages = composeMessages(chat, run.messages, run.runId, (item, pending) => {
       const base = this.userMessage(item);
-      const pending = chat.sending?.runId === item.runId ? 'sending' : 'queued';
-      if (base.pending !== pending) {
-        const next = { ...base, pending } as ChatMessage;
-        this.optimistic.set(item.runId, next);
-        tail.push(next);
-      } else {
-        tail.push(base);
-      }
-    }
-    const tailIds = new Set(tail.map((m) => m.id));
-    const seen = new Set<string>();
-    const messages: ChatMessage[] = [];
-    for (const m of [...chat.history, ...chat.settled]) {
-      if (tailIds.has(m.id) || seen.has(m.id)) continue;
-      seen.add(m.id);
-      messages.push(m);
-    }
-    for (const m of tail) {
-      if (seen.has(m.id)) continue;
-      seen.add(m.id);
-      messages.push(m);
-    }
+      if (base.pending === pending) return base;
+      const next = { ...base, pending } as ChatMessage;
+      this.optimistic.set(item.runId, next);
+      return next;
+    });
     this.store.setState({ messages });
   }
-}
-
-/** A conversation with nothing loaded: the state at construction and after `reset()`. */
-function emptyChatState(threadId: string | null, token: string | null): ChatState {
-  return {
-    threadId,
-    token,
-    history: [],
-    settled: [],
-    prompt: null,
-    sending: null,
-    outbox: [],
-    nextBefore: null,
-    hasOlder: false,
-    isLoadingOlder: false,
-    error: null,
-    messages: [],
-  };
 }

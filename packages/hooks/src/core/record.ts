@@ -1,5 +1,5 @@
 import type { RunSnapshot, RunState, RunStatus } from '@resumable/protocol';
-import { isTerminalStatus, ResumableError, snapshotOf } from '@resumable/protocol';
+import { isTerminalStatus, parseSnapshot, ResumableError, snapshotOf } from '@resumable/protocol';
 
 /**
  * What survives a reload: the run to resume, the capability to read it, the resume point
@@ -30,6 +30,29 @@ export interface RunRecord {
 }
 
 export const RECORD_VERSION = 1;
+
+/**
+ * Reads and checks a session's record: the record, or null, and the problem met (a read
+ * that failed: `storage_unavailable`; a record that does not parse: `corrupt_record`).
+ */
+export async function loadRecord(
+  storage: { get(key: string): Promise<unknown> },
+  key: string,
+): Promise<{ record: RunRecord | null; problem: ResumableError | null }> {
+  let raw: unknown;
+  try {
+    raw = await storage.get(runRecordKey(key));
+  } catch (cause) {
+    const problem = new ResumableError('storage_unavailable', 'could not read the run record', {
+      cause,
+    });
+    return { record: null, problem };
+  }
+  const parsed = parseRecord(raw, key);
+  return parsed instanceof ResumableError
+    ? { record: null, problem: parsed }
+    : { record: parsed, problem: null };
+}
 
 /** Storage key of a session's record. */
 export const runRecordKey = (key: string) => `run:${key}`;
@@ -72,6 +95,8 @@ export function parseRecord(value: unknown, key: string): RunRecord | ResumableE
   if (typeof value !== 'object' || Array.isArray(value)) return bad('not an object');
   const r = value as Partial<RunRecord> & { v?: unknown };
   if (r.v !== RECORD_VERSION) return bad(`unknown version ${JSON.stringify(r.v)}`);
+  // A record copied under another slot's key (an extension, a bug) is not this slot's run.
+  if (r.key !== key) return bad(`stored for slot ${JSON.stringify(r.key)}`);
   if (typeof r.runId !== 'string' || r.runId === '') return bad('no runId');
   if (typeof r.threadId !== 'string') return bad('no threadId');
   if (r.token !== null && typeof r.token !== 'string') return bad('bad token');
@@ -83,8 +108,8 @@ export function parseRecord(value: unknown, key: string): RunRecord | ResumableE
   )
     return bad('bad base');
   if (typeof r.status !== 'string' || !STATUSES.includes(r.status)) return bad('bad status');
-  const s = r.snapshot as Partial<RunSnapshot> | undefined;
-  if (typeof s !== 'object' || s === null || !Array.isArray(s.messages)) return bad('bad snapshot');
+  const s = parseSnapshot(r.snapshot, r.runId);
+  if (s instanceof ResumableError) return bad(s.message);
   if (s.lastOffset !== r.offset) return bad('snapshot and offset disagree');
   if (!s.messages.every((m) => typeof m === 'object' && m !== null && typeof m.id === 'string'))
     return bad('bad message in snapshot');

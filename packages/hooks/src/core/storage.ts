@@ -1,5 +1,6 @@
 import { ResumableError } from '@resumable/protocol';
 import { createStore, del, get, update } from 'idb-keyval';
+import { withTimeout } from './http.js';
 
 /**
  * Where records live. IndexedDB (via idb-keyval, in its own database so we never touch the
@@ -65,27 +66,36 @@ export function createMemoryStorage(): RecordStorage {
   };
 }
 
+/** Storage calls settle within this, or count as a failure. @default 3000 */
+export const DEFAULT_STORAGE_TIMEOUT_MS = 3000;
+
 /**
- * Uses `primary` until its first failure (Firefox private windows throw on open, Safari
- * can lose the connection), then the memory fallback for good, saying so once through
- * `onFallback`. Losing persistence is a degraded mode, never a crash.
+ * Uses `primary` until its first failure or a call that does not settle within
+ * `timeoutMs` (Firefox private windows throw on open, Safari's IndexedDB can hang on open
+ * or lose the connection), then the memory fallback for good, saying so once through
+ * `onFallback`; `kind` then says `memory`. Losing persistence is a degraded mode, never a
+ * crash or a hang.
  */
 export function withFallback(
   primary: RecordStorage,
   fallback: RecordStorage,
   onFallback: (error: ResumableError) => void,
+  timeoutMs = DEFAULT_STORAGE_TIMEOUT_MS,
 ): RecordStorage {
   let current = primary;
   const run = async <T>(op: (storage: RecordStorage) => Promise<T>): Promise<T> => {
     if (current === fallback) return op(fallback);
     try {
-      return await op(current);
+      return await withTimeout(op(current), timeoutMs, 'a storage call');
     } catch (cause) {
+      if (current === fallback) return op(fallback);
       current = fallback;
       onFallback(
-        new ResumableError('storage_unavailable', 'IndexedDB failed; records are kept in memory', {
-          cause,
-        }),
+        new ResumableError(
+          'storage_unavailable',
+          `${primary.kind} storage failed (${String((cause as Error)?.message ?? cause)}); records are kept in memory`,
+          { cause },
+        ),
       );
       return op(fallback);
     }
@@ -110,4 +120,18 @@ export function defaultStorage(onFallback?: (error: ResumableError) => void): Re
     ? withFallback(createIndexedDbStorage(), memory, (error) => onFallback?.(error))
     : memory;
   return pageDefault;
+}
+
+/**
+ * A session's storage: memory as given; anything else guarded by `withFallback` (a call
+ * that fails or hangs switches to memory, saying so through `onFallback`).
+ */
+export function guardStorage(
+  storage: RecordStorage,
+  onFallback: (error: ResumableError) => void,
+  timeoutMs?: number,
+): RecordStorage {
+  return storage.kind === 'memory'
+    ? storage
+    : withFallback(storage, createMemoryStorage(), onFallback, timeoutMs);
 }

@@ -1,5 +1,5 @@
-import type { RunMessage, RunState, RunStatus } from '@resumable/protocol';
-import { createRunState, ResumableError } from '@resumable/protocol';
+import type { ErrorCode, RunMessage, RunState, RunStatus } from '@resumable/protocol';
+import { createRunState, ResumableError, RUN_ERROR_CODES } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import { createStore } from 'zustand/vanilla';
 import type { ConnectionInfo } from './types.js';
@@ -78,7 +78,9 @@ export function runErrorOf(run: RunState): ResumableError | null {
   if (run.status !== 'error' || run.error === null) return null;
   const code = run.error.code;
   return new ResumableError(
-    code === 'agent_lost' || code === 'upstream_failed' ? code : 'agent_failed',
+    (RUN_ERROR_CODES as readonly string[]).includes(code ?? '')
+      ? (code as ErrorCode)
+      : 'agent_failed',
     run.error.message,
   );
 }

@@ -16,8 +16,14 @@ export type StreamOutcome =
   | { kind: 'http'; error: ResumableError }
   /** The request or the body failed: connection refused, reset, offline. */
   | { kind: 'network'; error: ResumableError }
-  /** No byte (not even a heartbeat) for `stallMs`. */
+  /** No progress (no complete event, not even a heartbeat) for `stallMs`. */
   | { kind: 'stalled'; error: ResumableError }
+  /**
+   * An answer that is not an event stream (a captive portal's `200 text/html`:
+   * `unexpected_response`) or an event over `maxEventBytes` (`event_too_large`). The
+   * events before it were delivered; the caller resumes from its resume point.
+   */
+  | { kind: 'invalid'; error: ResumableError }
   /** The caller aborted, or `onBatch` asked to stop. */
   | { kind: 'aborted' };
 
@@ -29,8 +35,16 @@ export interface StreamRequest {
   headers: Record<string, string>;
   /** Aborting it ends the stream with `{kind:'aborted'}`. */
   signal: AbortSignal;
-  /** Abort when no byte arrived for this long; 0 disables. */
+  /**
+   * Abort when no progress came for this long (headers, a complete event or a heartbeat;
+   * bytes of an unfinished line are not progress); 0 disables.
+   */
   stallMs: number;
+  /**
+   * Largest event (or unterminated line) buffered, in characters; beyond it the stream
+   * fails with `event_too_large`. @default 4 MiB
+   */
+  maxEventBytes?: number;
   setTimeout(callback: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
   now(): number;
@@ -48,6 +62,8 @@ export interface StreamRequest {
   /** Bytes received on the wire, per read (for the bench). */
   onBytes?(bytes: number): void;
 }
+
+export const DEFAULT_MAX_EVENT_BYTES = 4 * 1024 * 1024;
 
 /**
  * Opens `GET …/events` with fetch (not `EventSource`: we need the Authorization header,
@@ -93,15 +109,43 @@ export async function readEventStream(request: StreamRequest): Promise<StreamOut
     if (response.status === 204) return { kind: 'no_content' };
     if (!response.ok)
       return { kind: 'http', error: await errorFromResponse(response, request.now()) };
+    const type = response.headers.get('Content-Type') ?? '';
+    if (response.status !== 200 || !/^text\/event-stream\b/i.test(type.trim())) {
+      response.body?.cancel().catch(() => {});
+      return {
+        kind: 'invalid',
+        error: new ResumableError(
+          'unexpected_response',
+          `expected an event stream, got ${response.status} "${type}"`,
+          { status: response.status },
+        ),
+      };
+    }
     if (!response.body) return { kind: 'ended' };
+    armStall();
     request.onOpen?.();
 
     let batch: Envelope[] = [];
     // The last offset seen in *this* response (null before the first): a regression is
     // judged against it, never against `after`.
     let lastSeen: number | null = null;
+    const maxEventBytes = request.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+    let tooLarge: ResumableError | null = null;
     const parser = createParser({
+      maxBufferSize: maxEventBytes,
+      onError(error) {
+        if ((error as { type?: string }).type !== 'max-buffer-size-exceeded') return;
+        tooLarge ??= new ResumableError(
+          'event_too_large',
+          `an event or line over ${maxEventBytes} characters: the stream is dropped`,
+        );
+      },
+      onComment() {
+        // A heartbeat: the connection is alive.
+        armStall();
+      },
       onEvent(message) {
+        armStall();
         const decoded = decodeEnvelope(message.id, message.data);
         if (decoded instanceof ResumableError) {
           request.onWarning(decoded);
@@ -132,10 +176,10 @@ export async function readEventStream(request: StreamRequest): Promise<StreamOut
     /** Feeds one read into `batch`; true when the body ended. */
     const take = (result: Read): boolean => {
       if (result.done) return true;
-      armStall();
       request.onBytes?.(result.value.byteLength);
       parser.feed(decoder.decode(result.value, { stream: true }));
-      return false;
+      // Over the limit: what parsed before it is delivered, then the stream ends.
+      return tooLarge !== null;
     };
     const read = (): Promise<Read> => {
       const next = reader.read();
@@ -190,6 +234,7 @@ export async function readEventStream(request: StreamRequest): Promise<StreamOut
       reader.cancel().catch(() => {});
     }
     if (stopped) return { kind: 'aborted' };
+    if (tooLarge !== null) return { kind: 'invalid', error: tooLarge };
     return { kind: 'ended' };
   } finally {
     if (stallTimer !== undefined) request.clearTimeout(stallTimer);

@@ -13,6 +13,8 @@ export interface WriterOptions {
   setTimeout(callback: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
   onError(error: unknown): void;
+  /** After each write settles (storage may have fallen back to memory meanwhile). */
+  onStored?(): void;
 }
 
 /**
@@ -80,7 +82,8 @@ export class RecordWriter {
     const { storage, storageKey } = this.options;
     this.chain = this.chain
       .then(() => storage.update(storageKey, (old) => mergeRecord(old, record, replace)))
-      .catch((error) => this.options.onError(error));
+      .catch((error) => this.options.onError(error))
+      .then(() => this.options.onStored?.());
     return this.chain;
   }
 

@@ -16,11 +16,20 @@ export interface UseResumableChatOptions extends Partial<Omit<ChatSessionOptions
   key?: string;
 }
 
+/** What `useResumableChat` returns: the controller, plus whether the record has been read. */
+export interface ResumableChatController extends ChatController {
+  /**
+   * False until the persisted record has been read: a UI shows nothing yet rather than an
+   * empty conversation, so a reload does not flash one.
+   */
+  hydrated: boolean;
+}
+
 /**
  * A conversation: history pages, the active run (resumed after reloads and drops), an
  * optimistic outbox that survives offline spells, and stop = server cancel.
  */
-export function useResumableChat(options: UseResumableChatOptions = {}): ChatController {
+export function useResumableChat(options: UseResumableChatOptions = {}): ResumableChatController {
   const { key = options.threadId ?? 'chat', endpoint, ...overrides } = options;
   const client = useResumableClient(endpoint);
   // biome-ignore lint/correctness/useExhaustiveDependencies: options are read when the key's session is made
@@ -49,6 +58,7 @@ export function useResumableChat(options: UseResumableChatOptions = {}): ChatCon
       outbox: chatState.outbox,
       hasOlder: chatState.hasOlder,
       isLoadingOlder: chatState.isLoadingOlder,
+      hydrated: runState.hydrated,
       send,
       stop,
       retry,
@@ -75,4 +85,5 @@ const selectRun = (s: RunSessionState) => ({
   connection: s.connection,
   error: s.error,
   stopped: s.stopped,
+  hydrated: s.hydrated,
 });

@@ -1,6 +1,7 @@
 import type { AGUIEvent, RunAgentInput } from '@resumable/protocol';
 import { EventType, messageText, ResumableError } from '@resumable/protocol';
 import { sleep } from '../sleep.js';
+import { demoReply } from './scripted-demo.js';
 import { replyTokenStream, timeLead } from './scripted-reply.js';
 import type { Agent, AgentLimits } from './types.js';
 
@@ -24,6 +25,8 @@ export interface ScriptOptions {
   seed: number;
   /** Throw after this many text deltas: the run ends with `RUN_ERROR code:"agent_failed"`. */
   failAt?: number;
+  /** `demo`: the showcase reply of scripted-demo.ts. @default env SCRIPTED_REPLY, else filler */
+  reply?: 'demo';
 }
 
 export interface ScriptedAgentOptions extends Partial<ScriptOptions> {
@@ -51,6 +54,7 @@ export function scriptedAgent(defaults: ScriptedAgentOptions = {}): Agent {
     tokensPerSecond: defaults.tokensPerSecond ?? envTps ?? 40,
     seed: defaults.seed ?? 0,
     ...(defaults.failAt === undefined ? {} : { failAt: defaults.failAt }),
+    ...(process.env.SCRIPTED_REPLY === 'demo' ? { reply: 'demo' as const } : {}),
   };
   const now = defaults.now ?? (() => new Date());
   const agent: Agent = (input, ctx) => run(input, ctx.signal, scriptOf(input, base), now);
@@ -64,6 +68,7 @@ async function* run(
   script: ScriptOptions,
   now: () => Date,
 ): AsyncGenerator<AGUIEvent> {
+  if (script.reply === 'demo') return yield* demoReply(input, signal, script.tokensPerSecond);
   const prompt = lastUserText(input);
   const id = `${input.runId}`;
   const messageId = `msg-${id}`;
@@ -133,6 +138,7 @@ function scriptOf(input: RunAgentInput, base: ScriptOptions): ScriptOptions {
     script.tokensPerSecond = tps;
   }
   if (s.seed !== undefined) script.seed = int(s.seed, 'seed', 0, 2 ** 31 - 1);
+  if (s.reply === 'demo') script.reply = 'demo';
   if (s.failAt !== undefined && s.failAt !== null) {
     script.failAt = int(s.failAt, 'failAt', 0, MAX_TOKENS);
   }

@@ -1,0 +1,278 @@
+import { isErrorCode, isTerminalStatus, ResumableError } from '@resumable/protocol';
+import type { ChatRequestOptions, ChatTransport, UIMessage, UIMessageChunk } from 'ai';
+import type { ChatSession, ClientOptions } from '../core/index.js';
+import { parseRecord, ResumableClient, runRecordKey } from '../core/index.js';
+import type { FollowableChat } from './follow.js';
+import { followSession } from './follow.js';
+import { conversationOf } from './messages.js';
+import { mirrorRun } from './mirror.js';
+
+export interface ResumableChatTransportOptions extends Partial<ClientOptions> {
+  /** Base URL of the Resumable endpoints, e.g. `/api`. Not needed with `client`. */
+  endpoint?: string;
+  /**
+   * Share sessions with `<ResumableProvider client>` (one connection per chat per page).
+   * @default a client of its own on `endpoint`
+   */
+  client?: ResumableClient;
+  /**
+   * Extra `RunAgentInput` fields sent with every prompt (tools, context, forwardedProps…).
+   * @default none
+   */
+  runInput?: Record<string, unknown>;
+  /**
+   * How long a prompt may wait for its run to start (queued offline, the POST retried)
+   * before `sendMessages` fails with `timeout`. @default 120000
+   */
+  startTimeoutMs?: number;
+}
+
+/** Runs of this page remembered as its own (so `follow` leaves them to `sendMessages`). */
+const MAX_OWN_RUNS = 100;
+
+type SendOptions = Parameters<ChatTransport<UIMessage>['sendMessages']>[0];
+type ReconnectOptions = { chatId: string; abortSignal?: AbortSignal } & ChatRequestOptions;
+
+/**
+ * A `ChatTransport` for the AI SDK's `useChat` backed by Resumable's core: `useChat({ id,
+ * transport, resume: true })` resumes a reply after a reload, a drop or offline from the
+ * exact persisted offset (never from the first chunk), and its `stop()` cancels the run
+ * on the server.
+ *
+ * Each `chatId` is one `ChatSession` (thread, outbox, run record in IndexedDB), kept alive
+ * until `close()`. The streams it returns mirror the session's folded state (mirror.ts),
+ * so after any resume `useChat`'s message equals the fold: the reply's message id is the
+ * run id, and `resumeStreamIsReplay` makes `useChat` clear it before the mirror restates
+ * it.
+ */
+export class ResumableChatTransport implements ChatTransport<UIMessage> {
+  /** The resume stream restates the reply from its start (as folded, not replayed). */
+  readonly resumeStreamIsReplay = true;
+  readonly client: ResumableClient;
+  private readonly options: ResumableChatTransportOptions;
+  private readonly held = new Map<string, { chat: ChatSession; release: () => void }>();
+  /** Bumped per request of a chat: an abort followed by a new request is not a stop. */
+  private readonly requests = new Map<string, number>();
+  /** Runs this transport's `sendMessages` started (a `follow`ed chat streams them itself). */
+  private readonly own = new Set<string>();
+  private closed = false;
+  private readonly ownsClient: boolean;
+  private disposed: Promise<void> = Promise.resolve();
+
+  constructor(options: ResumableChatTransportOptions) {
+    this.options = options;
+    this.ownsClient = !options.client;
+    if (options.client) this.client = options.client;
+    else {
+      const { endpoint, client: _c, runInput: _r, startTimeoutMs: _s, ...rest } = options;
+      if (endpoint === undefined)
+        throw new ResumableError('bad_request', 'endpoint or client is required');
+      this.client = new ResumableClient({ ...rest, endpoint });
+    }
+  }
+
+  /** The chat's session, started on first use and kept until `close()`. */
+  session(chatId: string): ChatSession {
+    let entry = this.held.get(chatId);
+    if (!entry) {
+      const overrides = this.options.runInput ? { runInput: this.options.runInput } : {};
+      const chat = this.client.chatSession(chatId, overrides);
+      entry = { chat, release: chat.retain() };
+      this.held.set(chatId, entry);
+    }
+    return entry.chat;
+  }
+
+  async sendMessages(options: SendOptions): Promise<ReadableStream<UIMessageChunk>> {
+    const { chatId, abortSignal } = options;
+    if (options.trigger !== 'submit-message') {
+      throw new ResumableError(
+        'bad_request',
+        `${options.trigger} is not supported: send a new prompt`,
+      );
+    }
+    const last = options.messages.at(-1);
+    const text =
+      last?.role === 'user'
+        ? last.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')
+        : '';
+    if (text.trim() === '') throw new ResumableError('bad_request', 'the last message has no text');
+    const request = this.nextRequest(chatId);
+    const chat = this.session(chatId);
+    const queued = new Set(chat.getState().outbox.map((o) => o.runId));
+    const sending = chat.send(text);
+    // `send` queues synchronously: the item it added carries the run id it will start.
+    const item = chat.getState().outbox.find((o) => !queued.has(o.runId));
+    if (!item) throw new ResumableError('internal', 'the prompt was not queued');
+    this.own.add(item.runId);
+    // Bounded: only recent runs can still be joined; the oldest is forgotten first.
+    if (this.own.size > MAX_OWN_RUNS) this.own.delete(this.own.values().next().value!);
+    sending.catch(() => {});
+    // Attached first: a stop while the prompt is still on its way cancels the run it starts.
+    this.cancelOnAbort(chat, chatId, request, item.runId, abortSignal);
+    await this.untilStarted(chat, item.runId, abortSignal);
+    return mirrorRun(chat.run, item.runId);
+  }
+
+  async reconnectToStream(
+    options: ReconnectOptions,
+  ): Promise<ReadableStream<UIMessageChunk> | null> {
+    const { chatId, abortSignal } = options;
+    const request = this.nextRequest(chatId);
+    const chat = this.session(chatId);
+    await chat.run.hydrate();
+    let state = chat.run.getState();
+    if (state.runId === null || isTerminalStatus(state.status) || state.stopped) {
+      // Nothing to resume here; another tab or device may have started a run since.
+      const joined = await this.joinThreadRun(chat);
+      if (!joined) return null;
+      state = chat.run.getState();
+    }
+    if (abortSignal?.aborted || state.runId === null) return null;
+    this.cancelOnAbort(chat, chatId, request, state.runId, abortSignal);
+    return mirrorRun(chat.run, state.runId);
+  }
+
+  /**
+   * The chat as `UIMessage`s for `useChat({ messages })` after a reload: the thread's
+   * history from the server, then this device's last prompt and reply (the reply's id is
+   * its run id, so a resume replaces it instead of adding a second one).
+   */
+  async loadMessages(chatId: string, limit = 50): Promise<UIMessage[]> {
+    const chat = this.session(chatId);
+    await chat.run.hydrate();
+    const run = chat.run.getState();
+    const record = await this.readRecord(chat);
+    const threadId = run.threadId;
+    let history: Parameters<typeof conversationOf>[0]['history'] = [];
+    if (threadId && record) {
+      try {
+        history = (await chat.run.api.getThreadMessages(threadId, record.token, { limit }))
+          .messages;
+      } catch {
+        // Offline: the stored last exchange still shows.
+      }
+    }
+    return conversationOf({ history, prompt: chat.getState().prompt?.message ?? null, run });
+  }
+
+  /**
+   * Shows in `chat` (an AI SDK `Chat` made outside React, e.g. `new Chat({ id, transport
+   * })`, given to `useChat({ chat })`) the runs another tab of this chat starts: their
+   * prompt, then the reply streamed live. Returns the unsubscribe.
+   */
+  follow(chat: FollowableChat): () => void {
+    return followSession(this.session(chat.id), chat, (runId) => this.own.has(runId));
+  }
+
+  /**
+   * Stops every chat's session; the runs go on on the server. The AI SDK calls it from
+   * `chat.dispose()`; call it before unmounting a `useChat` whose run should live on.
+   */
+  close(): void {
+    this.closed = true;
+    for (const { release } of this.held.values()) release();
+    this.held.clear();
+    if (this.ownsClient) this.disposed = this.client.dispose();
+  }
+
+  /** Resolves once `close()` has ended the sessions (record writes flushed). */
+  closing(): Promise<void> {
+    return this.disposed;
+  }
+
+  private nextRequest(chatId: string): number {
+    const n = (this.requests.get(chatId) ?? 0) + 1;
+    this.requests.set(chatId, n);
+    return n;
+  }
+
+  /**
+   * `useChat` aborts on `stop()`, and also when it unmounts (StrictMode's double mount
+   * included). A stop is an abort that no new request of the same chat follows within a
+   * tick: only that one cancels the run on the server.
+   */
+  private cancelOnAbort(
+    chat: ChatSession,
+    chatId: string,
+    request: number,
+    runId: string,
+    signal?: AbortSignal,
+  ): void {
+    signal?.addEventListener(
+      'abort',
+      () => {
+        chat.run.env.setTimeout(() => {
+          if (this.closed || this.requests.get(chatId) !== request) return;
+          void this.untilStarted(chat, runId).then(
+            () => (chat.run.getState().runId === runId ? chat.stop() : undefined),
+            () => {},
+          );
+        }, 0);
+      },
+      { once: true },
+    );
+  }
+
+  /** Waits for the queued prompt's run to start: sent now, or once back online. */
+  private untilStarted(chat: ChatSession, runId: string, signal?: AbortSignal): Promise<void> {
+    const timeoutMs = this.options.startTimeoutMs ?? 120_000;
+    return new Promise<void>((resolve, reject) => {
+      const env = chat.run.env;
+      const check = () => {
+        if (chat.run.getState().runId === runId) return done();
+        const item = chat.getState().outbox.find((o) => o.runId === runId);
+        if (item?.error) {
+          const { code, message } = item.error;
+          return done(new ResumableError(isErrorCode(code) ? code : 'internal', message));
+        }
+        const error = chat.getState().error;
+        if (!item && error) done(error);
+      };
+      const offs = [chat.run.store.subscribe(check), chat.store.subscribe(check)];
+      const timer = env.setTimeout(
+        () => done(new ResumableError('timeout', `the run did not start within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      const onAbort = () => done(new DOMException('aborted', 'AbortError'));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      function done(error?: Error) {
+        for (const off of offs) off();
+        env.clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        if (error) reject(error);
+        else resolve();
+      }
+      if (signal?.aborted) return onAbort();
+      check();
+    });
+  }
+
+  /** `GET /threads/:id`: follows the thread's newest run when it is still going. */
+  private async joinThreadRun(chat: ChatSession): Promise<boolean> {
+    const threadId = chat.run.getState().threadId;
+    const record = await this.readRecord(chat);
+    if (!threadId || !record) return false;
+    try {
+      const newest = (await chat.run.api.getThread(threadId, record.token))[0];
+      if (!newest || isTerminalStatus(newest.status) || newest.runId === record.runId) return false;
+      await chat.run.attach({ runId: newest.runId, threadId, token: record.token });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private async readRecord(chat: ChatSession) {
+    const raw = await chat.run.storage.get(runRecordKey(chat.run.key)).catch(() => undefined);
+    const record = parseRecord(raw, chat.run.key);
+    return record instanceof ResumableError ? null : record;
+  }
+}
+
+/** `new ResumableChatTransport(options)`: the transport `useChat` takes. */
+export function createResumableChatTransport(
+  options: ResumableChatTransportOptions,
+): ResumableChatTransport {
+  return new ResumableChatTransport(options);
+}

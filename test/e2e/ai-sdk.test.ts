@@ -1,0 +1,130 @@
+import { partsOf, segmentsOf } from '@resumable/hooks/ai-sdk';
+import type { RunSnapshot } from '@resumable/protocol';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { chaos, DemoPage, fetchRun, serverText, sleep, waitForRunEnd } from './demo-page.js';
+import { launchChromium, newContext, type Stack, screenshot, startStack } from './harness.js';
+
+/**
+ * The AI SDK's real `useChat` on `ResumableChatTransport` (`apps/demo/ai-sdk.html`) in
+ * real Chromium against the real server: reloads and an offline spell mid-answer, and the
+ * reply `useChat` ends with equals the server's snapshot part for part.
+ */
+
+let stack: Stack;
+let browser: Browser;
+let context: BrowserContext | undefined;
+
+beforeAll(async () => {
+  stack = await startStack({ pages: ['ai-sdk.html'] });
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+afterEach(async () => {
+  await context?.close();
+  context = undefined;
+});
+
+/**
+ * The page's `useChat` holds one reply, under the run id, whose parts equal the server's
+ * snapshot and whose text is the server's exactly. The AI SDK's duplicate-on-resume bug
+ * (the resumed stream replayed onto the reply, or pushed as a second one) fails each check.
+ */
+async function expectExactReply(demo: DemoPage, runId: string, snapshot: RunSnapshot) {
+  const chat = (await demo.page.evaluate(() => window.__aiSdkChat)) as PageChat;
+  const replies = chat.messages.filter((m) => m.role === 'assistant');
+  expect(replies.map((m) => m.id)).toEqual([runId]);
+  expect(replies[0]!.parts).toEqual(partsOf(segmentsOf(snapshot.messages)));
+  const textParts = replies[0]!.parts.filter((p) => p.type === 'text');
+  expect(textParts).toHaveLength(1);
+  expect(textParts[0]!.text).toBe(serverText(snapshot));
+  expect(serverText(snapshot).length).toBeGreaterThan(1000);
+  expect(chat.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+}
+
+const statusOf = (demo: DemoPage) =>
+  demo.page.locator('[role="status"]').getAttribute('data-status');
+
+/** What the page's `useChat` holds (`window.__aiSdkChat`). */
+type PageChat = {
+  messages: { id: string; role: string; parts: ReturnType<typeof partsOf> }[];
+  status: string;
+};
+
+describe('useChat × ResumableChatTransport in Chromium', () => {
+  test('reload three times mid-answer, offline for 5 s: one reply, equal to the server snapshot', async () => {
+    context = await newContext(browser);
+    const demo = await DemoPage.open(context, stack, 'ai-sdk.html');
+    const connection = demo.page.locator('[role="status"]');
+    await demo.send('Write a long answer: what does useChat keep across a reload?');
+    const run = await demo.run();
+
+    let shown = await demo.waitForText(200);
+    const resumedFrom: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const before = demo.eventsRequestsFor(run.runId).length;
+      await demo.page.reload();
+      await demo.composer.waitFor();
+      shown = await demo.waitForText(shown.length + 20);
+      const resumed = demo.eventsRequestsFor(run.runId).slice(before);
+      expect(resumed.length, demo.describe()).toBeGreaterThan(0);
+      resumedFrom.push(resumed[0]!.after);
+    }
+
+    await context.setOffline(true);
+    // Chromium's offline mode leaves an open stream running: drop it server-side too.
+    expect((await chaos(stack, 'cut', { runId: run.runId })).status).toBe(200);
+    await expect
+      .poll(() => connection.getAttribute('data-connection'), { timeout: 10_000 })
+      .toBe('offline');
+    const offlineText = await demo.assistantText();
+    await sleep(5_000);
+    expect(await demo.assistantText()).toBe(offlineText);
+    const before = demo.eventsRequestsFor(run.runId).length;
+    await context.setOffline(false);
+
+    const snapshot = await waitForRunEnd(stack, run);
+    expect(snapshot.status).toBe('finished');
+    await expect
+      .poll(() => connection.getAttribute('data-status'), { timeout: 30_000 })
+      .toBe('ready');
+    resumedFrom.push(demo.eventsRequestsFor(run.runId)[before]!.after);
+    await screenshot(demo.page, 'ai-sdk-resumed');
+
+    // Every resume asked for a later offset than the one before; only the first read of
+    // the run started at 0.
+    const asked = demo.eventsRequestsFor(run.runId).map((r) => r.after);
+    expect(
+      asked.filter((after) => after === 0),
+      demo.describe(),
+    ).toHaveLength(1);
+    for (let i = 1; i < resumedFrom.length; i++) {
+      expect(resumedFrom[i]!, demo.describe()).toBeGreaterThan(resumedFrom[i - 1]!);
+    }
+    expect(resumedFrom[0]!).toBeGreaterThan(0);
+
+    await expectExactReply(demo, run.runId, snapshot);
+    expect((await fetchRun(stack, run)).lastOffset).toBe(snapshot.lastOffset);
+  });
+
+  test('a second tab, idle when the first sends: shows the prompt and the reply live, equal', async () => {
+    context = await newContext(browser);
+    const first = await DemoPage.open(context, stack, 'ai-sdk.html');
+    const second = await DemoPage.open(context, stack, 'ai-sdk.html');
+    await first.send('Two tabs, one chat: does the idle one follow?');
+    const run = await first.run();
+    // The idle tab streams it too (the tabs' channel, then its own resume stream).
+    await second.waitForText(300);
+    expect(await first.page.evaluate(() => window.__aiSdkChat?.status)).toBe('streaming');
+    const snapshot = await waitForRunEnd(stack, run);
+    for (const tab of [first, second]) {
+      await expect.poll(() => statusOf(tab), { timeout: 30_000 }).toBe('ready');
+      await expectExactReply(tab, run.runId, snapshot);
+    }
+    // The second tab never posted a run of its own.
+    expect(second.runPosts).toHaveLength(0);
+  });
+});

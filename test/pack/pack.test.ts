@@ -1,0 +1,195 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/**
+ * Ready to publish: every package under packages/ is built, packed with `pnpm pack` (which
+ * turns `workspace:*` into versions, as `pnpm publish` does), and installed from its
+ * tarball into a fresh project beside the peers a user brings; that project then
+ * type-checks (our declarations included) an import of every public entry and imports
+ * each one in Node. The entries come from each package's `exports`, so a new one is
+ * covered the day it is added.
+ */
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const run = promisify(execFile);
+
+interface Manifest {
+  name: string;
+  version: string;
+  license?: string;
+  private?: boolean;
+  exports: Record<string, string | Record<string, string>>;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+}
+
+const readJson = <T>(path: string): T => JSON.parse(readFileSync(path, 'utf8')) as T;
+const dirs = readdirSync(join(ROOT, 'packages')).map((name) => join(ROOT, 'packages', name));
+const manifests = dirs.map((dir) => ({
+  dir,
+  manifest: readJson<Manifest>(join(dir, 'package.json')),
+}));
+
+/** The exact version the workspace pins for a package (the peers a user brings). */
+function pinned(name: string): string {
+  const all = [
+    readJson<Manifest>(join(ROOT, 'package.json')),
+    readJson<Manifest>(join(ROOT, 'test', 'package.json')),
+    ...manifests.map((m) => m.manifest),
+  ];
+  for (const m of all) {
+    const version = m.devDependencies?.[name] ?? m.dependencies?.[name];
+    if (version && /^\d+\.\d+\.\d+$/.test(version)) return version;
+  }
+  throw new Error(`the workspace pins no exact version of ${name}`);
+}
+
+const sh = (file: string, args: string[], cwd: string, timeout = 120_000) =>
+  run(file, args, { cwd, timeout, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, CI: '1' } });
+
+describe('packing: every package installs from its tarball and type-checks', () => {
+  const work = mkdtempSync(join(tmpdir(), 'resumable-pack-'));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+  const tarballs = new Map<string, string>();
+
+  it('builds and packs each package with its LICENSE, every export target and no workspace: range', {
+    timeout: 180_000,
+  }, async () => {
+    await sh('pnpm', ['-r', '--filter', './packages/*', 'build'], ROOT, 150_000);
+    const license = readFileSync(join(ROOT, 'LICENSE'), 'utf8');
+    expect(readJson<{ license: string }>(join(ROOT, 'package.json')).license).toBe('MIT');
+    for (const { dir, manifest } of manifests) {
+      expect(manifest.private, `${manifest.name} is private`).toBeUndefined();
+      expect(manifest.license).toBe('MIT');
+      const { stdout } = await sh('pnpm', ['pack', '--pack-destination', work], dir);
+      const tarball = stdout.trim().split('\n').at(-1)!;
+      expect(tarball).toBe(
+        join(work, `${manifest.name.replace('@', '').replace('/', '-')}-${manifest.version}.tgz`),
+      );
+      tarballs.set(manifest.name, tarball);
+
+      const files = new Set((await sh('tar', ['-tzf', tarball], work)).stdout.trim().split('\n'));
+      expect((await sh('tar', ['-xzOf', tarball, 'package/LICENSE'], work)).stdout).toBe(license);
+      for (const target of exportTargets(manifest)) {
+        expect(
+          files.has(`package/${target.replace(/^\.\//, '')}`),
+          `${manifest.name}: ${target}`,
+        ).toBe(true);
+      }
+      const packed = JSON.parse(
+        (await sh('tar', ['-xzOf', tarball, 'package/package.json'], work)).stdout,
+      ) as Manifest;
+      const ranges = Object.values({ ...packed.dependencies, ...packed.peerDependencies });
+      expect(ranges.filter((range) => range.startsWith('workspace:'))).toEqual([]);
+    }
+  });
+
+  it('a fresh project installs the tarballs and type-checks and imports every public entry', {
+    timeout: 120_000,
+  }, async () => {
+    expect(tarballs.size).toBe(manifests.length);
+    const consumer = join(work, 'consumer');
+    mkdirSync(consumer);
+    const ours = Object.fromEntries([...tarballs].map(([name, file]) => [name, `file:${file}`]));
+    // The peers a user brings, at the versions the workspace tests with.
+    const peers = new Set(manifests.flatMap((m) => Object.keys(m.manifest.peerDependencies ?? {})));
+    if (peers.has('ai')) peers.add('zod');
+    // Types a strict project needs: the AI SDK's declarations import `json-schema`'s.
+    for (const name of ['@types/react', '@types/react-dom', '@types/node', 'typescript']) {
+      peers.add(name);
+    }
+    if (peers.has('ai')) peers.add('@types/json-schema');
+    const theirs = Object.fromEntries([...peers].map((name) => [name, pinned(name)]));
+    writeFileSync(
+      join(consumer, 'package.json'),
+      JSON.stringify({
+        name: 'consumer',
+        private: true,
+        type: 'module',
+        dependencies: { ...ours, ...theirs },
+      }),
+    );
+    // Our packages depend on each other by version: point those at the tarballs too.
+    writeFileSync(
+      join(consumer, 'pnpm-workspace.yaml'),
+      [
+        'overrides:',
+        ...[...tarballs].map(([name, file]) => `  "${name}": "file:${file}"`),
+        'allowBuilds:',
+        '  esbuild: true',
+        '',
+      ].join('\n'),
+    );
+    // The store the workspace installed from has everything; the registry only fills gaps.
+    await sh('pnpm', ['install', '--prefer-offline'], consumer);
+
+    const entries = manifests.flatMap(({ manifest }) =>
+      Object.keys(manifest.exports)
+        .filter((key) => typeof manifest.exports[key] === 'object')
+        .map((key) => (key === '.' ? manifest.name : `${manifest.name}/${key.slice(2)}`)),
+    );
+    expect(entries).toContain('@resumable/server/ai-sdk');
+    expect(entries).toContain('@resumable/hooks/ai-sdk');
+    writeFileSync(
+      join(consumer, 'consumer.ts'),
+      [
+        ...entries.map((entry, i) => `import * as e${i} from '${entry}';`),
+        `export const entries = [${entries.map((_, i) => `e${i}`).join(', ')}];`,
+        // A few signatures a user relies on, checked against the packed declarations.
+        "import { createResumableHandler } from '@resumable/server';",
+        "import { aiSdkAgent } from '@resumable/server/ai-sdk';",
+        "import { streamText } from 'ai';",
+        'declare const model: Parameters<typeof streamText>[0]["model"];',
+        'export const handler: (request: Request) => Promise<Response> = createResumableHandler({',
+        '  agent: aiSdkAgent(({ messages, signal }) => streamText({ model, messages, abortSignal: signal })),',
+        '});',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(consumer, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          lib: ['ES2023', 'DOM', 'DOM.Iterable'],
+          jsx: 'react-jsx',
+          strict: true,
+          noEmit: true,
+          // Our published .d.ts files are checked too, not only their use.
+          skipLibCheck: false,
+          types: ['node'],
+        },
+        files: ['consumer.ts'],
+      }),
+    );
+    const tsc = await sh(
+      join(consumer, 'node_modules/.bin/tsc'),
+      ['-p', 'tsconfig.json'],
+      consumer,
+    ).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }));
+    expect(tsc.stdout).toBe('');
+
+    writeFileSync(
+      join(consumer, 'imports.mjs'),
+      `for (const entry of ${JSON.stringify(entries)}) {\n` +
+        '  const m = await import(entry);\n' +
+        '  console.log(entry, Object.keys(m).length > 0);\n}\n',
+    );
+    const imported = await sh('node', ['imports.mjs'], consumer);
+    expect(imported.stdout.trim().split('\n')).toEqual(entries.map((entry) => `${entry} true`));
+  });
+});
+
+/** Every file an `exports` entry points at (import, types, and the source condition). */
+function exportTargets(manifest: Manifest): string[] {
+  return Object.values(manifest.exports).flatMap((target) =>
+    typeof target === 'string' ? [target] : Object.values(target),
+  );
+}
