@@ -2,10 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { HttpAgent } from '@ag-ui/client';
 import { EventEncoder } from '@ag-ui/encoder';
-import { type AGUIEvent, EventType } from '@resumable/protocol';
+import { EventType } from '@resumable/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  type Agent,
   aguiProxyAgent,
   openaiAgent,
   type RunningServer,
@@ -14,7 +13,7 @@ import {
   startServer,
   timeLead,
 } from '../src/index.js';
-import { bearer, postRun, prompt, readEvents } from './helpers.js';
+import { bearer, logOf, postRun, prompt, readEvents } from './helpers.js';
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
 
@@ -47,12 +46,6 @@ async function fakeUpstream(): Promise<{
     },
     requests,
   };
-}
-
-async function logOf(server: RunningServer, runId: string, token: string) {
-  await server.manager.waitForRun(runId);
-  const read = await readEvents(`${server.url}/runs/${runId}/events`, { headers: bearer(token) });
-  return read.frames.map((f) => JSON.parse(f.json) as Record<string, unknown>);
 }
 
 describe('@ag-ui/client HttpAgent against POST /runs', () => {
@@ -390,73 +383,6 @@ describe('agui proxy agent against a fake AG-UI upstream (@ag-ui/encoder)', () =
       );
     } finally {
       await dead.close();
-    }
-  });
-});
-
-describe('what the manager adds to an agent', () => {
-  it('announces RUN_STARTED at once for an agent slow to answer, keeps an agent’s own one, drops invalid events', async () => {
-    const slow: Agent = async function* () {
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      yield { type: EventType.TEXT_MESSAGE_START, messageId: 'm', role: 'assistant' };
-    };
-    const own: Agent = async function* () {
-      yield {
-        type: EventType.RUN_STARTED,
-        threadId: 'x',
-        runId: 'y',
-        parentRunId: 'p',
-      } as AGUIEvent;
-      yield { type: 'NOT_AN_EVENT' } as unknown as AGUIEvent;
-      yield { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm' } as unknown as AGUIEvent;
-      yield { type: EventType.RUN_STARTED, threadId: 'x', runId: 'y' } as AGUIEvent;
-      yield { type: EventType.RUN_ERROR, message: 'upstream said no', code: 'quota' } as AGUIEvent;
-      yield { type: EventType.TEXT_MESSAGE_START, messageId: 'late', role: 'assistant' };
-    };
-    let agent: Agent = slow;
-    const server = await startServer({
-      port: 0,
-      store: 'memory',
-      agent: (input, ctx) => agent(input, ctx),
-      log: () => {},
-    });
-    try {
-      const { json: a } = await postRun(server.url, prompt('slow'));
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const early = await server.store.readEvents(a.runId, 0, 10);
-      expect(early.map((e) => JSON.parse(e.json))).toEqual([
-        { type: 'RUN_STARTED', threadId: a.threadId, runId: a.runId },
-      ]);
-      expect((await logOf(server, a.runId, a.token)).map((e) => e.type)).toEqual([
-        'RUN_STARTED',
-        'TEXT_MESSAGE_START',
-        'RUN_FINISHED',
-      ]);
-
-      // Cancelled before the agent said anything: the log still starts with RUN_STARTED.
-      const { json: c } = await postRun(server.url, prompt('cancel at once'));
-      await fetch(`${server.url}/runs/${c.runId}/cancel`, {
-        method: 'POST',
-        headers: bearer(c.token),
-      });
-      expect(await logOf(server, c.runId, c.token)).toEqual([
-        { type: 'RUN_STARTED', threadId: c.threadId, runId: c.runId },
-        {
-          type: 'RUN_FINISHED',
-          threadId: c.threadId,
-          runId: c.runId,
-          outcome: { type: 'cancelled' },
-        },
-      ]);
-
-      agent = own;
-      const { json: b } = await postRun(server.url, prompt('own'));
-      expect(await logOf(server, b.runId, b.token)).toEqual([
-        { type: 'RUN_STARTED', threadId: b.threadId, runId: b.runId, parentRunId: 'p' },
-        { type: 'RUN_ERROR', message: 'upstream said no', code: 'quota' },
-      ]);
-    } finally {
-      await server.close();
     }
   });
 });

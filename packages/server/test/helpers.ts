@@ -146,3 +146,10 @@ export function follow(
   })();
   return { frames, done };
 }
+
+/** The parsed log of a run, once it has ended. */
+export async function logOf(server: RunningServer, runId: string, token: string) {
+  await server.manager.waitForRun(runId);
+  const read = await readEvents(`${server.url}/runs/${runId}/events`, { headers: bearer(token) });
+  return read.frames.map((f) => JSON.parse(f.json) as Record<string, unknown>);
+}

@@ -250,7 +250,11 @@ export class RunLog {
 
   /** Publishes the events not published yet (held ones went out during the outage). */
   private publish(events: StoredEvent[], terminal: boolean): void {
-    const fresh = events.filter((e) => e.offset > this.published);
+    // The usual case (no outage): nothing of the batch went out yet.
+    const fresh =
+      events[0] !== undefined && events[0].offset > this.published
+        ? events
+        : events.filter((e) => e.offset > this.published);
     if (fresh.length === 0) return;
     this.published = fresh[fresh.length - 1]!.offset;
     this.options.hub.publish(fresh, terminal);
