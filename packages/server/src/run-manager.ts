@@ -129,6 +129,16 @@ export class RunManager {
     });
   }
 
+  /** Throws the answer (`429`, `409`) this instance would give `startRun` now; stores nothing. */
+  checkAdmission(input: RunAgentInput, client: StartingClient): void {
+    const refused = this.admission.refusal({
+      runId: input.runId,
+      threadId: input.threadId,
+      ...client,
+    });
+    if (refused) throw refused;
+  }
+
   /**
    * Starts a run for a thread that already exists (the HTTP layer creates threads).
    * Idempotent by `input.runId`: when the run exists, nothing starts and `created` is false.

@@ -91,7 +91,11 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
       return twinRun(error, thread);
     }
     let threadExists = thread !== null;
+    const address = options.clientAddress(c);
     if (!thread) {
+      // A POST refused for a limit must not leave its new thread behind (a retry would
+      // then need the token it was never given).
+      manager.checkAdmission(input, { address, threadExists: false, bytes });
       const fresh: ThreadRecord = {
         threadId,
         token: newToken(),
@@ -114,7 +118,6 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
         }
       }
     }
-    const address = options.clientAddress(c);
     const { created, run } = await manager.startRun(input, { address, threadExists, bytes });
     return created ? { created: run, thread } : { existing: run };
   };

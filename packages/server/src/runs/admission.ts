@@ -110,43 +110,56 @@ export class Admission {
     return ticket;
   }
 
-  private reserve(who: Applicant): Ticket {
+  /**
+   * The answer refusing `who` now by this instance's counts, or null; records nothing.
+   * Asked before a new thread is stored too, so a refused POST leaves no thread behind.
+   */
+  refusal(who: Applicant, now = Date.now()): ResumableError | null {
     const full = this.full();
-    if (full) throw full;
+    if (full) return full;
     const o = this.options;
     const running = this.byThread.get(who.threadId);
     if (running && running.size >= o.maxRunningRunsPerThread) {
-      throw runInProgress(who.threadId, [...running][0]!);
+      return runInProgress(who.threadId, [...running][0]!);
     }
-    const now = Date.now();
     const threadWait = this.threadRate.retryAfter(who.threadId, now);
     if (threadWait > 0) {
-      throw tooMany(
+      return tooMany(
         `thread ${who.threadId} started ${o.maxRunsPerMinutePerThread} runs in the last minute, its limit`,
         threadWait,
       );
     }
     const { address } = who;
+    if (address === null) return null;
+    const wait = this.addressRate.retryAfter(address, now);
+    if (wait > 0) {
+      return tooMany(
+        `this client started ${o.maxRunsPerMinutePerAddress} runs in the last minute, its limit`,
+        wait,
+      );
+    }
+    const bytesWait = this.addressBytes.retryAfter(address, now, who.bytes);
+    if (bytesWait > 0) {
+      return tooMany(
+        `this client sent ${o.maxPromptBytesPerMinutePerAddress} bytes of prompts in the last minute, its limit`,
+        bytesWait,
+      );
+    }
+    const count = this.byAddress.get(address) ?? 0;
+    if (count >= o.maxRunningRunsPerAddress) {
+      return tooMany(`this client has ${count} runs running, its limit`, 1);
+    }
+    return null;
+  }
+
+  private reserve(who: Applicant): Ticket {
+    const now = Date.now();
+    const refused = this.refusal(who, now);
+    if (refused) throw refused;
+    const running = this.byThread.get(who.threadId);
+    const { address } = who;
     if (address !== null) {
-      const wait = this.addressRate.retryAfter(address, now);
-      if (wait > 0) {
-        throw tooMany(
-          `this client started ${o.maxRunsPerMinutePerAddress} runs in the last minute, its limit`,
-          wait,
-        );
-      }
-      const bytesWait = this.addressBytes.retryAfter(address, now, who.bytes);
-      if (bytesWait > 0) {
-        throw tooMany(
-          `this client sent ${o.maxPromptBytesPerMinutePerAddress} bytes of prompts in the last minute, its limit`,
-          bytesWait,
-        );
-      }
-      const count = this.byAddress.get(address) ?? 0;
-      if (count >= o.maxRunningRunsPerAddress) {
-        throw tooMany(`this client has ${count} runs running, its limit`, 1);
-      }
-      this.byAddress.set(address, count + 1);
+      this.byAddress.set(address, (this.byAddress.get(address) ?? 0) + 1);
       this.addressRate.record(address, now);
       this.addressBytes.record(address, now, who.bytes);
     }

@@ -148,6 +148,22 @@ describe('abuse: per-client limits', () => {
     expect((await postRun(server.url, prompt('other', { tokens: 1 }), from('d'))).status).toBe(201);
   });
 
+  it('a POST refused for a limit stores no thread: its retry later creates it, with no token', async () => {
+    const server = await serve({ limits: { maxRunsPerMinutePerAddress: 1 } });
+    expect((await postRun(server.url, prompt('first', { tokens: 1 }), from('e'))).status).toBe(201);
+    const threadId = 'thread-refused-at-the-limit';
+    const over = await postRun(server.url, { ...prompt('second'), threadId }, from('e'));
+    expect(over.status).toBe(429);
+    expect(over.json.error.code).toBe('too_many_requests');
+    expect(await server.store.getThread(threadId)).toBeNull();
+    // The retry (another address here, standing in for the minute having passed) is a
+    // first POST of that thread again: 201 with its token, not 401.
+    const retry = await postRun(server.url, { ...prompt('second'), threadId }, from('f'));
+    expect(retry.status).toBe(201);
+    expect(retry.json.threadId).toBe(threadId);
+    expect(typeof retry.json.token).toBe('string');
+  });
+
   it('runs per minute per thread (its token): 429 with Retry-After', async () => {
     const server = await serve({ limits: { maxRunsPerMinutePerThread: 2 } });
     const first = await postRun(server.url, prompt('t0', { tokens: 1, tokensPerSecond: 0 }));
