@@ -154,7 +154,7 @@ describe('abuse: per-client limits', () => {
     const threadId = 'thread-refused-at-the-limit';
     const over = await postRun(server.url, { ...prompt('second'), threadId }, from('e'));
     expect(over.status).toBe(429);
-    expect(over.json.error.code).toBe('too_many_requests');
+    expect((over.json.error as { code: string }).code).toBe('too_many_requests');
     expect(await server.store.getThread(threadId)).toBeNull();
     // The retry (another address here, standing in for the minute having passed) is a
     // first POST of that thread again: 201 with its token, not 401.
