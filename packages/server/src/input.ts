@@ -66,8 +66,8 @@ export function parseRunRequest(body: unknown): RunRequest {
   const out: RunRequest = {
     ...(b as object),
     messages: parseMessages(b.messages),
-    tools: optionalArray(b.tools, 'tools'),
-    context: optionalArray(b.context, 'context'),
+    tools: optionalArray(b.tools, 'tools').map(checkTool),
+    context: optionalArray(b.context, 'context').map(checkContext),
   } as RunRequest;
   if (b.threadId !== undefined && b.threadId !== null) {
     if (typeof b.threadId !== 'string' || !isValidId(b.threadId)) {
@@ -103,10 +103,39 @@ export function parseRunRequest(body: unknown): RunRequest {
   return out;
 }
 
-function optionalArray(value: unknown, name: string): never[] {
+function optionalArray(value: unknown, name: string): unknown[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw bad(`${name} must be an array`);
-  return value as never[];
+  return value;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** An AG-UI tool: agents read its name, description and JSON-schema parameters. */
+function checkTool(tool: unknown, i: number): never {
+  if (!isObject(tool) || typeof tool.name !== 'string' || tool.name === '') {
+    throw bad(`tools[${i}] must be an object with a name (a non-empty string)`);
+  }
+  if (tool.description !== undefined && typeof tool.description !== 'string') {
+    throw bad(`tools[${i}].description must be a string`);
+  }
+  if (tool.parameters !== undefined && !isObject(tool.parameters)) {
+    throw bad(`tools[${i}].parameters must be a JSON schema object`);
+  }
+  return tool as never;
+}
+
+/** An AG-UI context entry: `{description, value}`, both strings. */
+function checkContext(entry: unknown, i: number): never {
+  if (
+    !isObject(entry) ||
+    typeof entry.description !== 'string' ||
+    typeof entry.value !== 'string'
+  ) {
+    throw bad(`context[${i}] must be {description, value} with strings`);
+  }
+  return entry as never;
 }
 
 function parseMessages(value: unknown): Message[] {
@@ -134,6 +163,9 @@ function parseMessages(value: unknown): Message[] {
       });
     }
     if (role === 'assistant') checkToolCalls((m as { toolCalls?: unknown }).toolCalls, where);
+    if (role === 'tool' && typeof (m as { toolCallId?: unknown }).toolCallId !== 'string') {
+      throw bad(`${where}.toolCallId must be a string (the tool call this message answers)`);
+    }
   });
   return value as Message[];
 }

@@ -1,6 +1,9 @@
 import { ResumableError } from '@resumable/protocol';
 import { type EventSourceMessage, EventSourceParserStream } from 'eventsource-parser/stream';
 
+/** Longest SSE line or event an upstream may send; past it the run ends `upstream_failed`. */
+export const UPSTREAM_MAX_EVENT_BYTES = 4 * 1024 * 1024;
+
 /**
  * The SSE messages of a streaming HTTP response (an upstream agent). A transport failure
  * mid-stream becomes `upstream_failed`; the caller decides whether an ending is early.
@@ -13,7 +16,8 @@ export async function* readSse(
   if (!response.body) throw new ResumableError('upstream_failed', `${what} sent no body`);
   const reader = response.body
     .pipeThrough(new TextDecoderStream())
-    .pipeThrough(new EventSourceParserStream())
+    // Bounded: one endless `data:` line must not be buffered whole.
+    .pipeThrough(new EventSourceParserStream({ maxBufferSize: UPSTREAM_MAX_EVENT_BYTES }))
     .getReader();
   try {
     for (;;) {
@@ -30,6 +34,12 @@ export async function* readSse(
         step = await Promise.race([reader.read(), idle]);
       } catch (error) {
         if (error instanceof ResumableError) throw error;
+        if ((error as { type?: unknown } | null)?.type === 'max-buffer-size-exceeded') {
+          throw new ResumableError(
+            'upstream_failed',
+            `${what} sent a line or event over ${UPSTREAM_MAX_EVENT_BYTES} bytes`,
+          );
+        }
         throw new ResumableError(
           'upstream_failed',
           `${what} dropped the connection mid-run: ${messageOf(error)}`,
@@ -95,13 +105,37 @@ export async function fetchUpstream(
     clearTimeout(timer);
   }
   if (!response.ok) {
-    const text = (await response.text().catch(() => '')).slice(0, 500);
+    const text = await readPrefix(response, 500, timeoutMs);
     throw new ResumableError(
       'upstream_failed',
       `${what} answered ${response.status}${text ? `: ${text}` : ''}`,
     );
   }
   return response;
+}
+
+/** The first `max` characters of a body, read within `timeoutMs`; the rest is never read. */
+async function readPrefix(response: Response, max: number, timeoutMs: number): Promise<string> {
+  const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
+  if (!reader) return '';
+  let text = '';
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), timeoutMs);
+  });
+  try {
+    while (text.length < max) {
+      const step = await Promise.race([reader.read(), late]);
+      if (step === null || step.done) break;
+      text += step.value;
+    }
+  } catch {
+    // What was read so far is all the message needs.
+  } finally {
+    clearTimeout(timer);
+    void reader.cancel().catch(() => {});
+  }
+  return text.slice(0, max);
 }
 
 export function messageOf(error: unknown): string {

@@ -152,6 +152,48 @@ describe('abuse: every run ends', () => {
     expect(snapshot.messages[0]?.content).toBe('before the stall');
   });
 
+  it('an AG-UI upstream sending one endless data: line ends upstream_failed at the buffer bound', async () => {
+    const chunk = 'x'.repeat(64 * 1024);
+    const url = await upstream((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify(start)}\n\n`);
+      res.write(`data: ${JSON.stringify(text('before the flood'))}\n\n`);
+      res.write('data: ');
+      // 8 MiB of one line (twice the bound), then the socket stays open: bounded either way.
+      let sent = 0;
+      const pump = () => {
+        while (sent < 128 && !res.destroyed) {
+          sent++;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+      };
+      pump();
+    });
+    const server = await serve(aguiProxyAgent({ url, idleTimeoutMs: 5_000 }));
+    const { last, snapshot } = await runToEnd(server);
+    expect(last).toEqual({
+      type: 'RUN_ERROR',
+      message: `the upstream AG-UI agent at ${url} sent a line or event over ${4 * 1024 * 1024} bytes`,
+      code: 'upstream_failed',
+    });
+    expect(snapshot.messages[0]?.content).toBe('before the flood');
+  });
+
+  it('an upstream error page is quoted by its first 500 characters, never read whole', async () => {
+    const url = await upstream((_req, res) => {
+      res.writeHead(502, { 'Content-Type': 'text/html' });
+      // A body that never ends: only its first 500 characters are read.
+      res.write('<html>'.padEnd(600, '!'));
+    });
+    const server = await serve(openaiAgent({ baseUrl: url, apiKey: 'k', timeoutMs: 2_000 }));
+    const { last } = await runToEnd(server);
+    expect(last).toEqual({
+      type: 'RUN_ERROR',
+      message: `the OpenAI-compatible endpoint ${url} answered 502: ${'<html>'.padEnd(500, '!')}`,
+      code: 'upstream_failed',
+    });
+  });
+
   it('an OpenAI-compatible upstream that never answers ends upstream_failed after timeoutMs', async () => {
     const url = await upstream(() => {
       // Reads the request, never answers.

@@ -92,6 +92,26 @@ describe.each(STORES)('abuse: validation before 201 on the $name store', ({ crea
       { messages: [{ id: 'a1', role: 'assistant', content: { a: 1 } }] },
       'messages[0].content must be a string',
     ],
+    [
+      'a tool that is null (an agent would read its name)',
+      { ...prompt('x'), tools: [null] },
+      'tools[0] must be an object with a name (a non-empty string)',
+    ],
+    [
+      'a tool whose parameters are a string',
+      { ...prompt('x'), tools: [{ name: 'f', parameters: 'any' }] },
+      'tools[0].parameters must be a JSON schema object',
+    ],
+    [
+      'a context entry that is null',
+      { ...prompt('x'), context: [null] },
+      'context[0] must be {description, value} with strings',
+    ],
+    [
+      'a tool message that answers no tool call',
+      { messages: [{ id: 't1', role: 'tool', content: '42' }] },
+      'messages[0].toolCallId must be a string (the tool call this message answers)',
+    ],
   ];
 
   it.each(cases)('%s answers 400 bad_request', async (_name, body, message) => {
