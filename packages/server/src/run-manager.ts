@@ -219,16 +219,19 @@ export class RunManager {
       },
     });
     this.active.set(input.runId, run);
+    let agentInput = input;
     try {
       if (this.store.acquireLease) {
         await this.store.acquireLease(input.runId, this.instanceId, this.leaseMs);
       }
+      // Read before this run's prompt is added, so the history holds the turns before it.
+      agentInput = await this.withHistory(input);
       const prompt = input.messages.filter((m) => m.role !== 'assistant' && m.role !== 'tool');
       if (prompt.length > 0) await this.store.putMessages(input.threadId, input.runId, prompt);
     } catch (error) {
       this.log(`run ${input.runId}: lease or history not saved: ${String(error)}`);
     }
-    void this.runToEnd(run, input, ticket);
+    void this.runToEnd(run, agentInput, ticket);
     return result;
   }
 
@@ -295,6 +298,18 @@ export class RunManager {
       run.end(lostEvent('the server shut down while the run was in progress'));
     }
     await Promise.all(runs.map((run) => run.done));
+  }
+
+  /** The agent's input: the thread's recent stored turns, then the request's messages. */
+  private async withHistory(input: RunAgentInput): Promise<RunAgentInput> {
+    const limit = this.limits.agentHistoryMessages;
+    if (limit <= 0) return input;
+    const page = await this.store.listMessages(input.threadId, null, limit);
+    // A request that repeats a stored message carries the conversation itself (an AG-UI
+    // HttpAgent sends it whole): it is taken as it is.
+    const sent = new Set(input.messages.map((m) => m.id));
+    if (page.messages.length === 0 || page.messages.some((m) => sent.has(m.id))) return input;
+    return { ...input, messages: [...page.messages, ...input.messages] };
   }
 
   /** Deletes events past retention now (also runs at start-up and every 10 minutes). */

@@ -68,4 +68,58 @@ describe('what the manager adds to an agent', () => {
       await server.close();
     }
   });
+
+  it('gives the agent the thread history before the new prompt (the client sends only its prompt)', async () => {
+    const seen: string[][] = [];
+    const agent: Agent = async function* (input) {
+      seen.push(input.messages.map((m) => `${m.role}:${m.id}:${String(m.content ?? '')}`));
+      yield {
+        type: EventType.TEXT_MESSAGE_START,
+        messageId: `reply-${input.runId}`,
+        role: 'assistant',
+      };
+      yield {
+        type: EventType.TEXT_MESSAGE_CONTENT,
+        messageId: `reply-${input.runId}`,
+        delta: `answer ${seen.length}`,
+      };
+      yield { type: EventType.TEXT_MESSAGE_END, messageId: `reply-${input.runId}` };
+    };
+    const server = await startServer({ port: 0, store: 'memory', agent, log: () => {} });
+    try {
+      const first = await postRun(server.url, prompt('my name is Ann', undefined, 'u1'));
+      await server.manager.waitForRun(first.json.runId);
+      const { threadId, token } = first.json;
+      const second = await postRun(
+        server.url,
+        { ...prompt("what's my name?", undefined, 'u2'), threadId },
+        bearer(token),
+      );
+      await server.manager.waitForRun(second.json.runId);
+      // A client that sends the conversation itself (an AG-UI HttpAgent) is taken as it is.
+      const third = await postRun(
+        server.url,
+        {
+          threadId,
+          messages: [
+            { id: 'u1', role: 'user', content: 'my name is Ann' },
+            { id: 'u3', role: 'user', content: 'again?' },
+          ],
+        },
+        bearer(token),
+      );
+      await server.manager.waitForRun(third.json.runId);
+      expect(seen).toEqual([
+        ['user:u1:my name is Ann'],
+        [
+          'user:u1:my name is Ann',
+          `assistant:reply-${first.json.runId}:answer 1`,
+          "user:u2:what's my name?",
+        ],
+        ['user:u1:my name is Ann', 'user:u3:again?'],
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
 });

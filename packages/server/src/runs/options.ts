@@ -56,6 +56,14 @@ export interface RunLimits extends ClientLimits {
    * @default 8388608 (8 MiB)
    */
   storeOutageBytes: number;
+  /**
+   * Most recent messages of the thread's stored history the agent gets before the
+   * request's own messages (a client sends only its new prompt; a model needs the turns
+   * before it). A request that repeats a stored message (same id) carries the conversation
+   * itself and is passed as it is. `0` turns it off.
+   * @default 100
+   */
+  agentHistoryMessages: number;
 }
 
 export const DEFAULT_LIMITS: RunLimits = {
@@ -69,6 +77,7 @@ export const DEFAULT_LIMITS: RunLimits = {
   maxBytesPerRun: 16 * 1024 * 1024,
   storeOutageMs: 30_000,
   storeOutageBytes: 8 * 1024 * 1024,
+  agentHistoryMessages: 100,
 };
 
 export interface RunManagerOptions {
