@@ -4,6 +4,7 @@ import type { Agent } from './agents/types.js';
 import { type Authorize, tokenPolicy } from './auth.js';
 import { createHttpApp } from './http.js';
 import { type RunLimits, RunManager } from './run-manager.js';
+import { DEFAULT_LIMITS } from './runs/options.js';
 import { openStore } from './stores/open.js';
 import type { EventStore } from './stores/types.js';
 
@@ -110,9 +111,18 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
  * (Node via `startServer`, Next.js route handlers, Bun, Deno).
  */
 export function createResumableApp(options: ResumableServerOptions = {}): ResumableApp {
+  const { maxBodyBytes: _body, ...runLimits } = options.limits ?? {};
+  const maxBodyBytes = options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const promptBudget =
+    runLimits.maxPromptBytesPerMinutePerAddress ?? DEFAULT_LIMITS.maxPromptBytesPerMinutePerAddress;
+  // A body the per-minute budget can never take would answer 429 to every retry for good.
+  if (maxBodyBytes > promptBudget) {
+    throw new RangeError(
+      `limits.maxBodyBytes (${maxBodyBytes}) must not exceed limits.maxPromptBytesPerMinutePerAddress (${promptBudget})`,
+    );
+  }
   const store =
     typeof options.store === 'object' ? options.store : openStore(options.store ?? 'memory');
-  const { maxBodyBytes: _body, ...runLimits } = options.limits ?? {};
   const manager = new RunManager({
     store,
     agent: options.agent ?? scriptedAgent(),
@@ -136,7 +146,7 @@ export function createResumableApp(options: ResumableServerOptions = {}): Resuma
     manager,
     authorize: options.authorize ?? tokenPolicy,
     corsOrigins: options.cors?.origins ?? [],
-    maxBodyBytes: options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    maxBodyBytes,
     basePath: options.basePath ?? '',
     ready,
     ...(options.clientAddress ? { clientAddress: options.clientAddress } : {}),

@@ -4,7 +4,13 @@ import { cors } from 'hono/cors';
 import { type Authorize, tokenOf } from './auth.js';
 import { RouteContext } from './http/context.js';
 import { errorResponse } from './http/errors.js';
-import { errorFor, jsonBodiesOnly, refuseHead } from './http/guards.js';
+import {
+  allowedMethod,
+  errorFor,
+  jsonBodiesOnly,
+  methodNotAllowed,
+  refuseHead,
+} from './http/guards.js';
 import { postRunsRoute } from './http/post-runs.js';
 import { runRoutes } from './http/run-routes.js';
 import { threadRoutes } from './http/thread-routes.js';
@@ -35,7 +41,7 @@ export function createHttpApp(options: HttpOptions): Hono {
   const app = options.basePath && options.basePath !== '/' ? root.basePath(options.basePath) : root;
 
   root.onError(errorFor);
-  root.use('*', refuseHead);
+  root.use('*', refuseHead(options.basePath || '/'));
   const ready = options.ready;
   if (ready) {
     root.use('*', async (_c, next) => {
@@ -43,9 +49,14 @@ export function createHttpApp(options: HttpOptions): Hono {
       await next();
     });
   }
-  root.notFound((c) =>
-    errorResponse(new ResumableError('not_found', `no route ${c.req.method} ${c.req.path}`)),
-  );
+  root.notFound((c) => {
+    // A protocol path asked with another method is a 405 naming the one it serves.
+    const allow = allowedMethod(options.basePath || '/', c.req.path);
+    if (allow && c.req.method !== 'OPTIONS') {
+      return errorResponse(methodNotAllowed(c.req.method, allow));
+    }
+    return errorResponse(new ResumableError('not_found', `no route ${c.req.method} ${c.req.path}`));
+  });
 
   if (options.corsOrigins.length > 0) {
     const allowed = new Set(options.corsOrigins);

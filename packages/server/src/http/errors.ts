@@ -11,7 +11,10 @@ export function errorResponse(error: unknown): Response {
   if (resumable.code === 'too_many_requests') {
     headers['Retry-After'] = String(resumable.retryAfter ?? 1);
   }
-  if (resumable.code === 'method_not_allowed') headers.Allow = 'GET, POST';
+  if (resumable.code === 'method_not_allowed') {
+    const allow = (resumable as { allow?: unknown }).allow;
+    headers.Allow = typeof allow === 'string' ? allow : 'GET, POST';
+  }
   const body: { error: Record<string, unknown> } = resumable.toBody();
   // A 409 run_in_progress names the running run, so the client can follow it.
   const runId = (resumable as { runId?: unknown }).runId;

@@ -5,16 +5,45 @@ import { errorResponse } from './errors.js';
 /** Set by a route once it has read the whole request body. */
 export const BODY_READ = 'resumableBodyRead';
 
+/** The method each protocol.md route serves, by the shape of its path under the base. */
+const ROUTES: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^\/runs\/?$/, 'POST'],
+  [/^\/runs\/[^/]+\/?$/, 'GET'],
+  [/^\/runs\/[^/]+\/events\/?$/, 'GET'],
+  [/^\/runs\/[^/]+\/cancel\/?$/, 'POST'],
+  [/^\/threads\/[^/]+\/?$/, 'GET'],
+  [/^\/threads\/[^/]+\/messages\/?$/, 'GET'],
+];
+
+/** The method `path` (under `basePath`) is served with, or null for no such route. */
+export function allowedMethod(basePath: string, path: string): string | null {
+  const base = basePath === '/' ? '' : basePath.replace(/\/$/, '');
+  if (!path.startsWith(base)) return null;
+  const rest = path.slice(base.length);
+  return ROUTES.find(([shape]) => shape.test(rest))?.[1] ?? null;
+}
+
+/** `405 method_not_allowed` naming the method the route serves (its `Allow` header). */
+export function methodNotAllowed(method: string, allow: string): ResumableError {
+  const error = new ResumableError(
+    'method_not_allowed',
+    `${method} is not served here: use ${allow}`,
+  );
+  return Object.assign(error, { allow });
+}
+
 /**
  * `HEAD` is answered `405` on every route: Hono would run the `GET` handler for it and
  * drop the body unread, leaving an event stream (and its subscriber slot) open for good.
  */
-export const refuseHead: MiddlewareHandler = async (c, next) => {
-  if (c.req.method === 'HEAD') {
-    throw new ResumableError('method_not_allowed', 'HEAD is not served here: use GET');
-  }
-  await next();
-};
+export function refuseHead(basePath: string): MiddlewareHandler {
+  return async (c, next) => {
+    if (c.req.method === 'HEAD') {
+      throw methodNotAllowed('HEAD', allowedMethod(basePath, c.req.path) ?? 'GET');
+    }
+    await next();
+  };
+}
 
 /**
  * A `POST` body must be `application/json`: a form or `text/plain` POST is what any web
