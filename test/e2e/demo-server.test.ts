@@ -59,6 +59,23 @@ describe('the demo API server', () => {
     });
   });
 
+  test('the agent behind the chaos wrapper still checks its knobs at POST (400, not a 201 that fails)', async () => {
+    expect(
+      await post('runs', {
+        messages: [{ id: 'u1', role: 'user', content: 'x' }],
+        forwardedProps: { script: { tokens: 1e9 } },
+      }),
+    ).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: 'bad_request',
+          message: 'script.tokens must be an integer from 0 to 1000000',
+        },
+      },
+    });
+  });
+
   test('slow takes a delay from 0 to 5000 ms and refuses anything else', async () => {
     expect(await post('__chaos/slow', { delayMs: 120 })).toEqual({
       status: 200,

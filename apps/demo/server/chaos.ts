@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Agent } from '@resumable/server';
 import { RESTART_EXIT_CODE } from './supervisor.js';
 
 /**
@@ -33,10 +34,11 @@ export interface Chaos {
   fetch(request: Request): Promise<Response>;
   /** The current extra delay per event, in ms. */
   readonly delayMs: number;
-  /** Wraps an agent so "slow the stream" applies to runs already going. */
-  slow<I, C extends { signal: AbortSignal }, E>(
-    agent: (input: I, context: C) => AsyncIterable<E>,
-  ): (input: I, context: C) => AsyncIterable<E>;
+  /**
+   * Wraps an agent so "slow the stream" applies to runs already going; its `validate`
+   * (the checks a `POST` runs before answering 201) is kept.
+   */
+  slow(agent: Agent): Agent;
 }
 
 const json = (body: unknown, status = 200) =>
@@ -61,13 +63,15 @@ export function createChaos(options: ChaosOptions): Chaos {
       return delayMs;
     },
     slow(agent) {
-      return async function* slowed(input, context) {
+      const slowed: Agent = async function* (input, context) {
         for await (const event of agent(input, context)) {
           // Read per event, so the switch takes effect in the middle of an answer.
           if (delayMs > 0) await sleep(delayMs, undefined, { signal: context.signal });
           yield event;
         }
       };
+      if (agent.validate) slowed.validate = agent.validate;
+      return slowed;
     },
     async fetch(request) {
       const action = new URL(request.url).pathname.slice(CHAOS_PREFIX.length);
