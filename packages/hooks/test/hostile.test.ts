@@ -577,6 +577,25 @@ describe('5. only the server is trusted as the server', () => {
     expect(await storage.get(runRecordKey('k'))).toBeUndefined();
   });
 
+  for (const [status, code] of [
+    [502, 'run_not_found'],
+    [500, 'thread_not_found'],
+    [404, 'corrupt_record'],
+  ] as const) {
+    it(`a ${status} whose JSON says ${code} is not the server's word: retried, record kept`, async () => {
+      const storage = createMemoryStorage();
+      server.handler = (hit, _req, res) =>
+        hit.route === 'events' && hit.n <= 2 ? server.error(res, status, code) : false;
+      const h = open({ storage });
+      await begin(h);
+      await waitFor(() => server.count('events') >= 2, 'two proxy answers');
+      expect(state(h).connection.lastError).toMatchObject({ code: 'unexpected_response', status });
+      expect(await storage.get(runRecordKey('k'))).toMatchObject({ runId: RUN });
+      await finishes(h);
+      expect(afters()).toEqual([0, 0, 0]);
+    });
+  }
+
   for (const [status, name] of [
     [408, 'a 408 Request Timeout'],
     [425, 'a 425 Too Early'],

@@ -124,15 +124,16 @@ export function isResumableError(value: unknown): value is ResumableError {
 
 /**
  * Reads an error response into a typed error. Only the server's own error shape
- * (`{"error":{"code":<a known code>,"message":<text>}}`) is trusted as the server's word;
- * anything else — a proxy's HTML 404, a captive portal, a load balancer's 502 page, a JSON
- * body of another shape — is `unexpected_response` (retryable, never a reason to delete a
- * record), keeping the status for display.
+ * (`{"error":{"code":<a code the server sends over HTTP>,"message":<text>}}`) at that code's
+ * own status (`HTTP_STATUS_BY_CODE`) is trusted as the server's word; anything else — a
+ * proxy's HTML 404, a captive portal, a 502 whose JSON says `run_not_found`, a body naming a
+ * client-only code (`corrupt_record`) — is `unexpected_response` (retryable, never a reason
+ * to delete a record), keeping the status for display.
  */
 export function errorFromBody(status: number, body: unknown, retryAfter?: number): ResumableError {
   const options = { status, ...(retryAfter === undefined ? {} : { retryAfter }) };
   const own = serverErrorOf(body);
-  if (own !== null) {
+  if (own !== null && HTTP_STATUS_BY_CODE[own.code] === status) {
     return new ResumableError(own.code, own.message, {
       ...options,
       ...(own.runId === undefined ? {} : { runId: own.runId }),
