@@ -4,6 +4,8 @@
  * hangs. Every case ends in the exact text or a typed error, within a bounded time and a
  * bounded number of requests, with no unhandled rejection. Short timeouts keep it fast.
  */
+
+import type { ServerResponse } from 'node:http';
 import type { AGUIEvent } from '@resumable/protocol';
 import { createRunState, encodeFrameJson } from '@resumable/protocol';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -627,6 +629,45 @@ describe('5. only the server is trusted as the server', () => {
     const h = open();
     await expect(begin(h)).rejects.toMatchObject({ code: 'unexpected_response' });
     expect(state(h).runId).toBeNull();
+  });
+
+  for (const [name, answer] of [
+    ['an empty 204', (res: ServerResponse) => server.noContent(res)],
+    [
+      'an empty 200 text/html',
+      (res: ServerResponse) => {
+        res.writeHead(200, { 'Content-Type': 'text/html' }).end();
+        return true as const;
+      },
+    ],
+    ['a 201 {} without ids', (res: ServerResponse) => server.json(res, 201, {})],
+  ] as const) {
+    it(`a POST /runs answered with ${name} is no started run, even when the request named its ids`, async () => {
+      server.handler = (hit, _req, res) => (hit.route === 'start' ? answer(res) : false);
+      const h = open();
+      await expect(begin(h)).rejects.toMatchObject({ code: 'unexpected_response' });
+      expect(state(h).runId).toBeNull();
+      expect(server.count('events')).toBe(0);
+    });
+  }
+
+  it('a chat prompt answered 204 stays in the outbox and is sent again: one run, exact text', async () => {
+    server.handler = (hit, _req, res) =>
+      hit.route === 'start' && hit.n === 1 ? server.noContent(res) : false;
+    const client = chatClient();
+    const chat = client.chatSession('c', { threadId: THREAD, token: TOKEN });
+    const release = chat.retain();
+    await chat.send('hello');
+    await waitFor(
+      () => assistantText(chat.getState().messages) === 'second',
+      'the reply',
+      BOUND_MS,
+    );
+    expect(server.count('start')).toBe(2);
+    expect(chat.getState().outbox).toEqual([]);
+    expect(chat.getState().messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    release();
+    await client.dispose();
   });
 
   it('a JSON error with a code this kit does not know is unexpected_response, record kept', async () => {
