@@ -771,6 +771,25 @@ describe('6 and 7. a linear fold, a truthful state', () => {
   });
 });
 
+describe('a run the server ended for its store', () => {
+  it('RUN_ERROR code store_unavailable keeps its code: the run ended there, text kept, no retry', async () => {
+    server.events = [
+      ...runEvents(DELTAS).slice(0, 4),
+      { type: 'RUN_ERROR', code: 'store_unavailable', message: 'the store went away' },
+    ] as AGUIEvent[];
+    const h = open();
+    await begin(h);
+    await waitFor(() => state(h).status === 'error', 'the run error', BOUND_MS);
+    expect(state(h).error).toMatchObject({
+      code: 'store_unavailable',
+      message: 'the store went away',
+    });
+    expect(text(h)).toBe('Whole answers, ');
+    await new Promise((r) => setTimeout(r, 150));
+    expect(server.count('events')).toBe(1);
+  });
+});
+
 describe('#11: a prompt into a thread with a running run', () => {
   it('409 run_in_progress: follows the running run, then sends the prompt exactly once', async () => {
     let conflict = true;

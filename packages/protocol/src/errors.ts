@@ -11,6 +11,8 @@ export const RUN_ERROR_CODES = [
   'agent_timeout',
   'run_timeout',
   'run_too_large',
+  // The run's store was unreachable past the server's grace: it ended the run (protocol.md).
+  'store_unavailable',
 ] as const;
 
 export const ERROR_CODES = [
@@ -24,7 +26,7 @@ export const ERROR_CODES = [
   'offset_ahead',
   'payload_too_large',
   'too_many_requests',
-  'store_unavailable',
+  // (`store_unavailable`, a 503, is also a run's end: listed with RUN_ERROR_CODES.)
   // A POST whose body is not application/json (a cross-site form or text/plain request).
   'unsupported_media_type',
   // A thread already has a running run; the error body names it (`runId`).
@@ -177,6 +179,7 @@ export const ERROR_ACTIONS: Readonly<Record<ErrorCode, ErrorAction>> = {
   offset_ahead: 'snapshot',
   payload_too_large: 'stop',
   too_many_requests: 'retry',
+  // As a 503, retried; as a run's RUN_ERROR the run is over (a terminal state, not acted on).
   store_unavailable: 'retry',
   unsupported_media_type: 'stop',
   // The prompt waits for the running run the body names, then goes out (the chat's outbox).
