@@ -771,6 +771,35 @@ describe('6 and 7. a linear fold, a truthful state', () => {
   });
 });
 
+describe('3b. the outbox is bounded', () => {
+  it('past maxOutbox send() rejects with too_many_requests; the queued ones go out once, optimistic entries cleared', async () => {
+    const online = createManualSignal(false);
+    const client = chatClient(online);
+    const chat = client.chatSession('c', { threadId: THREAD, token: TOKEN, maxOutbox: 3 });
+    const release = chat.retain();
+    for (const text of ['one', 'two', 'three']) await chat.send(text);
+    await expect(chat.send('four')).rejects.toMatchObject({ code: 'too_many_requests' });
+    expect(chat.getState().outbox.map((o) => o.text)).toEqual(['one', 'two', 'three']);
+    expect(chat.optimistic.size).toBe(3);
+    online.set(true);
+    await waitFor(
+      () => chat.getState().outbox.length === 0 && chat.run.getState().status === 'finished',
+      'all three sent',
+      BOUND_MS,
+    );
+    expect(server.count('start')).toBe(3);
+    expect(
+      chat
+        .getState()
+        .messages.filter((m) => m.role === 'user')
+        .map((m) => m.content),
+    ).toEqual(['one', 'two', 'three']);
+    expect(chat.optimistic.size).toBe(0);
+    release();
+    await client.dispose();
+  });
+});
+
 describe('a run the server ended for its store', () => {
   it('RUN_ERROR code store_unavailable keeps its code: the run ended there, text kept, no retry', async () => {
     server.events = [
@@ -823,14 +852,14 @@ describe('#11: a prompt into a thread with a running run', () => {
   });
 });
 
-function chatClient(): ResumableClient {
+function chatClient(online = createManualSignal(true)): ResumableClient {
   return new ResumableClient({
     ...FAST,
     endpoint: server.url,
     storage: createMemoryStorage(),
     onWarning: () => {},
     env: {
-      online: createManualSignal(true),
+      online,
       visible: createManualSignal(true),
       onPageHide: () => () => {},
     },

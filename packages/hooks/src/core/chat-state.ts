@@ -12,6 +12,11 @@ export interface ChatSessionOptions extends RunSessionOptions {
   token?: string;
   /** Messages per history page. @default 50 */
   pageSize?: number;
+  /**
+   * Prompts the outbox holds at most (offline, or behind a streaming reply); `send()`
+   * past it rejects with `too_many_requests`. @default 50
+   */
+  maxOutbox?: number;
   /** Extra `RunAgentInput` fields sent with every prompt (tools, context, forwardedProps…). */
   runInput?: Record<string, unknown>;
 }
@@ -36,6 +41,8 @@ export interface TabRunMessage {
   token: string | null;
   prompt: ChatMessage;
 }
+
+export const DEFAULT_MAX_OUTBOX = 50;
 
 export const chatRecordKey = (key: string) => `chat:${key}`;
 

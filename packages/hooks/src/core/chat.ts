@@ -6,21 +6,22 @@ import {
   chatRecordKey,
   chatRecordOf,
   composeMessages,
+  DEFAULT_MAX_OUTBOX,
   emptyChatState,
   isBusy,
   loadChatRecord,
-  optimisticMessage,
   parseTabMessage,
   settledMessages,
   withItemError,
 } from './chat-state.js';
 import type { TabChannel } from './env.js';
 import { KeepAlive } from './keepalive.js';
+import { OptimisticMessages } from './optimistic.js';
 import { Retrier } from './retrier.js';
 import type { RunSession } from './session.js';
 import { toResumable } from './session.js';
 import type { RunSessionState } from './store.js';
-import type { ChatMessage, OutboxItem } from './types.js';
+import type { OutboxItem } from './types.js';
 
 export type { ChatRecord, ChatSessionOptions, ChatState } from './chat-state.js';
 export { chatRecordKey } from './chat-state.js';
@@ -39,7 +40,8 @@ export class ChatSession {
   private loading: Promise<void> | null = null;
   private draining: Promise<void> | null = null;
   private disposed = false;
-  private optimistic = new Map<string, ChatMessage>();
+  /** Read by tests: bounded by the outbox (entries leave when their run is confirmed). */
+  readonly optimistic = new OptimisticMessages();
   private channel: TabChannel | null = null;
   private lastCompose: unknown[] = [];
   /** The prompt POST's failures in a row and its pending retry. */
@@ -176,7 +178,8 @@ export class ChatSession {
 
   /**
    * Sends a prompt. Shown at once (optimistic); while offline or while a reply streams it
-   * waits in the persisted outbox and goes out when it can.
+   * waits in the persisted outbox and goes out when it can. Rejects with
+   * `too_many_requests` when `maxOutbox` prompts already wait.
    */
   async send(text: string): Promise<void> {
     const trimmed = text.trim();
@@ -189,6 +192,11 @@ export class ChatSession {
       messageId: env.randomUUID(),
     };
     const { outbox, sending } = this.getState();
+    const max = this.options.maxOutbox ?? DEFAULT_MAX_OUTBOX;
+    if (outbox.length >= max) {
+      // Transient like a 429: the queue drains as replies end; the text is the caller's to keep.
+      throw new ResumableError('too_many_requests', `${max} prompts are already waiting`);
+    }
     // Shown as "sending" straight away when it will go out now, "queued" otherwise.
     const now = outbox.length === 0 && sending === null && env.online.get() && !this.busy();
     this.store.setState({
@@ -259,7 +267,7 @@ export class ChatSession {
 
   private async dispatch(item: OutboxItem): Promise<boolean> {
     const { threadId, token } = this.getState();
-    const message = this.userMessage(item);
+    const message = this.optimistic.of(item);
     this.settleCurrent();
     this.store.setState({ sending: item });
     this.compose();
@@ -273,6 +281,7 @@ export class ChatSession {
       });
       const outbox = this.getState().outbox.filter((o) => o.runId !== item.runId);
       const { pending: _p, ...accepted } = message;
+      this.optimistic.delete(item.runId);
       this.retries.succeeded();
       this.store.setState({
         threadId: started.threadId,
@@ -346,12 +355,6 @@ export class ChatSession {
     this.store.setState({ settled: [...settled, ...done], prompt: null });
   }
 
-  private userMessage(item: OutboxItem): ChatMessage {
-    const message = this.optimistic.get(item.runId) ?? optimisticMessage(item);
-    this.optimistic.set(item.runId, message);
-    return message;
-  }
-
   private async persist(): Promise<void> {
     try {
       await this.run.storage.update(chatRecordKey(this.options.key), () =>
@@ -387,13 +390,9 @@ export class ChatSession {
     ];
     if (parts.every((part, i) => part === this.lastCompose[i])) return;
     this.lastCompose = parts;
-    const messages = composeMessages(chat, run.messages, run.runId, (item, pending) => {
-      const base = this.userMessage(item);
-      if (base.pending === pending) return base;
-      const next = { ...base, pending } as ChatMessage;
-      this.optimistic.set(item.runId, next);
-      return next;
-    });
+    const messages = composeMessages(chat, run.messages, run.runId, (item, pending) =>
+      this.optimistic.of(item, pending),
+    );
     this.store.setState({ messages });
   }
 }
