@@ -1,6 +1,7 @@
 import { isTerminalStatus, ResumableError } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import { createStore } from 'zustand/vanilla';
+import { loadHistoryPage } from './chat-history.js';
 import type { ChatSessionOptions, ChatState, TabRunMessage } from './chat-state.js';
 import {
   chatRecordKey,
@@ -148,25 +149,7 @@ export class ChatSession {
   }
 
   private async loadPage(before: string | null): Promise<void> {
-    const { threadId, token } = this.getState();
-    if (!threadId) return;
-    this.store.setState({ isLoadingOlder: true });
-    try {
-      const page = await this.run.api.getThreadMessages(threadId, token, {
-        before,
-        limit: this.options.pageSize ?? 50,
-      });
-      const history =
-        before === null ? page.messages : [...page.messages, ...this.getState().history];
-      this.store.setState({
-        history,
-        nextBefore: page.nextBefore,
-        hasOlder: page.nextBefore !== null,
-        isLoadingOlder: false,
-      });
-    } catch (error) {
-      this.store.setState({ isLoadingOlder: false, error: toResumable(error) });
-    }
+    await loadHistoryPage(this.store, this.run.api, this.options.pageSize ?? 50, before);
     this.compose();
   }
 
@@ -179,11 +162,12 @@ export class ChatSession {
   /**
    * Sends a prompt. Shown at once (optimistic); while offline or while a reply streams it
    * waits in the persisted outbox and goes out when it can. Rejects with
-   * `too_many_requests` when `maxOutbox` prompts already wait.
+   * `too_many_requests` when `maxOutbox` prompts already wait. Resolves with the run id
+   * the prompt starts (`null` for an empty prompt) once it is queued and a send tried.
    */
-  async send(text: string): Promise<void> {
+  async send(text: string): Promise<string | null> {
     const trimmed = text.trim();
-    if (trimmed === '') return;
+    if (trimmed === '') return null;
     const env = this.run.env;
     const item: OutboxItem = {
       runId: env.randomUUID(),
@@ -207,6 +191,21 @@ export class ChatSession {
     this.compose();
     await this.persist();
     await this.drain();
+    return item.runId;
+  }
+
+  /**
+   * Takes back a prompt that has not gone out (queued, or refused): removed from the
+   * outbox and the record. False when it is unknown or its POST is in flight.
+   */
+  async discard(runId: string): Promise<boolean> {
+    const { outbox, sending } = this.getState();
+    if (sending?.runId === runId || !outbox.some((o) => o.runId === runId)) return false;
+    this.optimistic.delete(runId);
+    this.store.setState({ outbox: outbox.filter((o) => o.runId !== runId) });
+    this.compose();
+    await this.persist();
+    return true;
   }
 
   async stop(): Promise<void> {

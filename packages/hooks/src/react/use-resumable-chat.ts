@@ -37,7 +37,13 @@ export function useResumableChat(options: UseResumableChatOptions = {}): Resumab
   useRetained(chat);
   const chatState = useStore(chat.store, useShallow(selectChat));
   const runState = useStore(chat.run.store, useShallow(selectRun));
-  const send = useCallback((text: string) => chat.send(text), [chat]);
+  // The controller's send stays Promise<void>; the run id is `ChatSession.send`'s.
+  const send = useCallback(
+    async (text: string) => {
+      await chat.send(text);
+    },
+    [chat],
+  );
   const stop = useCallback(() => chat.stop(), [chat]);
   const retry = useCallback(() => chat.retry(), [chat]);
   const loadOlder = useCallback(() => chat.loadOlder(), [chat]);
