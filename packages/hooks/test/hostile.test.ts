@@ -800,6 +800,36 @@ describe('3b. the outbox is bounded', () => {
   });
 });
 
+describe('3c. a server down while the browser is online', () => {
+  it('a prompt refused by a closed port is retried by the policy (nextRetryAt shown) and POSTed once when the server is back', async () => {
+    const port = Number(new URL(server.url).port);
+    await server.close();
+    const client = chatClient();
+    const chat = client.chatSession('c', { threadId: THREAD, token: TOKEN });
+    const release = chat.retain();
+    await chat.send('are you there?');
+    await waitFor(
+      () => (chat.run.getState().connection.nextRetryAt ?? 0) > 0,
+      'a retry scheduled',
+      BOUND_MS,
+    );
+    expect(chat.run.getState().connection.lastError?.code).toBe('network');
+    expect(chat.getState().outbox.map((o) => o.text)).toEqual(['are you there?']);
+    // Back on the same port, with no online event and no user action.
+    server = await new HostileServer().start(port);
+    await waitFor(
+      () => assistantText(chat.getState().messages) === 'second',
+      'the reply',
+      BOUND_MS,
+    );
+    expect(server.count('start')).toBe(1);
+    expect(chat.getState().outbox).toEqual([]);
+    expect(chat.run.getState().connection.nextRetryAt).toBeNull();
+    release();
+    await client.dispose();
+  });
+});
+
 describe('a run the server ended for its store', () => {
   it('RUN_ERROR code store_unavailable keeps its code: the run ended there, text kept, no retry', async () => {
     server.events = [

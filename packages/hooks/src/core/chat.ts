@@ -6,7 +6,6 @@ import type { ChatSessionOptions, ChatState, TabRunMessage } from './chat-state.
 import {
   chatRecordKey,
   chatRecordOf,
-  composeMessages,
   DEFAULT_MAX_OUTBOX,
   emptyChatState,
   isBusy,
@@ -44,7 +43,6 @@ export class ChatSession {
   /** Read by tests: bounded by the outbox (entries leave when their run is confirmed). */
   readonly optimistic = new OptimisticMessages();
   private channel: TabChannel | null = null;
-  private lastCompose: unknown[] = [];
   /** The prompt POST's failures in a row and its pending retry. */
   private readonly retries: Retrier;
 
@@ -282,6 +280,7 @@ export class ChatSession {
       const { pending: _p, ...accepted } = message;
       this.optimistic.delete(item.runId);
       this.retries.succeeded();
+      this.run.noteRetry(null);
       this.store.setState({
         threadId: started.threadId,
         token: started.token ?? token,
@@ -317,7 +316,12 @@ export class ChatSession {
       this.store.setState({ sending: null, error: stop, outbox });
       this.compose();
       await this.persist();
-      if (verdict.retry) this.retries.schedule(typed, () => !this.disposed && void this.drain());
+      // Retried by the policy whatever the `online` signal says (a server down, a browser
+      // online); the wait is shown as the run's `connection.nextRetryAt`.
+      const delay = verdict.retry
+        ? this.retries.schedule(typed, () => !this.disposed && void this.drain())
+        : null;
+      this.run.noteRetry(delay === null ? null : this.run.env.now() + delay);
       return false;
     }
   }
@@ -371,27 +375,9 @@ export class ChatSession {
       this.store.setState({ threadId: state.threadId });
   }
 
-  /**
-   * One list for the transcript (`composeMessages`), rebuilt only when one of its parts
-   * changed.
-   */
+  /** The transcript, republished only when one of its parts changed. */
   private compose(): void {
-    const chat = this.getState();
-    const run = this.run.getState();
-    const parts = [
-      chat.history,
-      chat.settled,
-      chat.prompt,
-      chat.sending,
-      chat.outbox,
-      run.messages,
-      run.runId,
-    ];
-    if (parts.every((part, i) => part === this.lastCompose[i])) return;
-    this.lastCompose = parts;
-    const messages = composeMessages(chat, run.messages, run.runId, (item, pending) =>
-      this.optimistic.of(item, pending),
-    );
-    this.store.setState({ messages });
+    const messages = this.optimistic.compose(this.getState(), this.run.getState());
+    if (messages !== null) this.store.setState({ messages });
   }
 }
