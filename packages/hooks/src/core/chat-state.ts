@@ -64,6 +64,11 @@ export interface ChatState {
   error: ResumableError | null;
   /** History, settled runs, the current run and the outbox, deduplicated by id. */
   messages: readonly ChatMessage[];
+  /**
+   * True once both persisted records (the chat's and its run's) are read and composed: the
+   * first state with it already holds the stored prompt and reply together.
+   */
+  hydrated: boolean;
 }
 
 export function parseChatRecord(value: unknown, key: string): ChatRecord | ResumableError | null {
@@ -104,6 +109,7 @@ export function emptyChatState(threadId: string | null, token: string | null): C
     isLoadingOlder: false,
     error: null,
     messages: [],
+    hydrated: false,
   };
 }
 

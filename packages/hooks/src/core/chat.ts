@@ -95,7 +95,7 @@ export class ChatSession {
     );
     this.compose();
     this.loading ??= this.load().catch((error) => {
-      this.store.setState({ error: toResumable(error) });
+      this.store.setState({ error: toResumable(error), hydrated: true });
     });
   }
 
@@ -124,6 +124,7 @@ export class ChatSession {
       this.store.setState({ threadId: runState.threadId });
     }
     this.compose();
+    this.store.setState({ hydrated: true });
     const { threadId, token } = this.getState();
     if (threadId) {
       await Promise.all([this.loadPage(null), this.joinActiveRun(threadId, token)]);
@@ -229,7 +230,7 @@ export class ChatSession {
     this.retries.reset();
     void this.run.clear();
     this.optimistic.clear();
-    this.store.setState(emptyChatState(null, null));
+    this.store.setState({ ...emptyChatState(null, null), hydrated: this.getState().hydrated });
     this.compose();
     void this.run.storage.delete(chatRecordKey(this.options.key)).catch(() => {});
   }

@@ -19,8 +19,9 @@ export interface UseResumableChatOptions extends Partial<Omit<ChatSessionOptions
 /** What `useResumableChat` returns: the controller, plus whether the record has been read. */
 export interface ResumableChatController extends ChatController {
   /**
-   * False until the persisted record has been read: a UI shows nothing yet rather than an
-   * empty conversation, so a reload does not flash one.
+   * False until the persisted records (the chat's and its run's) have been read: a UI
+   * shows nothing yet rather than an empty conversation, so a reload does not flash one,
+   * and the stored prompt and reply arrive in the same update.
    */
   hydrated: boolean;
 }
@@ -64,7 +65,7 @@ export function useResumableChat(options: UseResumableChatOptions = {}): Resumab
       outbox: chatState.outbox,
       hasOlder: chatState.hasOlder,
       isLoadingOlder: chatState.isLoadingOlder,
-      hydrated: runState.hydrated,
+      hydrated: chatState.hydrated,
       send,
       stop,
       retry,
@@ -82,6 +83,7 @@ const selectChat = (s: ChatState) => ({
   outbox: s.outbox,
   hasOlder: s.hasOlder,
   isLoadingOlder: s.isLoadingOlder,
+  hydrated: s.hydrated,
 });
 
 const selectRun = (s: RunSessionState) => ({
@@ -91,5 +93,4 @@ const selectRun = (s: RunSessionState) => ({
   connection: s.connection,
   error: s.error,
   stopped: s.stopped,
-  hydrated: s.hydrated,
 });
