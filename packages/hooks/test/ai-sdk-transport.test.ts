@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ResumableChatTransport } from '../src/ai-sdk/index.js';
 import { partsOf, segmentsOf } from '../src/ai-sdk/index.js';
 import type { RecordStorage } from '../src/core/index.js';
-import { createMemoryStorage } from '../src/core/index.js';
+import { chatRecordKey, createManualSignal, createMemoryStorage } from '../src/core/index.js';
 import { openTransport } from './ai-sdk-util.js';
 import { waitFor } from './util.js';
 
@@ -114,6 +114,45 @@ describe('ResumableChatTransport', () => {
     // Finished: nothing to resume.
     expect(await t.reconnectToStream({ chatId: 'c' })).toBeNull();
   });
+
+  for (const how of ['timeout', 'abort'] as const) {
+    it(`a prompt given up on offline (${how}) is taken back: back online, it is never POSTed`, async () => {
+      const online = createManualSignal(false);
+      const storage = createMemoryStorage();
+      const posts: string[] = [];
+      const t = openTransport(server.url, {
+        storage,
+        online,
+        startTimeoutMs: 150,
+        env: {
+          fetch: (input, init) => {
+            if (init?.method === 'POST' && String(input).endsWith('/runs'))
+              posts.push(String(input));
+            return globalThis.fetch(input, init);
+          },
+        },
+      });
+      transports.push(t);
+      const controller = new AbortController();
+      const sending = t.sendMessages({
+        trigger: 'submit-message',
+        chatId: 'c',
+        messageId: undefined,
+        messages: prompt('never mind'),
+        abortSignal: controller.signal,
+      });
+      await waitFor(() => t.session('c').getState().outbox.length === 1, 'queued');
+      if (how === 'abort') controller.abort();
+      expect(await codeOf(sending)).toBe(how === 'timeout' ? 'timeout' : 'AbortError: aborted');
+      await waitFor(() => t.session('c').getState().outbox.length === 0, 'taken back');
+      await t.session('c').run.flush();
+      expect((await storage.get(chatRecordKey('c'))) as unknown).toMatchObject({ outbox: [] });
+      online.set(true);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(posts).toEqual([]);
+      expect(t.session('c').getState().messages).toEqual([]);
+    });
+  }
 
   it('follow: an idle tab shows the prompt and the reply another tab started, live', async () => {
     const storage = createMemoryStorage();

@@ -117,6 +117,33 @@ describe('ChatSession (core, no React)', () => {
     release();
   });
 
+  it('on reload the first hydrated state already holds the stored prompt and its reply', async () => {
+    const storage = createMemoryStorage();
+    const tab = (s = storage) =>
+      new ResumableClient({ ...client.options, storage: s, onWarning: () => {} });
+    const first = tab();
+    const a = first.chatSession('h');
+    const releaseA = a.retain();
+    await a.send('remember me');
+    await waitFor(() => a.run.getState().status === 'finished', 'answered');
+    const reply = assistantText(a.run.getState().messages);
+    releaseA();
+    await first.dispose();
+    const second = tab();
+    const b = second.chatSession('h');
+    const seen: { hydrated: boolean; messages: readonly { role: string }[] }[] = [];
+    const off = b.store.subscribe((s) => seen.push(s));
+    const releaseB = b.retain();
+    await waitFor(() => b.getState().hydrated, 'hydrated');
+    const firstHydrated = seen.find((s) => s.hydrated)!;
+    expect(firstHydrated.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(assistantText(firstHydrated.messages as never)).toBe(reply);
+    expect(reply).not.toBe('');
+    off();
+    releaseB();
+    await second.dispose();
+  });
+
   it('reset forgets the thread, the run and the record', async () => {
     const chat = client.chatSession('r');
     const release = chat.retain();

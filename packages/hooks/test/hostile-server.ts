@@ -52,8 +52,9 @@ export class HostileServer {
   private readonly open = new Set<ServerResponse>();
   private readonly server = createServer((req, res) => void this.handle(req, res));
 
-  async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+  /** Listens on `port` (0: any free one; a closed server's port: it comes back). */
+  async start(port = 0): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(port, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/api`;
     return this;
   }

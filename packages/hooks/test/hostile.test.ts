@@ -4,6 +4,8 @@
  * hangs. Every case ends in the exact text or a typed error, within a bounded time and a
  * bounded number of requests, with no unhandled rejection. Short timeouts keep it fast.
  */
+
+import type { ServerResponse } from 'node:http';
 import type { AGUIEvent } from '@resumable/protocol';
 import { createRunState, encodeFrameJson } from '@resumable/protocol';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -577,6 +579,25 @@ describe('5. only the server is trusted as the server', () => {
     expect(await storage.get(runRecordKey('k'))).toBeUndefined();
   });
 
+  for (const [status, code] of [
+    [502, 'run_not_found'],
+    [500, 'thread_not_found'],
+    [404, 'corrupt_record'],
+  ] as const) {
+    it(`a ${status} whose JSON says ${code} is not the server's word: retried, record kept`, async () => {
+      const storage = createMemoryStorage();
+      server.handler = (hit, _req, res) =>
+        hit.route === 'events' && hit.n <= 2 ? server.error(res, status, code) : false;
+      const h = open({ storage });
+      await begin(h);
+      await waitFor(() => server.count('events') >= 2, 'two proxy answers');
+      expect(state(h).connection.lastError).toMatchObject({ code: 'unexpected_response', status });
+      expect(await storage.get(runRecordKey('k'))).toMatchObject({ runId: RUN });
+      await finishes(h);
+      expect(afters()).toEqual([0, 0, 0]);
+    });
+  }
+
   for (const [status, name] of [
     [408, 'a 408 Request Timeout'],
     [425, 'a 425 Too Early'],
@@ -608,6 +629,45 @@ describe('5. only the server is trusted as the server', () => {
     const h = open();
     await expect(begin(h)).rejects.toMatchObject({ code: 'unexpected_response' });
     expect(state(h).runId).toBeNull();
+  });
+
+  for (const [name, answer] of [
+    ['an empty 204', (res: ServerResponse) => server.noContent(res)],
+    [
+      'an empty 200 text/html',
+      (res: ServerResponse) => {
+        res.writeHead(200, { 'Content-Type': 'text/html' }).end();
+        return true as const;
+      },
+    ],
+    ['a 201 {} without ids', (res: ServerResponse) => server.json(res, 201, {})],
+  ] as const) {
+    it(`a POST /runs answered with ${name} is no started run, even when the request named its ids`, async () => {
+      server.handler = (hit, _req, res) => (hit.route === 'start' ? answer(res) : false);
+      const h = open();
+      await expect(begin(h)).rejects.toMatchObject({ code: 'unexpected_response' });
+      expect(state(h).runId).toBeNull();
+      expect(server.count('events')).toBe(0);
+    });
+  }
+
+  it('a chat prompt answered 204 stays in the outbox and is sent again: one run, exact text', async () => {
+    server.handler = (hit, _req, res) =>
+      hit.route === 'start' && hit.n === 1 ? server.noContent(res) : false;
+    const client = chatClient();
+    const chat = client.chatSession('c', { threadId: THREAD, token: TOKEN });
+    const release = chat.retain();
+    await chat.send('hello');
+    await waitFor(
+      () => assistantText(chat.getState().messages) === 'second',
+      'the reply',
+      BOUND_MS,
+    );
+    expect(server.count('start')).toBe(2);
+    expect(chat.getState().outbox).toEqual([]);
+    expect(chat.getState().messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    release();
+    await client.dispose();
   });
 
   it('a JSON error with a code this kit does not know is unexpected_response, record kept', async () => {
@@ -711,6 +771,84 @@ describe('6 and 7. a linear fold, a truthful state', () => {
   });
 });
 
+describe('3b. the outbox is bounded', () => {
+  it('past maxOutbox send() rejects with too_many_requests; the queued ones go out once, optimistic entries cleared', async () => {
+    const online = createManualSignal(false);
+    const client = chatClient(online);
+    const chat = client.chatSession('c', { threadId: THREAD, token: TOKEN, maxOutbox: 3 });
+    const release = chat.retain();
+    for (const text of ['one', 'two', 'three']) await chat.send(text);
+    await expect(chat.send('four')).rejects.toMatchObject({ code: 'too_many_requests' });
+    expect(chat.getState().outbox.map((o) => o.text)).toEqual(['one', 'two', 'three']);
+    expect(chat.optimistic.size).toBe(3);
+    online.set(true);
+    await waitFor(
+      () => chat.getState().outbox.length === 0 && chat.run.getState().status === 'finished',
+      'all three sent',
+      BOUND_MS,
+    );
+    expect(server.count('start')).toBe(3);
+    expect(
+      chat
+        .getState()
+        .messages.filter((m) => m.role === 'user')
+        .map((m) => m.content),
+    ).toEqual(['one', 'two', 'three']);
+    expect(chat.optimistic.size).toBe(0);
+    release();
+    await client.dispose();
+  });
+});
+
+describe('3c. a server down while the browser is online', () => {
+  it('a prompt refused by a closed port is retried by the policy (nextRetryAt shown) and POSTed once when the server is back', async () => {
+    const port = Number(new URL(server.url).port);
+    await server.close();
+    const client = chatClient();
+    const chat = client.chatSession('c', { threadId: THREAD, token: TOKEN });
+    const release = chat.retain();
+    await chat.send('are you there?');
+    await waitFor(
+      () => (chat.run.getState().connection.nextRetryAt ?? 0) > 0,
+      'a retry scheduled',
+      BOUND_MS,
+    );
+    expect(chat.run.getState().connection.lastError?.code).toBe('network');
+    expect(chat.getState().outbox.map((o) => o.text)).toEqual(['are you there?']);
+    // Back on the same port, with no online event and no user action.
+    server = await new HostileServer().start(port);
+    await waitFor(
+      () => assistantText(chat.getState().messages) === 'second',
+      'the reply',
+      BOUND_MS,
+    );
+    expect(server.count('start')).toBe(1);
+    expect(chat.getState().outbox).toEqual([]);
+    expect(chat.run.getState().connection.nextRetryAt).toBeNull();
+    release();
+    await client.dispose();
+  });
+});
+
+describe('a run the server ended for its store', () => {
+  it('RUN_ERROR code store_unavailable keeps its code: the run ended there, text kept, no retry', async () => {
+    server.events = [
+      ...runEvents(DELTAS).slice(0, 4),
+      { type: 'RUN_ERROR', code: 'store_unavailable', message: 'the store went away' },
+    ] as AGUIEvent[];
+    const h = open();
+    await begin(h);
+    await waitFor(() => state(h).status === 'error', 'the run error', BOUND_MS);
+    expect(state(h).error).toMatchObject({
+      code: 'store_unavailable',
+      message: 'the store went away',
+    });
+    expect(text(h)).toBe('Whole answers, ');
+    await new Promise((r) => setTimeout(r, 150));
+    expect(server.count('events')).toBe(1);
+  });
+});
+
 describe('#11: a prompt into a thread with a running run', () => {
   it('409 run_in_progress: follows the running run, then sends the prompt exactly once', async () => {
     let conflict = true;
@@ -744,14 +882,14 @@ describe('#11: a prompt into a thread with a running run', () => {
   });
 });
 
-function chatClient(): ResumableClient {
+function chatClient(online = createManualSignal(true)): ResumableClient {
   return new ResumableClient({
     ...FAST,
     endpoint: server.url,
     storage: createMemoryStorage(),
     onWarning: () => {},
     env: {
-      online: createManualSignal(true),
+      online,
       visible: createManualSignal(true),
       onPageHide: () => () => {},
     },

@@ -11,6 +11,8 @@ export const RUN_ERROR_CODES = [
   'agent_timeout',
   'run_timeout',
   'run_too_large',
+  // The run's store was unreachable past the server's grace: it ended the run (protocol.md).
+  'store_unavailable',
 ] as const;
 
 export const ERROR_CODES = [
@@ -24,7 +26,7 @@ export const ERROR_CODES = [
   'offset_ahead',
   'payload_too_large',
   'too_many_requests',
-  'store_unavailable',
+  // (`store_unavailable`, a 503, is also a run's end: listed with RUN_ERROR_CODES.)
   // A POST whose body is not application/json (a cross-site form or text/plain request).
   'unsupported_media_type',
   // A thread already has a running run; the error body names it (`runId`).
@@ -124,15 +126,16 @@ export function isResumableError(value: unknown): value is ResumableError {
 
 /**
  * Reads an error response into a typed error. Only the server's own error shape
- * (`{"error":{"code":<a known code>,"message":<text>}}`) is trusted as the server's word;
- * anything else — a proxy's HTML 404, a captive portal, a load balancer's 502 page, a JSON
- * body of another shape — is `unexpected_response` (retryable, never a reason to delete a
- * record), keeping the status for display.
+ * (`{"error":{"code":<a code the server sends over HTTP>,"message":<text>}}`) at that code's
+ * own status (`HTTP_STATUS_BY_CODE`) is trusted as the server's word; anything else — a
+ * proxy's HTML 404, a captive portal, a 502 whose JSON says `run_not_found`, a body naming a
+ * client-only code (`corrupt_record`) — is `unexpected_response` (retryable, never a reason
+ * to delete a record), keeping the status for display.
  */
 export function errorFromBody(status: number, body: unknown, retryAfter?: number): ResumableError {
   const options = { status, ...(retryAfter === undefined ? {} : { retryAfter }) };
   const own = serverErrorOf(body);
-  if (own !== null) {
+  if (own !== null && HTTP_STATUS_BY_CODE[own.code] === status) {
     return new ResumableError(own.code, own.message, {
       ...options,
       ...(own.runId === undefined ? {} : { runId: own.runId }),
@@ -176,6 +179,7 @@ export const ERROR_ACTIONS: Readonly<Record<ErrorCode, ErrorAction>> = {
   offset_ahead: 'snapshot',
   payload_too_large: 'stop',
   too_many_requests: 'retry',
+  // As a 503, retried; as a run's RUN_ERROR the run is over (a terminal state, not acted on).
   store_unavailable: 'retry',
   unsupported_media_type: 'stop',
   // The prompt waits for the running run the body names, then goes out (the chat's outbox).

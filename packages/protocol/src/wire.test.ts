@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AGUIEvent } from './index.js';
+import type { AGUIEvent, ErrorCode } from './index.js';
 import {
   applyEnvelopes,
   checkEvent,
@@ -233,6 +233,48 @@ describe('errors', () => {
       expect(errorFromBody(status, body).code).toBe('unexpected_response');
     }
     expect(errorFromBody(500, {}).retryAfter).toBeUndefined();
+  });
+
+  it('a known code counts only at its own status, and only if the server sends it over HTTP', () => {
+    const body = (code: string) => ({ error: { code, message: 'x' } });
+    // Every code the server answers with, at the status it uses, is its word.
+    const sent = Object.entries(HTTP_STATUS_BY_CODE) as [ErrorCode, number][];
+    expect(sent.map(([code, status]) => [code, errorFromBody(status, body(code)).code])).toEqual(
+      sent.map(([code]) => [code, code]),
+    );
+    expect(Object.fromEntries(sent)).toEqual({
+      bad_request: 400,
+      unauthorized: 401,
+      forbidden: 403,
+      run_not_found: 404,
+      thread_not_found: 404,
+      offset_ahead: 409,
+      offset_expired: 410,
+      payload_too_large: 413,
+      unsupported_media_type: 415,
+      run_in_progress: 409,
+      method_not_allowed: 405,
+      too_many_requests: 429,
+      internal: 500,
+      store_unavailable: 503,
+      not_found: 404,
+    });
+    // A 502 page whose JSON says run_not_found is a proxy's, not the server's.
+    for (const [status, code] of [
+      [502, 'run_not_found'],
+      [200, 'run_not_found'],
+      [500, 'thread_not_found'],
+      [404, 'offset_expired'],
+      [400, 'corrupt_record'],
+      [500, 'no_progress'],
+      [500, 'agent_failed'],
+      [404, 'aborted'],
+    ] as const) {
+      expect(errorFromBody(status, body(code))).toMatchObject({
+        code: 'unexpected_response',
+        status,
+      });
+    }
   });
 
   it('one decision per code: retry, snapshot, stop or forget', () => {

@@ -48,9 +48,11 @@ function wordsFor(code: ErrorCode): string {
       return 'Too many requests — please wait a moment.';
     case 'run_in_progress':
       return 'An answer is still being written in this conversation.';
-    case 'store_unavailable':
     case 'internal':
       return 'The server had a problem.';
+    case 'store_unavailable':
+      // Both a 503 (retried) and a run's end (RUN_ERROR): true of either.
+      return 'The server could not save this answer. What arrived is kept.';
     case 'agent_lost':
       return 'The assistant stopped unexpectedly. The partial answer is kept.';
     case 'agent_failed':

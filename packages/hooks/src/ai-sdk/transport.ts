@@ -99,19 +99,21 @@ export class ResumableChatTransport implements ChatTransport<UIMessage> {
     if (text.trim() === '') throw new ResumableError('bad_request', 'the last message has no text');
     const request = this.nextRequest(chatId);
     const chat = this.session(chatId);
-    const queued = new Set(chat.getState().outbox.map((o) => o.runId));
-    const sending = chat.send(text);
-    // `send` queues synchronously: the item it added carries the run id it will start.
-    const item = chat.getState().outbox.find((o) => !queued.has(o.runId));
-    if (!item) throw new ResumableError('internal', 'the prompt was not queued');
-    this.own.add(item.runId);
+    const runId = await chat.send(text);
+    if (runId === null) throw new ResumableError('bad_request', 'the last message has no text');
+    this.own.add(runId);
     // Bounded: only recent runs can still be joined; the oldest is forgotten first.
     if (this.own.size > MAX_OWN_RUNS) this.own.delete(this.own.values().next().value!);
-    sending.catch(() => {});
-    // Attached first: a stop while the prompt is still on its way cancels the run it starts.
-    this.cancelOnAbort(chat, chatId, request, item.runId, abortSignal);
-    await this.untilStarted(chat, item.runId, abortSignal);
-    return mirrorRun(chat.run, item.runId);
+    // A stop while the prompt waits takes it back; once started, it cancels the run.
+    this.cancelOnAbort(chat, chatId, request, runId, abortSignal);
+    try {
+      await this.untilStarted(chat, runId, abortSignal);
+    } catch (error) {
+      // Given up on (timeout): a prompt this call no longer answers for never goes out.
+      if (!abortSignal?.aborted) await chat.discard(runId);
+      throw error;
+    }
+    return mirrorRun(chat.run, runId);
   }
 
   async reconnectToStream(
@@ -199,19 +201,21 @@ export class ResumableChatTransport implements ChatTransport<UIMessage> {
     runId: string,
     signal?: AbortSignal,
   ): void {
-    signal?.addEventListener(
-      'abort',
-      () => {
-        chat.run.env.setTimeout(() => {
-          if (this.closed || this.requests.get(chatId) !== request) return;
+    const onAbort = () => {
+      chat.run.env.setTimeout(() => {
+        if (this.closed || this.requests.get(chatId) !== request) return;
+        void chat.discard(runId).then((discarded) => {
+          if (discarded) return;
           void this.untilStarted(chat, runId).then(
             () => (chat.run.getState().runId === runId ? chat.stop() : undefined),
             () => {},
           );
-        }, 0);
-      },
-      { once: true },
-    );
+        });
+      }, 0);
+    };
+    // `send` is awaited first: an abort during it has already happened.
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
   }
 
   /** Waits for the queued prompt's run to start: sent now, or once back online. */

@@ -87,23 +87,17 @@ export class RunApi {
     const context: { runId?: string; threadId?: string } = {};
     if (input.runId) context.runId = input.runId;
     if (input.threadId) context.threadId = input.threadId;
-    const { body } = await this.request<Partial<Record<keyof StartedRun, unknown>> | null>(
-      `${this.endpoint}/runs`,
-      { method: 'POST', headers: await this.headers(token, context), body: input },
-    );
-    // Checked before it is adopted: a 2xx that names another run (or none) is not ours.
-    const runId = body?.runId ?? input.runId;
-    const threadId = body?.threadId ?? input.threadId;
-    if (
-      typeof runId !== 'string' ||
-      runId === '' ||
-      (input.runId !== undefined && runId !== input.runId) ||
-      typeof threadId !== 'string' ||
-      threadId === ''
-    ) {
+    const { body } = await this.request<unknown>(`${this.endpoint}/runs`, {
+      method: 'POST',
+      headers: await this.headers(token, context),
+      body: input,
+    });
+    const started = startedRunOf(body, input, token);
+    if (started === null) {
+      // An empty 204, a proxy's empty 200, a body naming another run: no run is known to exist.
       throw new ResumableError('unexpected_response', 'POST /runs answered without its run');
     }
-    return { runId, threadId, token: typeof body?.token === 'string' ? body.token : token };
+    return started;
   }
 
   async getRun(runId: string, token: string | null): Promise<RunSnapshot> {
@@ -161,4 +155,26 @@ export class RunApi {
           : null,
     };
   }
+}
+
+/**
+ * The run a `POST /runs` answer names, checked before it is adopted: a JSON object with
+ * string `runId` and `threadId` matching the request's (when it named them) and, for a new
+ * thread the client holds no token for, the thread's `token`. Never the input's ids filled
+ * in: an empty 2xx is not a started run.
+ */
+function startedRunOf(
+  body: unknown,
+  input: Partial<RunAgentInput>,
+  token: string | null,
+): StartedRun | null {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  const { runId, threadId, token: issued } = body as Record<string, unknown>;
+  if (typeof runId !== 'string' || runId === '') return null;
+  if (typeof threadId !== 'string' || threadId === '') return null;
+  if (input.runId !== undefined && runId !== input.runId) return null;
+  if (input.threadId !== undefined && threadId !== input.threadId) return null;
+  if (issued !== undefined && typeof issued !== 'string') return null;
+  if (issued === undefined && token === null && input.threadId === undefined) return null;
+  return { runId, threadId, token: typeof issued === 'string' ? issued : token };
 }

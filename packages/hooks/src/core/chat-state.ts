@@ -12,6 +12,11 @@ export interface ChatSessionOptions extends RunSessionOptions {
   token?: string;
   /** Messages per history page. @default 50 */
   pageSize?: number;
+  /**
+   * Prompts the outbox holds at most (offline, or behind a streaming reply); `send()`
+   * past it rejects with `too_many_requests`. @default 50
+   */
+  maxOutbox?: number;
   /** Extra `RunAgentInput` fields sent with every prompt (tools, context, forwardedProps…). */
   runInput?: Record<string, unknown>;
 }
@@ -37,6 +42,8 @@ export interface TabRunMessage {
   prompt: ChatMessage;
 }
 
+export const DEFAULT_MAX_OUTBOX = 50;
+
 export const chatRecordKey = (key: string) => `chat:${key}`;
 
 export interface ChatState {
@@ -57,6 +64,11 @@ export interface ChatState {
   error: ResumableError | null;
   /** History, settled runs, the current run and the outbox, deduplicated by id. */
   messages: readonly ChatMessage[];
+  /**
+   * True once both persisted records (the chat's and its run's) are read and composed: the
+   * first state with it already holds the stored prompt and reply together.
+   */
+  hydrated: boolean;
 }
 
 export function parseChatRecord(value: unknown, key: string): ChatRecord | ResumableError | null {
@@ -97,6 +109,7 @@ export function emptyChatState(threadId: string | null, token: string | null): C
     isLoadingOlder: false,
     error: null,
     messages: [],
+    hydrated: false,
   };
 }
 

@@ -1,26 +1,27 @@
 import { isTerminalStatus, ResumableError } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import { createStore } from 'zustand/vanilla';
+import { loadHistoryPage } from './chat-history.js';
 import type { ChatSessionOptions, ChatState, TabRunMessage } from './chat-state.js';
 import {
   chatRecordKey,
   chatRecordOf,
-  composeMessages,
+  DEFAULT_MAX_OUTBOX,
   emptyChatState,
   isBusy,
   loadChatRecord,
-  optimisticMessage,
   parseTabMessage,
   settledMessages,
   withItemError,
 } from './chat-state.js';
 import type { TabChannel } from './env.js';
 import { KeepAlive } from './keepalive.js';
+import { OptimisticMessages } from './optimistic.js';
 import { Retrier } from './retrier.js';
 import type { RunSession } from './session.js';
 import { toResumable } from './session.js';
 import type { RunSessionState } from './store.js';
-import type { ChatMessage, OutboxItem } from './types.js';
+import type { OutboxItem } from './types.js';
 
 export type { ChatRecord, ChatSessionOptions, ChatState } from './chat-state.js';
 export { chatRecordKey } from './chat-state.js';
@@ -39,9 +40,9 @@ export class ChatSession {
   private loading: Promise<void> | null = null;
   private draining: Promise<void> | null = null;
   private disposed = false;
-  private optimistic = new Map<string, ChatMessage>();
+  /** Read by tests: bounded by the outbox (entries leave when their run is confirmed). */
+  readonly optimistic = new OptimisticMessages();
   private channel: TabChannel | null = null;
-  private lastCompose: unknown[] = [];
   /** The prompt POST's failures in a row and its pending retry. */
   private readonly retries: Retrier;
 
@@ -94,7 +95,7 @@ export class ChatSession {
     );
     this.compose();
     this.loading ??= this.load().catch((error) => {
-      this.store.setState({ error: toResumable(error) });
+      this.store.setState({ error: toResumable(error), hydrated: true });
     });
   }
 
@@ -123,6 +124,7 @@ export class ChatSession {
       this.store.setState({ threadId: runState.threadId });
     }
     this.compose();
+    this.store.setState({ hydrated: true });
     const { threadId, token } = this.getState();
     if (threadId) {
       await Promise.all([this.loadPage(null), this.joinActiveRun(threadId, token)]);
@@ -146,25 +148,7 @@ export class ChatSession {
   }
 
   private async loadPage(before: string | null): Promise<void> {
-    const { threadId, token } = this.getState();
-    if (!threadId) return;
-    this.store.setState({ isLoadingOlder: true });
-    try {
-      const page = await this.run.api.getThreadMessages(threadId, token, {
-        before,
-        limit: this.options.pageSize ?? 50,
-      });
-      const history =
-        before === null ? page.messages : [...page.messages, ...this.getState().history];
-      this.store.setState({
-        history,
-        nextBefore: page.nextBefore,
-        hasOlder: page.nextBefore !== null,
-        isLoadingOlder: false,
-      });
-    } catch (error) {
-      this.store.setState({ isLoadingOlder: false, error: toResumable(error) });
-    }
+    await loadHistoryPage(this.store, this.run.api, this.options.pageSize ?? 50, before);
     this.compose();
   }
 
@@ -176,11 +160,13 @@ export class ChatSession {
 
   /**
    * Sends a prompt. Shown at once (optimistic); while offline or while a reply streams it
-   * waits in the persisted outbox and goes out when it can.
+   * waits in the persisted outbox and goes out when it can. Rejects with
+   * `too_many_requests` when `maxOutbox` prompts already wait. Resolves with the run id
+   * the prompt starts (`null` for an empty prompt) once it is queued and a send tried.
    */
-  async send(text: string): Promise<void> {
+  async send(text: string): Promise<string | null> {
     const trimmed = text.trim();
-    if (trimmed === '') return;
+    if (trimmed === '') return null;
     const env = this.run.env;
     const item: OutboxItem = {
       runId: env.randomUUID(),
@@ -189,6 +175,11 @@ export class ChatSession {
       messageId: env.randomUUID(),
     };
     const { outbox, sending } = this.getState();
+    const max = this.options.maxOutbox ?? DEFAULT_MAX_OUTBOX;
+    if (outbox.length >= max) {
+      // Transient like a 429: the queue drains as replies end; the text is the caller's to keep.
+      throw new ResumableError('too_many_requests', `${max} prompts are already waiting`);
+    }
     // Shown as "sending" straight away when it will go out now, "queued" otherwise.
     const now = outbox.length === 0 && sending === null && env.online.get() && !this.busy();
     this.store.setState({
@@ -199,6 +190,21 @@ export class ChatSession {
     this.compose();
     await this.persist();
     await this.drain();
+    return item.runId;
+  }
+
+  /**
+   * Takes back a prompt that has not gone out (queued, or refused): removed from the
+   * outbox and the record. False when it is unknown or its POST is in flight.
+   */
+  async discard(runId: string): Promise<boolean> {
+    const { outbox, sending } = this.getState();
+    if (sending?.runId === runId || !outbox.some((o) => o.runId === runId)) return false;
+    this.optimistic.delete(runId);
+    this.store.setState({ outbox: outbox.filter((o) => o.runId !== runId) });
+    this.compose();
+    await this.persist();
+    return true;
   }
 
   async stop(): Promise<void> {
@@ -224,7 +230,7 @@ export class ChatSession {
     this.retries.reset();
     void this.run.clear();
     this.optimistic.clear();
-    this.store.setState(emptyChatState(null, null));
+    this.store.setState({ ...emptyChatState(null, null), hydrated: this.getState().hydrated });
     this.compose();
     void this.run.storage.delete(chatRecordKey(this.options.key)).catch(() => {});
   }
@@ -259,7 +265,7 @@ export class ChatSession {
 
   private async dispatch(item: OutboxItem): Promise<boolean> {
     const { threadId, token } = this.getState();
-    const message = this.userMessage(item);
+    const message = this.optimistic.of(item);
     this.settleCurrent();
     this.store.setState({ sending: item });
     this.compose();
@@ -273,7 +279,9 @@ export class ChatSession {
       });
       const outbox = this.getState().outbox.filter((o) => o.runId !== item.runId);
       const { pending: _p, ...accepted } = message;
+      this.optimistic.delete(item.runId);
       this.retries.succeeded();
+      this.run.noteRetry(null);
       this.store.setState({
         threadId: started.threadId,
         token: started.token ?? token,
@@ -309,7 +317,12 @@ export class ChatSession {
       this.store.setState({ sending: null, error: stop, outbox });
       this.compose();
       await this.persist();
-      if (verdict.retry) this.retries.schedule(typed, () => !this.disposed && void this.drain());
+      // Retried by the policy whatever the `online` signal says (a server down, a browser
+      // online); the wait is shown as the run's `connection.nextRetryAt`.
+      const delay = verdict.retry
+        ? this.retries.schedule(typed, () => !this.disposed && void this.drain())
+        : null;
+      this.run.noteRetry(delay === null ? null : this.run.env.now() + delay);
       return false;
     }
   }
@@ -346,12 +359,6 @@ export class ChatSession {
     this.store.setState({ settled: [...settled, ...done], prompt: null });
   }
 
-  private userMessage(item: OutboxItem): ChatMessage {
-    const message = this.optimistic.get(item.runId) ?? optimisticMessage(item);
-    this.optimistic.set(item.runId, message);
-    return message;
-  }
-
   private async persist(): Promise<void> {
     try {
       await this.run.storage.update(chatRecordKey(this.options.key), () =>
@@ -369,31 +376,9 @@ export class ChatSession {
       this.store.setState({ threadId: state.threadId });
   }
 
-  /**
-   * One list for the transcript (`composeMessages`), rebuilt only when one of its parts
-   * changed.
-   */
+  /** The transcript, republished only when one of its parts changed. */
   private compose(): void {
-    const chat = this.getState();
-    const run = this.run.getState();
-    const parts = [
-      chat.history,
-      chat.settled,
-      chat.prompt,
-      chat.sending,
-      chat.outbox,
-      run.messages,
-      run.runId,
-    ];
-    if (parts.every((part, i) => part === this.lastCompose[i])) return;
-    this.lastCompose = parts;
-    const messages = composeMessages(chat, run.messages, run.runId, (item, pending) => {
-      const base = this.userMessage(item);
-      if (base.pending === pending) return base;
-      const next = { ...base, pending } as ChatMessage;
-      this.optimistic.set(item.runId, next);
-      return next;
-    });
-    this.store.setState({ messages });
+    const messages = this.optimistic.compose(this.getState(), this.run.getState());
+    if (messages !== null) this.store.setState({ messages });
   }
 }

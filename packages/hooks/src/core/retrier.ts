@@ -41,8 +41,11 @@ export class Retrier {
     this.failures = 0;
   }
 
-  /** Runs `again` after the policy's delay for the failures so far (one pending at most). */
-  schedule(error: ResumableError, again: () => void): void {
+  /**
+   * Runs `again` after the policy's delay for the failures so far (one pending at most);
+   * returns that delay.
+   */
+  schedule(error: ResumableError, again: () => void): number {
     this.cancel();
     const delay = retryDelay(
       Math.max(1, this.failures),
@@ -54,6 +57,7 @@ export class Retrier {
       this.timer = undefined;
       again();
     }, delay);
+    return delay;
   }
 
   cancel(): void {

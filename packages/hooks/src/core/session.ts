@@ -262,6 +262,11 @@ export class RunSession {
     return started;
   }
 
+  /** Shows a prompt's scheduled retry (the chat's outbox) like the stream's own. */
+  noteRetry(nextRetryAt: number | null): void {
+    this.out.setConnection({ nextRetryAt });
+  }
+
   /**
    * Joins a run already going (a second tab or device): its snapshot first, then the live
    * events after it.

@@ -19,8 +19,9 @@ export interface UseResumableChatOptions extends Partial<Omit<ChatSessionOptions
 /** What `useResumableChat` returns: the controller, plus whether the record has been read. */
 export interface ResumableChatController extends ChatController {
   /**
-   * False until the persisted record has been read: a UI shows nothing yet rather than an
-   * empty conversation, so a reload does not flash one.
+   * False until the persisted records (the chat's and its run's) have been read: a UI
+   * shows nothing yet rather than an empty conversation, so a reload does not flash one,
+   * and the stored prompt and reply arrive in the same update.
    */
   hydrated: boolean;
 }
@@ -37,7 +38,13 @@ export function useResumableChat(options: UseResumableChatOptions = {}): Resumab
   useRetained(chat);
   const chatState = useStore(chat.store, useShallow(selectChat));
   const runState = useStore(chat.run.store, useShallow(selectRun));
-  const send = useCallback((text: string) => chat.send(text), [chat]);
+  // The controller's send stays Promise<void>; the run id is `ChatSession.send`'s.
+  const send = useCallback(
+    async (text: string) => {
+      await chat.send(text);
+    },
+    [chat],
+  );
   const stop = useCallback(() => chat.stop(), [chat]);
   const retry = useCallback(() => chat.retry(), [chat]);
   const loadOlder = useCallback(() => chat.loadOlder(), [chat]);
@@ -58,7 +65,7 @@ export function useResumableChat(options: UseResumableChatOptions = {}): Resumab
       outbox: chatState.outbox,
       hasOlder: chatState.hasOlder,
       isLoadingOlder: chatState.isLoadingOlder,
-      hydrated: runState.hydrated,
+      hydrated: chatState.hydrated,
       send,
       stop,
       retry,
@@ -76,6 +83,7 @@ const selectChat = (s: ChatState) => ({
   outbox: s.outbox,
   hasOlder: s.hasOlder,
   isLoadingOlder: s.isLoadingOlder,
+  hydrated: s.hydrated,
 });
 
 const selectRun = (s: RunSessionState) => ({
@@ -85,5 +93,4 @@ const selectRun = (s: RunSessionState) => ({
   connection: s.connection,
   error: s.error,
   stopped: s.stopped,
-  hydrated: s.hydrated,
 });
