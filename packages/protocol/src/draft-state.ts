@@ -1,0 +1,382 @@
+import type { ErrorCode } from './errors.js';
+import { EventType } from './events.js';
+import type {
+  AppEvent,
+  FoldWarning,
+  MessageEnd,
+  RunMessage,
+  RunState,
+  RunToolCall,
+  StepState,
+  SynthesizedStart,
+} from './state.js';
+import { idTable, MAX_WARNINGS, NO_CHUNKS } from './state.js';
+
+export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+export type ChunkKind = 'text' | 'toolCall' | 'reasoning';
+
+/**
+ * The working copy of one batch, and the operations on its messages, tool calls and chunks
+ * (the events' meaning is `Draft`'s, in fold.ts). Arrays and objects are copied the first time the batch
+ * writes to them and remembered in `fresh`, so the 2nd..Nth delta into the same message in
+ * one batch mutates the batch's own copy instead of copying again. Nothing reachable from
+ * the input state is ever written.
+ */
+export class DraftState {
+  protected readonly base: RunState;
+  protected readonly s: Mutable<RunState>;
+  /** Objects this batch created (so it may write them): the first, then a Set for more. */
+  protected freshOne: object | null = null;
+  protected freshMore: Set<object> | null = null;
+  protected messagesCopied = false;
+  protected indexCopied = false;
+  protected ownerCopied = false;
+  protected offset = 0;
+
+  constructor(base: RunState) {
+    this.base = base;
+    this.s = copyState(base);
+  }
+
+  protected isFresh(value: object): boolean {
+    return value === this.freshOne || this.freshMore?.has(value) === true;
+  }
+
+  protected markFresh(value: object): void {
+    if (this.freshOne === null) {
+      this.freshOne = value;
+      return;
+    }
+    this.freshMore ??= new Set();
+    this.freshMore.add(value);
+  }
+
+  finish(offset: number): RunState {
+    this.s.offset = offset;
+    return this.s;
+  }
+
+  warn(offset: number | null, code: ErrorCode, message: string): void {
+    const warning: FoldWarning = { offset, code, message };
+    const list =
+      this.s.warnings === this.base.warnings
+        ? this.base.warnings.slice()
+        : (this.s.warnings as FoldWarning[]);
+    list.push(warning);
+    if (list.length > MAX_WARNINGS) list.splice(0, list.length - MAX_WARNINGS);
+    this.s.warnings = list;
+    this.s.warningCount++;
+  }
+
+  // ── run ──────────────────────────────────────────────────────────────────────────────
+
+  protected startRun(runId: string | null, threadId: string | null): void {
+    this.s.status = 'running';
+    if (runId !== null) this.s.runId = runId;
+    if (threadId !== null) this.s.threadId = threadId;
+  }
+
+  protected synthesize(type: EventType, id: string): void {
+    const entry: SynthesizedStart = { type, id, atOffset: this.offset };
+    // Copied once per batch, then appended to: a batch joining 30k unknown ids stays linear.
+    if (this.s.synthesized === this.base.synthesized) {
+      this.s.synthesized = this.base.synthesized.slice();
+    }
+    (this.s.synthesized as SynthesizedStart[]).push(entry);
+  }
+
+  protected closeOpenMessages(end: MessageEnd | undefined): void {
+    const messages = this.s.messages;
+    for (let i = 0; i < messages.length; i++) {
+      const message = messages[i]!;
+      const openCall = message.toolCalls?.some((call) => call.streaming);
+      if (!message.streaming && !openCall) continue;
+      const writable = this.writableMessage(message.id);
+      delete writable.streaming;
+      if (end !== undefined) writable.ended = end;
+      if (openCall) {
+        writable.toolCalls = writable.toolCalls!.map((call) => {
+          if (!call.streaming) return call;
+          const { streaming: _open, ...closed } = call;
+          return closed;
+        });
+      }
+    }
+    this.s.openChunks = NO_CHUNKS;
+  }
+
+  // ── messages ─────────────────────────────────────────────────────────────────────────
+
+  protected messagesForWrite(): RunMessage[] {
+    if (!this.messagesCopied) {
+      this.s.messages = this.base.messages.slice();
+      this.messagesCopied = true;
+    }
+    return this.s.messages as RunMessage[];
+  }
+
+  protected indexForWrite(): Record<string, number> {
+    if (!this.indexCopied) {
+      this.s.messageIndex = idTable(this.base.messageIndex);
+      this.indexCopied = true;
+    }
+    return this.s.messageIndex as Record<string, number>;
+  }
+
+  protected ownerForWrite(): Record<string, string> {
+    if (!this.ownerCopied) {
+      this.s.toolCallOwner = idTable(this.base.toolCallOwner);
+      this.ownerCopied = true;
+    }
+    return this.s.toolCallOwner as Record<string, string>;
+  }
+
+  protected getMessage(id: string): RunMessage | undefined {
+    const i = this.s.messageIndex[id];
+    return i === undefined ? undefined : this.s.messages[i];
+  }
+
+  /** A copy of the message this batch may mutate (made once per batch). */
+  protected writableMessage(id: string): RunMessage {
+    const i = this.s.messageIndex[id]!;
+    const current = this.s.messages[i]!;
+    // A message past the base's end was added by this batch: it is this batch's own.
+    if (i >= this.base.messages.length || this.isFresh(current)) return current;
+    const copy = { ...current } as RunMessage;
+    this.markFresh(copy);
+    this.messagesForWrite()[i] = copy;
+    return copy;
+  }
+
+  protected addMessage(message: RunMessage): RunMessage {
+    const messages = this.messagesForWrite();
+    this.indexForWrite()[message.id] = messages.length;
+    messages.push(message);
+    if (message.role === 'assistant' && message.toolCalls) {
+      const owner = this.ownerForWrite();
+      for (const call of message.toolCalls) owner[call.id] = message.id;
+    }
+    return message;
+  }
+
+  /** Insert, or replace in place (keeping its position), a whole message. */
+  protected putMessage(message: RunMessage): void {
+    const i = this.s.messageIndex[message.id];
+    if (i === undefined) {
+      this.addMessage(message);
+      return;
+    }
+    // The replaced message's tool calls stop pointing at it (the replacement may lack them,
+    // or not be an assistant message at all); the replacement's own calls are registered.
+    const replaced = this.s.messages[i]!;
+    if (replaced.role === 'assistant' && replaced.toolCalls !== undefined) {
+      const owner = this.ownerForWrite();
+      for (const call of replaced.toolCalls) {
+        if (owner[call.id] === message.id) delete owner[call.id];
+      }
+    }
+    this.markFresh(message);
+    this.messagesForWrite()[i] = message;
+    if (message.role === 'assistant' && message.toolCalls) {
+      const owner = this.ownerForWrite();
+      for (const call of message.toolCalls) owner[call.id] = message.id;
+    }
+  }
+
+  protected openMessage(id: string, role: RunMessage['role'], name?: string): RunMessage {
+    if (this.s.messageIndex[id] !== undefined) {
+      const message = this.writableMessage(id);
+      message.streaming = true;
+      return message;
+    }
+    const message = { id, role, content: '', streaming: true } as RunMessage;
+    if (name !== undefined) (message as { name?: string }).name = name;
+    return this.addMessage(message);
+  }
+
+  /** The message a CONTENT/END refers to, synthesizing its START when it was never seen. */
+  protected ensureMessage(
+    id: string,
+    role: 'assistant' | 'reasoning',
+    startType: EventType,
+  ): RunMessage {
+    if (this.s.messageIndex[id] !== undefined) return this.writableMessage(id);
+    this.synthesize(startType, id);
+    return this.openMessage(id, role);
+  }
+
+  protected appendContent(message: RunMessage, delta: string): void {
+    const content = (message as { content?: unknown }).content;
+    if (content === undefined || typeof content === 'string') {
+      (message as { content: string }).content = (content ?? '') + delta;
+    } else {
+      this.warn(
+        this.offset,
+        'malformed_event',
+        `message "${message.id}" has structured content; a text delta cannot extend it`,
+      );
+    }
+  }
+
+  protected endMessage(message: RunMessage): void {
+    delete message.streaming;
+  }
+
+  protected setEncryptedValue(subtype: string, entityId: string, value: string): void {
+    if (subtype === 'tool-call') {
+      if (this.s.toolCallOwner[entityId] === undefined) return;
+      this.writableToolCall(entityId).encryptedValue = value;
+    } else if (this.s.messageIndex[entityId] !== undefined) {
+      (this.writableMessage(entityId) as { encryptedValue?: string }).encryptedValue = value;
+    }
+  }
+
+  // ── chunks ───────────────────────────────────────────────────────────────────────────
+
+  protected chunk(
+    kind: ChunkKind,
+    id: string | undefined,
+    delta: string | undefined,
+    open: () => void,
+  ): void {
+    const open_ = this.s.openChunks[kind];
+    const target = id ?? open_;
+    if (target === undefined) {
+      this.warn(this.offset, 'malformed_event', `a ${kind} chunk without an id continues nothing`);
+      return;
+    }
+    if (open_ !== undefined && open_ !== target) this.closeChunk(kind);
+    const exists =
+      kind === 'toolCall'
+        ? this.s.toolCallOwner[target] !== undefined
+        : this.s.messageIndex[target] !== undefined;
+    if (!exists) {
+      if (id === undefined) {
+        this.warn(this.offset, 'malformed_event', `a ${kind} chunk continues "${target}", unknown`);
+        return;
+      }
+      open();
+    }
+    if (this.s.openChunks[kind] !== target) {
+      this.s.openChunks = { ...this.s.openChunks, [kind]: target };
+    }
+    if (delta === undefined || delta === '') return;
+    if (kind === 'toolCall') {
+      const call = this.writableToolCall(target);
+      call.function = { ...call.function, arguments: call.function.arguments + delta };
+    } else {
+      this.appendContent(this.writableMessage(target), delta);
+    }
+  }
+
+  protected closeChunk(kind: ChunkKind): void {
+    const id = this.s.openChunks[kind]!;
+    const rest: { text?: string; toolCall?: string; reasoning?: string } = {
+      ...this.s.openChunks,
+    };
+    delete rest[kind];
+    this.s.openChunks =
+      rest.text === undefined && rest.toolCall === undefined && rest.reasoning === undefined
+        ? NO_CHUNKS
+        : rest;
+    if (kind === 'toolCall') {
+      if (this.s.toolCallOwner[id] !== undefined) delete this.writableToolCall(id).streaming;
+    } else if (this.s.messageIndex[id] !== undefined) {
+      delete this.writableMessage(id).streaming;
+    }
+  }
+
+  // ── tool calls ───────────────────────────────────────────────────────────────────────
+
+  protected openToolCall(toolCallId: string, name: string, parentMessageId?: string): RunToolCall {
+    if (this.s.toolCallOwner[toolCallId] !== undefined) {
+      const call = this.writableToolCall(toolCallId);
+      if (name !== '' && call.function.name === '') call.function = { ...call.function, name };
+      return call;
+    }
+    const ownerId = parentMessageId ?? toolCallId;
+    const call: RunToolCall = {
+      id: toolCallId,
+      type: 'function',
+      function: { name, arguments: '' },
+      streaming: true,
+    };
+    this.markFresh(call);
+    const owner = this.getMessage(ownerId);
+    if (owner === undefined || owner.role !== 'assistant') {
+      const id = owner === undefined ? ownerId : toolCallId;
+      this.addMessage({ id, role: 'assistant', toolCalls: [call] } as RunMessage);
+      this.ownerForWrite()[toolCallId] = id;
+      return call;
+    }
+    const message = this.writableMessage(ownerId);
+    const calls = message.toolCalls;
+    if (calls !== undefined && this.isFresh(calls)) calls.push(call);
+    else {
+      message.toolCalls = [...(calls ?? []), call];
+      this.markFresh(message.toolCalls);
+    }
+    this.ownerForWrite()[toolCallId] = ownerId;
+    return call;
+  }
+
+  /** The tool call an ARGS/END refers to, synthesizing its START when it was never seen. */
+  protected ensureToolCall(toolCallId: string): RunToolCall {
+    if (this.s.toolCallOwner[toolCallId] !== undefined) return this.writableToolCall(toolCallId);
+    this.synthesize(EventType.TOOL_CALL_START, toolCallId);
+    return this.openToolCall(toolCallId, '');
+  }
+
+  protected writableToolCall(toolCallId: string): RunToolCall {
+    const message = this.writableMessage(this.s.toolCallOwner[toolCallId]!);
+    let calls = message.toolCalls!;
+    if (!this.isFresh(calls)) {
+      calls = [...calls];
+      message.toolCalls = calls;
+      this.markFresh(calls);
+    }
+    const i = calls.findIndex((call) => call.id === toolCallId);
+    const current = calls[i]!;
+    if (this.isFresh(current)) return current;
+    const copy = { ...current };
+    this.markFresh(copy);
+    calls[i] = copy;
+    return copy;
+  }
+
+  protected stepsForWrite(): StepState[] {
+    if (this.s.steps === this.base.steps) this.s.steps = this.base.steps.slice();
+    return this.s.steps as StepState[];
+  }
+
+  protected eventsForWrite(): AppEvent[] {
+    if (this.s.events === this.base.events) this.s.events = this.base.events.slice();
+    return this.s.events as AppEvent[];
+  }
+}
+
+/**
+ * A shallow copy of a run state. Spelled out rather than spread so every state the fold
+ * makes has one hidden class: this runs once per batch, which is once per event for a
+ * client that renders every event.
+ */
+function copyState(b: RunState): Mutable<RunState> {
+  return {
+    offset: b.offset,
+    runId: b.runId,
+    threadId: b.threadId,
+    status: b.status,
+    outcome: b.outcome,
+    error: b.error,
+    messages: b.messages,
+    messageIndex: b.messageIndex,
+    toolCallOwner: b.toolCallOwner,
+    state: b.state,
+    steps: b.steps,
+    events: b.events,
+    warnings: b.warnings,
+    warningCount: b.warningCount,
+    synthesized: b.synthesized,
+    openChunks: b.openChunks,
+  };
+}
