@@ -1,9 +1,9 @@
 import { partsOf, segmentsOf } from '@resumable/hooks/ai-sdk';
 import type { RunSnapshot } from '@resumable/protocol';
-import type { Browser, BrowserContext } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { chaos, DemoPage, fetchRun, serverText, sleep, waitForRunEnd } from './demo-page.js';
-import { launchChromium, newContext, type Stack, screenshot, startStack } from './harness.js';
+import { useDemoStack } from './fixture.js';
+import { screenshot } from './harness.js';
 
 /**
  * The AI SDK's real `useChat` on `ResumableChatTransport` (`apps/demo/ai-sdk.html`) in
@@ -11,22 +11,7 @@ import { launchChromium, newContext, type Stack, screenshot, startStack } from '
  * reply `useChat` ends with equals the server's snapshot part for part.
  */
 
-let stack: Stack;
-let browser: Browser;
-let context: BrowserContext | undefined;
-
-beforeAll(async () => {
-  stack = await startStack({ pages: ['ai-sdk.html'] });
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-});
-afterEach(async () => {
-  await context?.close();
-  context = undefined;
-});
+const e2e = useDemoStack({ pages: ['ai-sdk.html'] });
 
 /**
  * The page's `useChat` holds one reply, under the run id, whose parts equal the server's
@@ -56,8 +41,7 @@ type PageChat = {
 
 describe('useChat × ResumableChatTransport in Chromium', () => {
   test('reload three times mid-answer, offline for 5 s: one reply, equal to the server snapshot', async () => {
-    context = await newContext(browser);
-    const demo = await DemoPage.open(context, stack, 'ai-sdk.html');
+    const demo = await e2e.openDemo('ai-sdk.html');
     const connection = demo.page.locator('[role="status"]');
     await demo.send('Write a long answer: what does useChat keep across a reload?');
     const run = await demo.run();
@@ -74,9 +58,9 @@ describe('useChat × ResumableChatTransport in Chromium', () => {
       resumedFrom.push(resumed[0]!.after);
     }
 
-    await context.setOffline(true);
+    await e2e.context.setOffline(true);
     // Chromium's offline mode leaves an open stream running: drop it server-side too.
-    expect((await chaos(stack, 'cut', { runId: run.runId })).status).toBe(200);
+    expect((await chaos(e2e.stack, 'cut', { runId: run.runId })).status).toBe(200);
     await expect
       .poll(() => connection.getAttribute('data-connection'), { timeout: 10_000 })
       .toBe('offline');
@@ -84,9 +68,9 @@ describe('useChat × ResumableChatTransport in Chromium', () => {
     await sleep(5_000);
     expect(await demo.assistantText()).toBe(offlineText);
     const before = demo.eventsRequestsFor(run.runId).length;
-    await context.setOffline(false);
+    await e2e.context.setOffline(false);
 
-    const snapshot = await waitForRunEnd(stack, run);
+    const snapshot = await waitForRunEnd(e2e.stack, run);
     expect(snapshot.status).toBe('finished');
     await expect
       .poll(() => connection.getAttribute('data-status'), { timeout: 30_000 })
@@ -107,19 +91,19 @@ describe('useChat × ResumableChatTransport in Chromium', () => {
     expect(resumedFrom[0]!).toBeGreaterThan(0);
 
     await expectExactReply(demo, run.runId, snapshot);
-    expect((await fetchRun(stack, run)).lastOffset).toBe(snapshot.lastOffset);
+    expect((await fetchRun(e2e.stack, run)).lastOffset).toBe(snapshot.lastOffset);
   });
 
   test('a second tab, idle when the first sends: shows the prompt and the reply live, equal', async () => {
-    context = await newContext(browser);
-    const first = await DemoPage.open(context, stack, 'ai-sdk.html');
-    const second = await DemoPage.open(context, stack, 'ai-sdk.html');
+    await e2e.newContext();
+    const first = await DemoPage.open(e2e.context, e2e.stack, 'ai-sdk.html');
+    const second = await DemoPage.open(e2e.context, e2e.stack, 'ai-sdk.html');
     await first.send('Two tabs, one chat: does the idle one follow?');
     const run = await first.run();
     // The idle tab streams it too (the tabs' channel, then its own resume stream).
     await second.waitForText(300);
     expect(await first.page.evaluate(() => window.__aiSdkChat?.status)).toBe('streaming');
-    const snapshot = await waitForRunEnd(stack, run);
+    const snapshot = await waitForRunEnd(e2e.stack, run);
     for (const tab of [first, second]) {
       await expect.poll(() => statusOf(tab), { timeout: 30_000 }).toBe('ready');
       await expectExactReply(tab, run.runId, snapshot);

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { chaos, DemoPage, sleep } from './demo-page.js';
-import { launchChromium, newContext, type Stack, startStack } from './harness.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { chaos, sleep } from './demo-page.js';
+import { useDemoStack } from './fixture.js';
 
 /**
  * The chat as a user sees it, in real Chromium against the real server: the layout on a
@@ -17,30 +17,7 @@ const axeSource = readFileSync(
   'utf8',
 );
 
-let stack: Stack;
-let browser: Browser;
-let context: BrowserContext | undefined;
-
-beforeAll(async () => {
-  stack = await startStack();
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-});
-
-afterEach(async () => {
-  await context?.close();
-  context = undefined;
-  await chaos(stack, 'slow', { delayMs: 0 }).catch(() => {});
-});
-
-async function openDemo(): Promise<DemoPage> {
-  context = await newContext(browser);
-  return DemoPage.open(context, stack);
-}
+const e2e = useDemoStack();
 
 /** Where the composer and Stop are, and whether the page itself scrolls. */
 function layout(page: Page) {
@@ -63,10 +40,10 @@ function layout(page: Page) {
 
 describe('the chat UI in Chromium', () => {
   test('composer and Stop stay on screen while streaming: desktop and phones, light and dark; Esc stops', async () => {
-    const demo = await openDemo();
+    const demo = await e2e.openDemo();
     const { page } = demo;
     // Slowed down so the answer is still streaming through every check and the Esc at the end.
-    expect((await chaos(stack, 'slow', { delayMs: 100 })).status).toBe(200);
+    expect((await chaos(e2e.stack, 'slow', { delayMs: 100 })).status).toBe(200);
     await demo.send(LONG_PROMPT);
     await demo.waitForText(100);
     const sizes = [
@@ -105,7 +82,7 @@ describe('the chat UI in Chromium', () => {
   });
 
   test('the demo has no axe-core violations, and its inspector timeline is reachable by keyboard', async () => {
-    const demo = await openDemo();
+    const demo = await e2e.openDemo();
     await demo.page.setViewportSize({ width: 1280, height: 800 });
     await demo.send('What time is it?');
     await demo.waitForMessageStatus('complete');
@@ -126,7 +103,7 @@ describe('the chat UI in Chromium', () => {
   });
 
   test('a reload mid-answer: the text is in the first frame with messages; no empty state, no banner', async () => {
-    const demo = await openDemo();
+    const demo = await e2e.openDemo();
     const { page } = demo;
     await demo.send(LONG_PROMPT);
     const before = await demo.waitForText(200);
@@ -179,7 +156,7 @@ describe('the chat UI in Chromium', () => {
   });
 
   test('server unreachable while online: plain words and a countdown, the prompt kept, then sent on its own when the server is back', async () => {
-    const demo = await openDemo();
+    const demo = await e2e.openDemo();
     const { page } = demo;
     // The API refuses connections (as a stopped server does); the browser stays online.
     await page.route('**/api/**', (route) => route.abort('connectionrefused'));

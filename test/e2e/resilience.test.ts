@@ -1,6 +1,5 @@
 import { DEFAULT_LABELS as LABELS } from '@resumable/ui';
-import type { Browser, BrowserContext } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import {
   chaos,
   DemoPage,
@@ -10,7 +9,8 @@ import {
   squash,
   waitForRunEnd,
 } from './demo-page.js';
-import { launchChromium, newContext, type Stack, screenshot, startStack } from './harness.js';
+import { useDemoStack } from './fixture.js';
+import { screenshot } from './harness.js';
 
 /**
  * The product's claim, proven in real Chromium against the real server: whatever happens to
@@ -20,31 +20,7 @@ import { launchChromium, newContext, type Stack, screenshot, startStack } from '
 
 const LONG_PROMPT = 'Write a long answer: how does this chat survive a reload?';
 
-let stack: Stack;
-let browser: Browser;
-let context: BrowserContext | undefined;
-
-beforeAll(async () => {
-  stack = await startStack();
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-});
-
-afterEach(async () => {
-  await context?.close();
-  context = undefined;
-  // A test that failed half-way must not leave the server slowed down for the next one.
-  await chaos(stack, 'slow', { delayMs: 0 }).catch(() => {});
-});
-
-async function openDemo(query = ''): Promise<DemoPage> {
-  context = await newContext(browser);
-  return DemoPage.open(context, stack, query);
-}
+const e2e = useDemoStack();
 
 /**
  * The reply on the page equals the server's text for the run: its raw text character for
@@ -57,7 +33,7 @@ async function expectReplyEqualsServer(demo: DemoPage, text: string) {
 
 describe('the demo in Chromium', () => {
   test('reload three times during a long answer: resumes from the persisted offset', async () => {
-    const demo = await openDemo();
+    const demo = await e2e.openDemo();
     await demo.send(LONG_PROMPT);
     const run = await demo.run();
 
@@ -74,21 +50,21 @@ describe('the demo in Chromium', () => {
       expect(resumed[0]!.after, demo.describe()).toBeGreaterThan(0);
     }
 
-    const snapshot = await waitForRunEnd(stack, run);
+    const snapshot = await waitForRunEnd(e2e.stack, run);
     expect(snapshot.status).toBe('finished');
     await demo.waitForMessageStatus('complete');
     await expectReplyEqualsServer(demo, serverText(snapshot));
   });
 
   test('offline for 5 s mid-answer: the status says offline, then resumed; no text doubled', async () => {
-    const demo = await openDemo();
+    const demo = await e2e.openDemo();
     await demo.send(LONG_PROMPT);
     const run = await demo.run();
     await demo.waitForText(40);
 
-    await context!.setOffline(true);
+    await e2e.context.setOffline(true);
     // Chromium's offline mode leaves an open stream running: drop it server-side too.
-    expect((await chaos(stack, 'cut', { runId: run.runId })).status).toBe(200);
+    expect((await chaos(e2e.stack, 'cut', { runId: run.runId })).status).toBe(200);
     await expect
       .poll(() => demo.status.textContent(), { timeout: 10_000 })
       .toBe(LABELS.offline(true));
@@ -99,7 +75,7 @@ describe('the demo in Chromium', () => {
     expect(await demo.assistantText()).toBe(offlineText);
 
     const requestsBefore = demo.eventsRequestsFor(run.runId).length;
-    await context!.setOffline(false);
+    await e2e.context.setOffline(false);
     // "Reconnected — caught up n events", n being what the resumed stream replayed.
     await expect
       .poll(() => demo.status.textContent(), { timeout: 15_000 })
@@ -108,14 +84,14 @@ describe('the demo in Chromium', () => {
     expect(resumed[0]!.after).toBeGreaterThan(0);
     await screenshot(demo.page, 'offline-resumed');
 
-    const snapshot = await waitForRunEnd(stack, run);
+    const snapshot = await waitForRunEnd(e2e.stack, run);
     await demo.waitForMessageStatus('complete');
     await expectReplyEqualsServer(demo, serverText(snapshot));
     await screenshot(demo.page, 'offline-recovered');
   });
 
   test('server restart mid-answer: reconnects, the run ends agent_lost, the prefix is intact', async () => {
-    const demo = await openDemo();
+    const demo = await e2e.openDemo();
     await demo.send(LONG_PROMPT);
     const run = await demo.run();
     await demo.waitForText(60);
@@ -123,19 +99,19 @@ describe('the demo in Chromium', () => {
     // The chaos panel's endpoint: the server process exits at once (no graceful shutdown),
     // its supervisor starts a new one on the same port and SQLite file. Called from here
     // rather than by clicking, so the kill lands mid-answer even on a starved machine.
-    const pidBefore = stack.api.pid;
-    const ready = stack.api.nextReady();
-    expect((await chaos(stack, 'restart')).status).toBe(202);
+    const pidBefore = e2e.stack.api.pid;
+    const ready = e2e.stack.api.nextReady();
+    expect((await chaos(e2e.stack, 'restart')).status).toBe(202);
     await ready;
     const restartedAt = Date.now();
-    expect(stack.api.pid).not.toBe(pidBefore);
+    expect(e2e.stack.api.pid).not.toBe(pidBefore);
 
     await demo.waitForMessageStatus('error');
     // The client reconnected to the new process and resumed from its offset.
     const resumed = demo.eventsRequestsFor(run.runId).filter((r) => r.at >= restartedAt);
     expect(resumed.length, demo.describe()).toBeGreaterThan(0);
     expect(resumed[0]!.after, demo.describe()).toBeGreaterThan(0);
-    const snapshot = await fetchRun(stack, run);
+    const snapshot = await fetchRun(e2e.stack, run);
     expect(snapshot.status).toBe('error');
     expect(snapshot.error?.code).toBe('agent_lost');
     const text = serverText(snapshot);
@@ -146,28 +122,28 @@ describe('the demo in Chromium', () => {
   });
 
   test('a second tab and a second device join mid-answer and end with the same text', async () => {
-    const first = await openDemo();
+    const first = await e2e.openDemo();
     await first.send(LONG_PROMPT);
     const run = await first.run();
     await first.waitForText(40);
     // The demo's "slow the stream" keeps the answer going while two more pages load on a
     // busy machine.
-    expect((await chaos(stack, 'slow', { delayMs: 150 })).status).toBe(200);
+    expect((await chaos(e2e.stack, 'slow', { delayMs: 150 })).status).toBe(200);
 
-    const otherContext = await newContext(browser);
+    const otherContext = await e2e.newContext();
     try {
       const [tab, device] = await Promise.all([
         // Same browser: the tab shares the first one's IndexedDB record and resumes from it.
-        DemoPage.open(context!, stack, `?thread=${run.threadId}`),
+        DemoPage.open(e2e.context, e2e.stack, `?thread=${run.threadId}`),
         // Another browser: nothing stored, only the thread's link with its token. It joins
         // from the server's snapshot, then follows the live events after it.
-        DemoPage.open(otherContext, stack, `?thread=${run.threadId}#token=${run.token}`),
+        DemoPage.open(otherContext, e2e.stack, `?thread=${run.threadId}#token=${run.token}`),
       ]);
       await Promise.all([tab.waitForText(1), device.waitForText(1)]);
-      expect((await fetchRun(stack, run)).status).toBe('running');
-      expect((await chaos(stack, 'slow', { delayMs: 0 })).status).toBe(200);
+      expect((await fetchRun(e2e.stack, run)).status).toBe('running');
+      expect((await chaos(e2e.stack, 'slow', { delayMs: 0 })).status).toBe(200);
 
-      const snapshot = await waitForRunEnd(stack, run);
+      const snapshot = await waitForRunEnd(e2e.stack, run);
       const text = serverText(snapshot);
       // Both joined mid-answer: their first request resumed after events they never saw.
       for (const page of [tab, device]) {
@@ -189,7 +165,7 @@ describe('the demo in Chromium', () => {
   });
 
   test("the chaos panel's own buttons: cut the connection, go offline for 2 s", async () => {
-    const demo = await openDemo();
+    const demo = await e2e.openDemo();
     await demo.send(LONG_PROMPT);
     const run = await demo.run();
     await demo.waitForText(40);
@@ -212,26 +188,26 @@ describe('the demo in Chromium', () => {
       .toBeGreaterThan(requests);
     expect(demo.eventsRequestsFor(run.runId)[requests]!.after).toBeGreaterThan(0);
 
-    const snapshot = await waitForRunEnd(stack, run);
+    const snapshot = await waitForRunEnd(e2e.stack, run);
     await demo.waitForMessageStatus('complete');
     await expectReplyEqualsServer(demo, serverText(snapshot));
   });
 
   test('Stop: the run ends cancelled, the partial text is kept as stopped, nothing revives it', async () => {
-    const demo = await openDemo();
+    const demo = await e2e.openDemo();
     await demo.send(LONG_PROMPT);
     const run = await demo.run();
     await demo.waitForText(40);
 
     await demo.page.getByRole('button', { name: 'Stop', exact: true }).click();
     await demo.waitForMessageStatus('stopped');
-    const snapshot = await waitForRunEnd(stack, run);
+    const snapshot = await waitForRunEnd(e2e.stack, run);
     expect(snapshot.status).toBe('cancelled');
     const text = serverText(snapshot);
     await expectReplyEqualsServer(demo, text);
 
     // Cut whatever is open and wait: no reconnect, no new text.
-    await chaos(stack, 'cut', { runId: run.runId });
+    await chaos(e2e.stack, 'cut', { runId: run.runId });
     const requests = demo.eventsRequestsFor(run.runId).length;
     await sleep(2_000);
     expect(demo.eventsRequestsFor(run.runId)).toHaveLength(requests);
@@ -241,12 +217,12 @@ describe('the demo in Chromium', () => {
     await demo.page.reload();
     await demo.waitForMessageStatus('stopped');
     await expectReplyEqualsServer(demo, text);
-    expect((await fetchRun(stack, run)).status).toBe('cancelled');
+    expect((await fetchRun(e2e.stack, run)).status).toBe('cancelled');
   });
 
   test('a prompt sent while offline is delivered once the network is back, exactly once', async () => {
-    const demo = await openDemo();
-    await context!.setOffline(true);
+    const demo = await e2e.openDemo();
+    await e2e.context.setOffline(true);
     await demo.send('What time is it?');
     await expect
       .poll(() => demo.page.locator('[data-role="user"][data-pending="queued"]').count(), {
@@ -254,16 +230,16 @@ describe('the demo in Chromium', () => {
       })
       .toBe(1);
     await sleep(1_000);
-    await context!.setOffline(false);
+    await e2e.context.setOffline(false);
 
     const run = await demo.run(15_000);
-    const snapshot = await waitForRunEnd(stack, run);
+    const snapshot = await waitForRunEnd(e2e.stack, run);
     expect(snapshot.status).toBe('finished');
     await demo.waitForMessageStatus('complete');
     await expectReplyEqualsServer(demo, serverText(snapshot));
 
     // Exactly one run on the thread, and the prompt once in its history and on screen.
-    const thread = await fetch(`${stack.api.origin}/api/threads/${run.threadId}`, {
+    const thread = await fetch(`${e2e.stack.api.origin}/api/threads/${run.threadId}`, {
       headers: { authorization: `Bearer ${run.token}` },
     });
     expect(thread.status).toBe(200);

@@ -1,0 +1,57 @@
+import type { Browser, BrowserContext } from 'playwright-core';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { chaos, DemoPage } from './demo-page.js';
+import { launchChromium, newContext, type Stack, startStack } from './harness.js';
+
+export interface DemoFixture {
+  readonly stack: Stack;
+  /** The browser context the current test opened first (closed after the test). */
+  readonly context: BrowserContext;
+  /** A fresh browser context, closed after the current test. */
+  newContext(): Promise<BrowserContext>;
+  /** The demo (or another page of it) in a fresh context. */
+  openDemo(query?: string): Promise<DemoPage>;
+}
+
+/**
+ * One stack and one Chromium for a test file: every context a test opens is closed after
+ * it, and a test that failed half-way does not leave the server slowed for the next one.
+ */
+export function useDemoStack(options: Parameters<typeof startStack>[0] = {}): DemoFixture {
+  let stack: Stack | undefined;
+  let browser: Browser | undefined;
+  const opened: BrowserContext[] = [];
+  beforeAll(async () => {
+    stack = await startStack(options);
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.close();
+  });
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((context) => context.close()));
+    if (stack) await chaos(stack, 'slow', { delayMs: 0 }).catch(() => {});
+  });
+  const fixture: DemoFixture = {
+    get stack() {
+      if (!stack) throw new Error('the demo stack is not started (use it inside a test)');
+      return stack;
+    },
+    get context() {
+      const first = opened[0];
+      if (!first) throw new Error('no browser context is open in this test');
+      return first;
+    },
+    async newContext() {
+      if (!browser) throw new Error('Chromium is not started (use it inside a test)');
+      const context = await newContext(browser);
+      opened.push(context);
+      return context;
+    },
+    async openDemo(query = '') {
+      return DemoPage.open(await fixture.newContext(), fixture.stack, query);
+    },
+  };
+  return fixture;
+}
