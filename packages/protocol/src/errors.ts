@@ -33,6 +33,13 @@ export const ERROR_CODES = [
   'run_in_progress',
   // A method a route does not serve (HEAD on an event stream).
   'method_not_allowed',
+  // An interrupt already answered by another run (another tab, device or retry); the error
+  // body names the run that answered it (`runId`).
+  'interrupt_answered',
+  // A message id the request builds on (a branch parent, an edited prompt) that the thread lacks.
+  'message_not_found',
+  // An uploaded file the thread does not have (unknown or deleted).
+  'file_not_found',
   'internal',
   // No such route (a wrong path or method), as distinct from an unknown run or thread.
   'not_found',
@@ -76,6 +83,9 @@ export const HTTP_STATUS_BY_CODE: Readonly<Partial<Record<ErrorCode, number>>> =
   unsupported_media_type: 415,
   run_in_progress: 409,
   method_not_allowed: 405,
+  interrupt_answered: 409,
+  message_not_found: 404,
+  file_not_found: 404,
   too_many_requests: 429,
   internal: 500,
   store_unavailable: 503,
@@ -83,7 +93,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Partial<Record<ErrorCode, number>>> =
 };
 
 export interface ErrorBody {
-  /** `runId` names the run a conflict is about (`run_in_progress`). */
+  /** `runId` names the run a conflict is about (`run_in_progress`, `interrupt_answered`). */
   error: { code: ErrorCode; message: string; runId?: string };
 }
 
@@ -185,6 +195,10 @@ export const ERROR_ACTIONS: Readonly<Record<ErrorCode, ErrorAction>> = {
   // The prompt waits for the running run the body names, then goes out (the chat's outbox).
   run_in_progress: 'retry',
   method_not_allowed: 'stop',
+  // Someone else answered first: show their answer (the thread's snapshot), never re-send.
+  interrupt_answered: 'stop',
+  message_not_found: 'stop',
+  file_not_found: 'stop',
   internal: 'retry',
   not_found: 'stop',
   agent_lost: 'stop',

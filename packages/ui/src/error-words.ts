@@ -48,6 +48,12 @@ function wordsFor(code: ErrorCode): string {
       return 'Too many requests — please wait a moment.';
     case 'run_in_progress':
       return 'An answer is still being written in this conversation.';
+    case 'interrupt_answered':
+      return 'This was already answered elsewhere.';
+    case 'message_not_found':
+      return 'That message is no longer in this conversation.';
+    case 'file_not_found':
+      return 'That file is no longer available.';
     case 'internal':
       return 'The server had a problem.';
     case 'store_unavailable':
