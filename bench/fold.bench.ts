@@ -365,7 +365,7 @@ async function workload(name: string, steps: Step[]) {
   for (const step of steps) {
     if (step.kind !== 'text') continue;
     const expected = step.deltas.join('');
-    const oursText = messageText(ours.messages[ours.messageIndex[step.id]!]!);
+    const oursText = messageText(ours.messages[ours.messageIndex.get(step.id)!]!);
     const aguiText = messageText(agui.find((m) => m.id === step.id)!);
     const aiText = ai[PRIOR]!.parts.find((p) => p.type === 'text' && p.text.startsWith(expected));
     if (oursText !== expected) throw new Error(`${name}: ours folded different text`);

@@ -10,7 +10,7 @@ import type {
   StepState,
   SynthesizedStart,
 } from './state.js';
-import { idTable, MAX_WARNINGS, NO_CHUNKS } from './state.js';
+import { MAX_SYNTHESIZED, MAX_WARNINGS, NO_CHUNKS } from './state.js';
 
 export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 export type ChunkKind = 'text' | 'toolCall' | 'reasoning';
@@ -58,13 +58,7 @@ export class DraftState {
 
   warn(offset: number | null, code: ErrorCode, message: string): void {
     const warning: FoldWarning = { offset, code, message };
-    const list =
-      this.s.warnings === this.base.warnings
-        ? this.base.warnings.slice()
-        : (this.s.warnings as FoldWarning[]);
-    list.push(warning);
-    if (list.length > MAX_WARNINGS) list.splice(0, list.length - MAX_WARNINGS);
-    this.s.warnings = list;
+    this.s.warnings = appendRecent(this.s.warnings, this.base.warnings, warning, MAX_WARNINGS);
     this.s.warningCount++;
   }
 
@@ -78,11 +72,13 @@ export class DraftState {
 
   protected synthesize(type: EventType, id: string): void {
     const entry: SynthesizedStart = { type, id, atOffset: this.offset };
-    // Copied once per batch, then appended to: a batch joining 30k unknown ids stays linear.
-    if (this.s.synthesized === this.base.synthesized) {
-      this.s.synthesized = this.base.synthesized.slice();
-    }
-    (this.s.synthesized as SynthesizedStart[]).push(entry);
+    this.s.synthesized = appendRecent(
+      this.s.synthesized,
+      this.base.synthesized,
+      entry,
+      MAX_SYNTHESIZED,
+    );
+    this.s.synthesizedCount++;
   }
 
   protected closeOpenMessages(end: MessageEnd | undefined): void {
@@ -115,30 +111,34 @@ export class DraftState {
     return this.s.messages as RunMessage[];
   }
 
-  protected indexForWrite(): Record<string, number> {
+  protected indexForWrite(): Map<string, number> {
     if (!this.indexCopied) {
-      this.s.messageIndex = idTable(this.base.messageIndex);
+      this.s.messageIndex = new Map(this.base.messageIndex);
       this.indexCopied = true;
     }
-    return this.s.messageIndex as Record<string, number>;
+    return this.s.messageIndex as Map<string, number>;
   }
 
-  protected ownerForWrite(): Record<string, string> {
+  protected ownerForWrite(): Map<string, string> {
     if (!this.ownerCopied) {
-      this.s.toolCallOwner = idTable(this.base.toolCallOwner);
+      this.s.toolCallOwner = new Map(this.base.toolCallOwner);
       this.ownerCopied = true;
     }
-    return this.s.toolCallOwner as Record<string, string>;
+    return this.s.toolCallOwner as Map<string, string>;
   }
 
   protected getMessage(id: string): RunMessage | undefined {
-    const i = this.s.messageIndex[id];
+    const i = this.s.messageIndex.get(id);
     return i === undefined ? undefined : this.s.messages[i];
   }
 
   /** A copy of the message this batch may mutate (made once per batch). */
   protected writableMessage(id: string): RunMessage {
-    const i = this.s.messageIndex[id]!;
+    return this.writableAt(this.s.messageIndex.get(id)!);
+  }
+
+  /** `writableMessage` by position, for callers that already looked the id up. */
+  protected writableAt(i: number): RunMessage {
     const current = this.s.messages[i]!;
     // A message past the base's end was added by this batch: it is this batch's own.
     if (i >= this.base.messages.length || this.isFresh(current)) return current;
@@ -150,18 +150,18 @@ export class DraftState {
 
   protected addMessage(message: RunMessage): RunMessage {
     const messages = this.messagesForWrite();
-    this.indexForWrite()[message.id] = messages.length;
+    this.indexForWrite().set(message.id, messages.length);
     messages.push(message);
     if (message.role === 'assistant' && message.toolCalls) {
       const owner = this.ownerForWrite();
-      for (const call of message.toolCalls) owner[call.id] = message.id;
+      for (const call of message.toolCalls) owner.set(call.id, message.id);
     }
     return message;
   }
 
   /** Insert, or replace in place (keeping its position), a whole message. */
   protected putMessage(message: RunMessage): void {
-    const i = this.s.messageIndex[message.id];
+    const i = this.s.messageIndex.get(message.id);
     if (i === undefined) {
       this.addMessage(message);
       return;
@@ -172,23 +172,29 @@ export class DraftState {
     if (replaced.role === 'assistant' && replaced.toolCalls !== undefined) {
       const owner = this.ownerForWrite();
       for (const call of replaced.toolCalls) {
-        if (owner[call.id] === message.id) delete owner[call.id];
+        if (owner.get(call.id) === message.id) owner.delete(call.id);
       }
     }
     this.markFresh(message);
     this.messagesForWrite()[i] = message;
     if (message.role === 'assistant' && message.toolCalls) {
       const owner = this.ownerForWrite();
-      for (const call of message.toolCalls) owner[call.id] = message.id;
+      for (const call of message.toolCalls) owner.set(call.id, message.id);
     }
   }
 
   protected openMessage(id: string, role: RunMessage['role'], name?: string): RunMessage {
-    if (this.s.messageIndex[id] !== undefined) {
-      const message = this.writableMessage(id);
+    const i = this.s.messageIndex.get(id);
+    if (i !== undefined) {
+      const message = this.writableAt(i);
       message.streaming = true;
       return message;
     }
+    return this.newMessage(id, role, name);
+  }
+
+  /** A streaming message for an id the index lacks (the caller looked it up once). */
+  private newMessage(id: string, role: RunMessage['role'], name?: string): RunMessage {
     const message = { id, role, content: '', streaming: true } as RunMessage;
     if (name !== undefined) (message as { name?: string }).name = name;
     return this.addMessage(message);
@@ -200,9 +206,11 @@ export class DraftState {
     role: 'assistant' | 'reasoning',
     startType: EventType,
   ): RunMessage {
-    if (this.s.messageIndex[id] !== undefined) return this.writableMessage(id);
+    // One lookup: a join mid-stream pays it for every id it has never seen.
+    const i = this.s.messageIndex.get(id);
+    if (i !== undefined) return this.writableAt(i);
     this.synthesize(startType, id);
-    return this.openMessage(id, role);
+    return this.newMessage(id, role);
   }
 
   protected appendContent(message: RunMessage, delta: string): void {
@@ -224,9 +232,9 @@ export class DraftState {
 
   protected setEncryptedValue(subtype: string, entityId: string, value: string): void {
     if (subtype === 'tool-call') {
-      if (this.s.toolCallOwner[entityId] === undefined) return;
+      if (!this.s.toolCallOwner.has(entityId)) return;
       this.writableToolCall(entityId).encryptedValue = value;
-    } else if (this.s.messageIndex[entityId] !== undefined) {
+    } else if (this.s.messageIndex.has(entityId)) {
       (this.writableMessage(entityId) as { encryptedValue?: string }).encryptedValue = value;
     }
   }
@@ -247,9 +255,7 @@ export class DraftState {
     }
     if (open_ !== undefined && open_ !== target) this.closeChunk(kind);
     const exists =
-      kind === 'toolCall'
-        ? this.s.toolCallOwner[target] !== undefined
-        : this.s.messageIndex[target] !== undefined;
+      kind === 'toolCall' ? this.s.toolCallOwner.has(target) : this.s.messageIndex.has(target);
     if (!exists) {
       if (id === undefined) {
         this.warn(this.offset, 'malformed_event', `a ${kind} chunk continues "${target}", unknown`);
@@ -280,8 +286,8 @@ export class DraftState {
         ? NO_CHUNKS
         : rest;
     if (kind === 'toolCall') {
-      if (this.s.toolCallOwner[id] !== undefined) delete this.writableToolCall(id).streaming;
-    } else if (this.s.messageIndex[id] !== undefined) {
+      if (this.s.toolCallOwner.has(id)) delete this.writableToolCall(id).streaming;
+    } else if (this.s.messageIndex.has(id)) {
       delete this.writableMessage(id).streaming;
     }
   }
@@ -289,7 +295,7 @@ export class DraftState {
   // ── tool calls ───────────────────────────────────────────────────────────────────────
 
   protected openToolCall(toolCallId: string, name: string, parentMessageId?: string): RunToolCall {
-    if (this.s.toolCallOwner[toolCallId] !== undefined) {
+    if (this.s.toolCallOwner.has(toolCallId)) {
       const call = this.writableToolCall(toolCallId);
       if (name !== '' && call.function.name === '') call.function = { ...call.function, name };
       return call;
@@ -306,7 +312,7 @@ export class DraftState {
     if (owner === undefined || owner.role !== 'assistant') {
       const id = owner === undefined ? ownerId : toolCallId;
       this.addMessage({ id, role: 'assistant', toolCalls: [call] } as RunMessage);
-      this.ownerForWrite()[toolCallId] = id;
+      this.ownerForWrite().set(toolCallId, id);
       return call;
     }
     const message = this.writableMessage(ownerId);
@@ -316,19 +322,19 @@ export class DraftState {
       message.toolCalls = [...(calls ?? []), call];
       this.markFresh(message.toolCalls);
     }
-    this.ownerForWrite()[toolCallId] = ownerId;
+    this.ownerForWrite().set(toolCallId, ownerId);
     return call;
   }
 
   /** The tool call an ARGS/END refers to, synthesizing its START when it was never seen. */
   protected ensureToolCall(toolCallId: string): RunToolCall {
-    if (this.s.toolCallOwner[toolCallId] !== undefined) return this.writableToolCall(toolCallId);
+    if (this.s.toolCallOwner.has(toolCallId)) return this.writableToolCall(toolCallId);
     this.synthesize(EventType.TOOL_CALL_START, toolCallId);
     return this.openToolCall(toolCallId, '');
   }
 
   protected writableToolCall(toolCallId: string): RunToolCall {
-    const message = this.writableMessage(this.s.toolCallOwner[toolCallId]!);
+    const message = this.writableMessage(this.s.toolCallOwner.get(toolCallId)!);
     let calls = message.toolCalls!;
     if (!this.isFresh(calls)) {
       calls = [...calls];
@@ -356,6 +362,18 @@ export class DraftState {
 }
 
 /**
+ * `list` plus `item`, keeping the `max` most recent. The base's list is copied once per batch
+ * (then appended to in place), and the list stays bounded, so a batch joining 30k unknown
+ * ids neither copies per entry nor grows a 30k-entry array.
+ */
+function appendRecent<T>(list: readonly T[], base: readonly T[], item: T, max: number): T[] {
+  const own = (list === base ? base.slice() : list) as T[];
+  own.push(item);
+  if (own.length > max) own.splice(0, own.length - max);
+  return own;
+}
+
+/**
  * A shallow copy of a run state. Spelled out rather than spread so every state the fold
  * makes has one hidden class: this runs once per batch, which is once per event for a
  * client that renders every event.
@@ -377,6 +395,7 @@ function copyState(b: RunState): Mutable<RunState> {
     warnings: b.warnings,
     warningCount: b.warningCount,
     synthesized: b.synthesized,
+    synthesizedCount: b.synthesizedCount,
     openChunks: b.openChunks,
   };
 }

@@ -230,7 +230,7 @@ describe('fold properties', { timeout: 60_000 }, () => {
             expected.set(key, (expected.get(key) ?? '') + a.delta);
           }
           for (const id of streamedMessageIds) {
-            const i = state.messageIndex[id];
+            const i = state.messageIndex.get(id);
             const want = expected.get(`message:${id}`);
             if (i === undefined) {
               expect(want ?? '').toBe('');
@@ -239,13 +239,13 @@ describe('fold properties', { timeout: 60_000 }, () => {
             expect(messageText(state.messages[i]!)).toBe(want ?? '');
           }
           for (const id of toolCallIds) {
-            const owner = state.toolCallOwner[id];
+            const owner = state.toolCallOwner.get(id);
             const want = expected.get(`toolCall:${id}`);
             if (owner === undefined) {
               expect(want ?? '').toBe('');
               continue;
             }
-            const call = state.messages[state.messageIndex[owner]!]!.toolCalls!.find(
+            const call = state.messages[state.messageIndex.get(owner)!]!.toolCalls!.find(
               (c) => c.id === id,
             );
             expect(call?.function.arguments).toBe(want ?? '');
@@ -277,7 +277,7 @@ describe('fold properties', { timeout: 60_000 }, () => {
         }
         // A tool call (named, or continued by an id-less chunk) touches its message.
         for (const id of [...touched]) {
-          const owner = before.toolCallOwner[id] ?? after.toolCallOwner[id];
+          const owner = before.toolCallOwner.get(id) ?? after.toolCallOwner.get(id);
           if (owner !== undefined) touched.add(owner);
         }
         before.messages.forEach((message, i) => {
@@ -287,7 +287,7 @@ describe('fold properties', { timeout: 60_000 }, () => {
         });
         if (after.messages !== before.messages) {
           // Something changed or was added: the array is new, positions are stable.
-          for (const [id, i] of Object.entries(before.messageIndex)) {
+          for (const [id, i] of before.messageIndex) {
             expect(after.messages[i]!.id).toBe(id);
           }
         }

@@ -5,6 +5,7 @@ import {
   applyEnvelopes,
   createRunState,
   foldLog,
+  MAX_SYNTHESIZED,
   MAX_WARNINGS,
   messageText,
   toEnvelopes,
@@ -26,14 +27,8 @@ function more(state: RunState, events: readonly object[]) {
 describe('run lifecycle', () => {
   it('starts idle, then RUN_STARTED makes it running with its ids', () => {
     const initial = createRunState();
-    // Id tables are null-prototype objects: an id like `constructor` is never inherited.
-    expect(Object.getPrototypeOf(initial.messageIndex)).toBeNull();
-    expect(Object.getPrototypeOf(initial.toolCallOwner)).toBeNull();
-    expect({
-      ...initial,
-      messageIndex: { ...initial.messageIndex },
-      toolCallOwner: { ...initial.toolCallOwner },
-    }).toStrictEqual({
+    // Id tables are Maps: an id like `constructor` is data, never an inherited property.
+    expect(initial).toStrictEqual({
       offset: 0,
       runId: null,
       threadId: null,
@@ -41,14 +36,15 @@ describe('run lifecycle', () => {
       outcome: null,
       error: null,
       messages: [],
-      messageIndex: {},
-      toolCallOwner: {},
+      messageIndex: new Map(),
+      toolCallOwner: new Map(),
       state: undefined,
       steps: [],
       events: [],
       warnings: [],
       warningCount: 0,
       synthesized: [],
+      synthesizedCount: 0,
       openChunks: {},
     });
     const state = fold([START]);
@@ -175,7 +171,7 @@ describe('text messages', () => {
       { id: 'u1', role: 'user', name: 'ann', content: 'Hi' },
       { id: 'a1', role: 'assistant', content: 'Hello 😀', streaming: true },
     ]);
-    expect({ ...state.messageIndex }).toStrictEqual({ sys: 0, dev: 1, u1: 2, a1: 3 });
+    expect(Object.fromEntries(state.messageIndex)).toStrictEqual({ sys: 0, dev: 1, u1: 2, a1: 3 });
     expect(state.offset).toBe(13);
     expect(state.warnings).toEqual([]);
     expect(state.synthesized).toEqual([]);
@@ -222,7 +218,7 @@ describe('tool calls', () => {
         ],
       },
     ]);
-    expect({ ...state.toolCallOwner }).toStrictEqual({ tc1: 'tc1' });
+    expect(Object.fromEntries(state.toolCallOwner)).toStrictEqual({ tc1: 'tc1' });
   });
 
   it('START with a parent joins that assistant message; END and RESULT follow', () => {
@@ -264,7 +260,7 @@ describe('tool calls', () => {
       { id: 'res1', role: 'tool', toolCallId: 'tc1', content: '42' },
       { id: 'res2', role: 'tool', toolCallId: 'tc2', content: [{ type: 'text', text: 'sunny' }] },
     ]);
-    expect({ ...state.toolCallOwner }).toStrictEqual({ tc1: 'a1', tc2: 'a1' });
+    expect(Object.fromEntries(state.toolCallOwner)).toStrictEqual({ tc1: 'a1', tc2: 'a1' });
   });
 
   it('a parent not seen yet is created as an assistant message; its text START reuses it', () => {
@@ -297,7 +293,7 @@ describe('tool calls', () => {
       ['u1', 'user'],
       ['tc1', 'assistant'],
     ]);
-    expect(state.toolCallOwner).toEqual({ tc1: 'tc1' });
+    expect(Object.fromEntries(state.toolCallOwner)).toStrictEqual({ tc1: 'tc1' });
   });
 
   it('a RESULT replacing the message that owned a call does not break later ARGS', () => {
@@ -308,7 +304,7 @@ describe('tool calls', () => {
       { type: 'TOOL_CALL_ARGS', toolCallId: 'tc1', delta: '{}' },
     ]);
     expect(state.messages[0]).toEqual({ id: 'a1', role: 'tool', toolCallId: 'tc1', content: 'x' });
-    expect(state.toolCallOwner.tc1).toBe('tc1');
+    expect(state.toolCallOwner.get('tc1')).toBe('tc1');
     expect(state.synthesized.map((s) => [s.type, s.id])).toEqual([['TOOL_CALL_START', 'tc1']]);
   });
 });
@@ -511,7 +507,7 @@ describe('MESSAGES_SNAPSHOT', () => {
     ]);
     expect(state.messages[0]).toBe(before.messages[0]);
     expect(state.messages[1]).not.toBe(snapshot.messages[0]);
-    expect(state.toolCallOwner).toEqual({ tcx: 'h2' });
+    expect(Object.fromEntries(state.toolCallOwner)).toStrictEqual({ tcx: 'h2' });
     // A snapshot's (frozen) tool call can be extended later: the fold copies, never writes.
     const next = more(state, [{ type: 'TOOL_CALL_ARGS', toolCallId: 'tcx', delta: '}' }]).state;
     expect(next.messages[3]!.toolCalls![0]!.function.arguments).toBe('{}');
@@ -847,6 +843,42 @@ describe('mid-stream joins synthesize the STARTs they missed', () => {
     );
     expect(state).toMatchObject({ status: 'finished', runId: 'r9', threadId: 't9', offset: 3 });
     expect(state.synthesized).toStrictEqual([{ type: 'RUN_STARTED', id: 'r9', atOffset: 3 }]);
+  });
+
+  it('keeps the latest MAX_SYNTHESIZED, counts them all, and every message keeps its text', () => {
+    // A join into a long run: one synthesized START per message, over two batches.
+    const n = MAX_SYNTHESIZED + 30;
+    const content = (i: number) => ({
+      type: 'TEXT_MESSAGE_CONTENT',
+      messageId: `m${i}`,
+      delta: `t${i}`,
+    });
+    const first = fold(
+      Array.from({ length: 40 }, (_, i) => content(i)),
+      createRunState({ from: 4, runId: 'r1' }),
+    );
+    const state = fold(
+      Array.from({ length: n - 40 }, (_, i) => content(40 + i)),
+      deepFreeze(first),
+    );
+    expect(first.synthesized).toHaveLength(41);
+    expect(first.synthesizedCount).toBe(41);
+    expect(state.synthesizedCount).toBe(n + 1);
+    expect(state.synthesized).toHaveLength(MAX_SYNTHESIZED);
+    expect(state.synthesized[0]).toStrictEqual({
+      type: 'TEXT_MESSAGE_START',
+      id: `m${n - MAX_SYNTHESIZED}`,
+      atOffset: 5 + n - MAX_SYNTHESIZED,
+    });
+    expect(state.synthesized.at(-1)).toStrictEqual({
+      type: 'TEXT_MESSAGE_START',
+      id: `m${n - 1}`,
+      atOffset: 4 + n,
+    });
+    expect(state.messages.map((m) => messageText(m))).toStrictEqual(
+      Array.from({ length: n }, (_, i) => `t${i}`),
+    );
+    expect(state.messageIndex.get(`m${n - 1}`)).toBe(n - 1);
   });
 });
 

@@ -238,7 +238,7 @@ class Draft extends DraftState {
         return;
       }
       case EventType.ACTIVITY_SNAPSHOT: {
-        if (this.s.messageIndex[event.messageId] !== undefined && event.replace === false) return;
+        if (this.s.messageIndex.has(event.messageId) && event.replace === false) return;
         this.putMessage({
           id: event.messageId,
           role: 'activity',

@@ -39,8 +39,8 @@ describe('ids are data', { timeout: 60_000 }, () => {
     for (const name of ids) {
       const m = state.messages.find((x) => x.id === `m:${name}`);
       expect(messageText(m!)).toBe(`${name}!`);
-      expect(state.messageIndex[`m:${name}`]).toBe(state.messages.indexOf(m!));
-      expect(state.toolCallOwner[name]).toBe(name);
+      expect(state.messageIndex.get(`m:${name}`)).toBe(state.messages.indexOf(m!));
+      expect(state.toolCallOwner.get(name)).toBe(name);
     }
     // Bare prototype names as message ids too (a message named `constructor`).
     const bare = foldLog(
@@ -79,7 +79,7 @@ describe('ids are data', { timeout: 60_000 }, () => {
           const again = stateFromSnapshot(parsed);
           expect(again.messages).toEqual(state.messages);
           for (const m of state.messages) {
-            expect(again.messageIndex[m.id]).toBe(state.messageIndex[m.id]);
+            expect(again.messageIndex.get(m.id)).toBe(state.messageIndex.get(m.id));
           }
         },
       ),

@@ -39,8 +39,11 @@ describe('stateFromSnapshot', () => {
       outcome: null,
       error: null,
       state: { city: 'Oslo' },
-      messageIndex: { u1: 0, a1: 1 },
-      toolCallOwner: { tc1: 'a1' },
+      messageIndex: new Map([
+        ['u1', 0],
+        ['a1', 1],
+      ]),
+      toolCallOwner: new Map([['tc1', 'a1']]),
       warnings: [],
       synthesized: [],
     });

@@ -1,7 +1,7 @@
 import { ResumableError } from './errors.js';
 import { isResumePoint } from './offsets.js';
 import type { FoldWarning, OpenChunks, RunMessage, RunSnapshot, RunState } from './state.js';
-import { createRunState, idTable, MAX_WARNINGS, NO_CHUNKS } from './state.js';
+import { createRunState, MAX_WARNINGS, NO_CHUNKS } from './state.js';
 import { messageProblem } from './validate.js';
 
 /**
@@ -12,8 +12,8 @@ import { messageProblem } from './validate.js';
  * over it later.
  */
 export function stateFromSnapshot(snapshot: RunSnapshot): RunState {
-  const messageIndex = idTable<number>();
-  const toolCallOwner = idTable<string>();
+  const messageIndex = new Map<string, number>();
+  const toolCallOwner = new Map<string, string>();
   const messages: RunMessage[] = [];
   const warnings: FoldWarning[] = [];
   let warningCount = 0;
@@ -32,15 +32,15 @@ export function stateFromSnapshot(snapshot: RunSnapshot): RunState {
       continue;
     }
     const m = message as RunMessage;
-    const existing = messageIndex[m.id];
+    const existing = messageIndex.get(m.id);
     if (existing === undefined) {
-      messageIndex[m.id] = messages.length;
+      messageIndex.set(m.id, messages.length);
       messages.push(m);
     } else {
       messages[existing] = m;
     }
     if (m.role === 'assistant') {
-      for (const call of m.toolCalls ?? []) toolCallOwner[call.id] = m.id;
+      for (const call of m.toolCalls ?? []) toolCallOwner.set(call.id, m.id);
     }
   }
   return {

@@ -74,10 +74,10 @@ export interface RunState {
   readonly error: RunError | null;
   /** In the order they were first seen. */
   readonly messages: readonly RunMessage[];
-  /** message id → position in `messages` (a null-prototype object: ids are data). */
-  readonly messageIndex: Readonly<Record<string, number>>;
-  /** tool call id → id of the assistant message holding it (null-prototype, like the index). */
-  readonly toolCallOwner: Readonly<Record<string, string>>;
+  /** message id → position in `messages` (a Map: ids are data, never object keys). */
+  readonly messageIndex: ReadonlyMap<string, number>;
+  /** tool call id → id of the assistant message holding it. */
+  readonly toolCallOwner: ReadonlyMap<string, string>;
   /** Application state from STATE_SNAPSHOT / STATE_DELTA. */
   readonly state: unknown;
   readonly steps: readonly StepState[];
@@ -85,12 +85,19 @@ export interface RunState {
   /** The most recent warnings (at most `MAX_WARNINGS`); `warningCount` counts them all. */
   readonly warnings: readonly FoldWarning[];
   readonly warningCount: number;
+  /**
+   * The most recent STARTs the fold made up (at most `MAX_SYNTHESIZED`);
+   * `synthesizedCount` counts them all. Bounded like `warnings`: a join into a long run can
+   * synthesize one per message.
+   */
   readonly synthesized: readonly SynthesizedStart[];
+  readonly synthesizedCount: number;
   /** Ids of the messages / tool calls that `*_CHUNK` events without an id continue. */
   readonly openChunks: OpenChunks;
 }
 
 export const MAX_WARNINGS = 50;
+export const MAX_SYNTHESIZED = 50;
 
 /** Which `*_CHUNK` blocks are open: the message / tool call ids their id-less chunks extend. */
 export type OpenChunks = Readonly<{ text?: string; toolCall?: string; reasoning?: string }>;
@@ -135,29 +142,17 @@ export function createRunState(options: CreateRunStateOptions = {}): RunState {
     outcome: null,
     error: null,
     messages: [],
-    messageIndex: idTable(),
-    toolCallOwner: idTable(),
+    messageIndex: new Map(),
+    toolCallOwner: new Map(),
     state: undefined,
     steps: [],
     events: [],
     warnings: [],
     warningCount: 0,
     synthesized: [],
+    synthesizedCount: 0,
     openChunks: NO_CHUNKS,
   };
-}
-
-/**
- * A table keyed by ids, which are data: a null-prototype object, so an id such as
- * `constructor`, `__proto__` or `toString` is an entry like any other and never reads an
- * inherited property. Copies `from`'s own entries when given.
- */
-export function idTable<V>(from?: Readonly<Record<string, V>>): Record<string, V> {
-  const table = Object.create(null) as Record<string, V>;
-  if (from !== undefined) {
-    for (const key of Object.keys(from)) table[key] = from[key]!;
-  }
-  return table;
 }
 
 export function isTerminalStatus(status: RunStatus): boolean {

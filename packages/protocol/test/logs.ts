@@ -523,8 +523,22 @@ export function buildLog(plan: LogPlan): RunLog {
 
 export const runLog: fc.Arbitrary<RunLog> = logPlan.map(buildLog);
 
+/**
+ * Freezes a value deeply, so a test proves the fold never writes its input. `Object.freeze`
+ * does not stop `Map.prototype.set`, so a Map (the fold's id indexes) gets throwing writers.
+ */
 export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    if (value instanceof Map) {
+      for (const writer of ['set', 'delete', 'clear']) {
+        Object.defineProperty(value, writer, {
+          value: () => {
+            throw new TypeError(`${writer} on a frozen Map`);
+          },
+        });
+      }
+      for (const entry of value.values()) deepFreeze(entry);
+    }
     Object.freeze(value);
     for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
   }
