@@ -87,7 +87,12 @@ export class InterruptSession {
 
   private activate(): void {
     this.unsubscribers.push(
-      this.chat.store.subscribe(() => this.onChange()),
+      this.chat.store.subscribe((state, prev) => {
+        if (state.hydrated !== prev.hydrated || state.threadId !== prev.threadId) {
+          void this.refresh();
+        }
+        this.onChange();
+      }),
       this.chat.run.store.subscribe((state, prev) => {
         if (state.runId !== prev.runId) void this.refresh();
         this.onChange();
