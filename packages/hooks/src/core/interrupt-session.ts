@@ -250,19 +250,23 @@ export class InterruptSession {
       known: s.record.known,
       server: s.server,
       answers: s.record.answers,
-      run: { runId: run.runId, outcome: run.run.outcome },
+      run: { runId: run.runId, outcome: run.run.outcome, ...lastOf(run.messages) },
       messages: chat.messages,
       executions: s.executions,
     });
     this.store.setState({ interrupts });
-    this.noteNew(run.run.outcome, run.runId);
+    this.noteNew(run.run.outcome, run.runId, lastOf(run.messages).lastMessageId);
     this.noteSent(run.runId);
   }
 
   /** An interrupted run's interrupts join the record, so they outlive the run's record. */
-  private noteNew(outcome: Parameters<typeof interruptsOf>[0], runId: string | null): void {
+  private noteNew(
+    outcome: Parameters<typeof interruptsOf>[0],
+    runId: string | null,
+    lastMessageId: string | undefined,
+  ): void {
     const record = this.getState().record;
-    const known = rememberInterrupts(record.known, interruptsOf(outcome, runId));
+    const known = rememberInterrupts(record.known, interruptsOf(outcome, runId, lastMessageId));
     if (known !== record.known) this.persistSoon({ ...record, known: [...known] });
   }
 
@@ -296,6 +300,11 @@ export class InterruptSession {
     await this.write({ ...record, tools: upsert(record.tools, { interruptId, state }) });
   }
 }
+
+const lastOf = (messages: readonly { id: string }[]) => {
+  const last = messages.at(-1);
+  return last ? { lastMessageId: last.id } : {};
+};
 
 const notIn =
   <T extends { interruptId: string }>(mine: readonly T[]) =>

@@ -28,6 +28,7 @@ describe('deriveInterrupts', () => {
       message: 'Delete?',
       toolCallId: 'c1',
       tool: { name: 'delete_file', arguments: '{"path":"x"}' },
+      anchor: 'a1',
       execution: null,
       status: 'open',
       answer: null,
@@ -35,7 +36,12 @@ describe('deriveInterrupts', () => {
       answeredBy: null,
       answeredHere: false,
     });
-    expect(q).toMatchObject({ id: 'i2', status: 'open', tool: null });
+    expect(q).toMatchObject({ id: 'i2', status: 'open', tool: null, anchor: null });
+    const [, anchored] = deriveInterrupts({
+      ...base,
+      run: { runId: 'r1', outcome, lastMessageId: 'a1' },
+    });
+    expect(anchored).toMatchObject({ id: 'i2', anchor: 'a1' });
   });
 
   it('a partial answer is a draft; both answered, one batch; the server’s final status wins', () => {

@@ -16,8 +16,11 @@ export interface ResumeAnswer {
   payload?: unknown;
 }
 
-/** An interrupt and the run that asked it. */
-export type KnownInterrupt = Interrupt & { runId: string };
+/**
+ * An interrupt and the run that asked it; `afterMessageId`, the last message of that run
+ * when this page saw it end, places a question without a tool call in the transcript.
+ */
+export type KnownInterrupt = Interrupt & { runId: string; afterMessageId?: string };
 
 /** An interrupt as `GET /threads/{id}` lists it, with its status on the server. */
 export type ServerInterrupt = KnownInterrupt & {
@@ -65,6 +68,11 @@ export interface ChatInterrupt {
   /** The tool call it concerns (approval, browser tool): name and JSON arguments. */
   tool: { name: string; arguments: string } | null;
   /**
+   * The message it belongs after in the transcript: the one holding its tool call, else
+   * the asking run's last message; null when neither is known (show it at the end).
+   */
+  anchor: string | null;
+  /**
    * A browser tool running in this page, or `interrupted`: started before a reload and not
    * declared idempotent, so the user decides (run again, or cancel). Null otherwise.
    */
@@ -78,13 +86,14 @@ export const MAX_KNOWN_INTERRUPTS = 50;
 export function interruptsOf(
   outcome: RunFinishedOutcome | null | undefined,
   runId: string | null,
+  afterMessageId?: string,
 ): KnownInterrupt[] {
   if (runId === null || outcome?.type !== 'interrupt' || !Array.isArray(outcome.interrupts)) {
     return [];
   }
   return outcome.interrupts
     .filter((i) => typeof i?.id === 'string' && typeof i.reason === 'string')
-    .map((i) => ({ ...i, runId }));
+    .map((i) => ({ ...i, runId, ...(afterMessageId ? { afterMessageId } : {}) }));
 }
 
 /** A `GET /threads/{id}` body's `interrupts`, checked entry by entry (anything odd dropped). */
@@ -116,8 +125,8 @@ export function rememberInterrupts(
   for (const i of incoming) {
     const { status: _s, answeredBy: _a, payload: _p, ...base } = i as ServerInterrupt;
     const old = byId.get(i.id);
-    if (old && old.runId === base.runId && old.reason === base.reason) continue;
-    byId.set(i.id, base);
+    if (old && old.runId === base.runId && (old.afterMessageId || !base.afterMessageId)) continue;
+    byId.set(i.id, old?.afterMessageId ? { ...base, afterMessageId: old.afterMessageId } : base);
     changed = true;
   }
   if (!changed) return known;
@@ -129,7 +138,7 @@ export interface DeriveInput {
   server: readonly ServerInterrupt[];
   answers: readonly LocalAnswer[];
   /** The followed run: its id and folded outcome. */
-  run: { runId: string | null; outcome: RunFinishedOutcome | null };
+  run: { runId: string | null; outcome: RunFinishedOutcome | null; lastMessageId?: string };
   /** The transcript, to find the tool call an interrupt concerns. */
   messages: readonly RunMessage[];
   /** Browser tool executions by interrupt id (`browser-tools.ts`). */
@@ -146,7 +155,7 @@ export function deriveInterrupts(input: DeriveInput): ChatInterrupt[] {
   const { run } = input;
   const all = rememberInterrupts(input.known, [
     ...input.server,
-    ...interruptsOf(run.outcome, run.runId),
+    ...interruptsOf(run.outcome, run.runId, run.lastMessageId),
   ]);
   const server = new Map(input.server.map((s) => [s.id, s]));
   const answers = new Map(input.answers.map((a) => [a.interruptId, a]));
@@ -163,6 +172,8 @@ export function deriveInterrupts(input: DeriveInput): ChatInterrupt[] {
       ...(i.responseSchema === undefined ? {} : { responseSchema: i.responseSchema }),
       ...(i.metadata === undefined ? {} : { metadata: i.metadata }),
       tool: toolOf(i, tools),
+      anchor:
+        (i.toolCallId ? tools.get(i.toolCallId)?.messageId : undefined) ?? i.afterMessageId ?? null,
       execution: input.executions?.get(i.id) ?? null,
     };
     const answerOf = (a: ResumeAnswer): ResumeAnswer => ({
@@ -228,19 +239,19 @@ export function openBatch(interrupts: readonly ChatInterrupt[]): ChatInterrupt[]
   return last ? open.filter((i) => i.runId === last.runId) : [];
 }
 
-function toolCallsOf(
-  messages: readonly RunMessage[],
-): Map<string, { name: string; arguments: string }> {
-  const calls = new Map<string, { name: string; arguments: string }>();
+type FoundCall = { name: string; arguments: string; messageId: string };
+
+function toolCallsOf(messages: readonly RunMessage[]): Map<string, FoundCall> {
+  const calls = new Map<string, FoundCall>();
   for (const m of messages) {
-    for (const c of m.toolCalls ?? []) calls.set(c.id, c.function);
+    for (const c of m.toolCalls ?? []) calls.set(c.id, { ...c.function, messageId: m.id });
   }
   return calls;
 }
 
 function toolOf(
   i: KnownInterrupt,
-  calls: Map<string, { name: string; arguments: string }>,
+  calls: Map<string, FoundCall>,
 ): { name: string; arguments: string } | null {
   const call = i.toolCallId ? calls.get(i.toolCallId) : undefined;
   if (call) return { name: call.name, arguments: call.arguments };
