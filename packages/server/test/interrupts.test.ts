@@ -1,59 +1,8 @@
-import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../src/index.js';
 import { startServer } from '../src/index.js';
-import { RedisStore } from '../src/stores/redis.js';
-import { SqliteStore } from '../src/stores/sqlite.js';
-import { bearer, logOf, postRun, prompt, tempDir } from './helpers.js';
-import { testRedisUrl, uniquePrefix } from './redis/shared.js';
-
-const FAST = { tokens: 5, tokensPerSecond: 0 };
-const APPROVE = { ...FAST, interrupt: 'tool_approval' };
-
-/** A fresh runId, as a client chooses one (≥ 122 random bits). */
-const rid = () => crypto.randomUUID();
-
-/** Starts a thread whose first run asks for approval; resolves once that run ended. */
-async function asked(server: RunningServer) {
-  const started = await postRun(server.url, prompt('delete the draft', APPROVE));
-  expect(started.status).toBe(201);
-  await server.manager.waitForRun(started.json.runId);
-  const { runId, threadId, token } = started.json;
-  const part = runId.slice(0, 180);
-  return { runId, threadId, token, interruptId: `approval-${part}`, toolCallId: `call-${part}` };
-}
-
-function answer(
-  server: RunningServer,
-  thread: { threadId: string; token: string },
-  resume: unknown,
-  runId = rid(),
-) {
-  return postRun(
-    server.url,
-    { threadId: thread.threadId, runId, messages: [], resume },
-    bearer(thread.token),
-  );
-}
-
-async function getJson(url: string, token: string) {
-  const response = await fetch(url, { headers: bearer(token) });
-  expect(response.status).toBe(200);
-  return (await response.json()) as Record<string, unknown>;
-}
-
-/** The text of a run's assistant messages, joined. */
-async function replyOf(server: RunningServer, runId: string, token: string) {
-  const log = await logOf(server, runId, token);
-  return log
-    .filter((e) => e.type === 'TEXT_MESSAGE_CONTENT')
-    .map((e) => e.delta)
-    .join('');
-}
-
-const approved = (interruptId: string) => [
-  { interruptId, status: 'resolved', payload: { approved: true } },
-];
+import { bearer, logOf, postRun, prompt } from './helpers.js';
+import { answer, approved, asked, FAST, getJson, replyOf, rid } from './interrupt-helpers.js';
 
 describe('human in the loop (memory store)', () => {
   let server: RunningServer;
@@ -352,57 +301,5 @@ describe('human in the loop (memory store)', () => {
     expect(await replyOf(server, done.json.runId, c.json.token)).toBe(
       'The page ran get_location and returned {"city":"Oslo"}.',
     );
-  });
-});
-
-describe('human in the loop across restarts and instances', () => {
-  const dir = tempDir();
-  afterAll(() => dir.cleanup());
-
-  it('SQLite: asked, the server closed and reopened on the same file, answered once', async () => {
-    const path = join(dir.path, 'hitl.db');
-    const before = await startServer({ port: 0, store: new SqliteStore({ path }) });
-    const t = await asked(before);
-    await before.close();
-    const after = await startServer({ port: 0, store: new SqliteStore({ path }) });
-    try {
-      const thread = await getJson(`${after.url}/threads/${t.threadId}`, t.token);
-      expect(thread.waiting).toBe(true);
-      const first = rid();
-      expect((await answer(after, t, approved(t.interruptId), first)).status).toBe(201);
-      expect(await replyOf(after, first, t.token)).toBe('Approved: I deleted notes/old-draft.md.');
-      const again = await answer(after, t, approved(t.interruptId));
-      expect(again.status).toBe(409);
-      expect((again.json as unknown as { error: { runId: string } }).error.runId).toBe(first);
-    } finally {
-      await after.close();
-    }
-  });
-
-  it('Redis: asked on A, answered on B, a second answer on A is 409 naming B’s run', async () => {
-    const url = testRedisUrl();
-    const prefix = uniquePrefix();
-    const a = await startServer({ port: 0, store: new RedisStore({ url, prefix }) });
-    const b = await startServer({ port: 0, store: new RedisStore({ url, prefix }) });
-    try {
-      const t = await asked(a);
-      expect((await getJson(`${b.url}/threads/${t.threadId}`, t.token)).waiting).toBe(true);
-      const onB = rid();
-      expect((await answer(b, t, approved(t.interruptId), onB)).status).toBe(201);
-      const onA = await answer(a, t, approved(t.interruptId));
-      expect(onA.status).toBe(409);
-      expect(onA.json).toEqual({
-        error: {
-          code: 'interrupt_answered',
-          message: `interrupt ${t.interruptId} was already answered by run ${onB}`,
-          runId: onB,
-        },
-      });
-      expect(await replyOf(b, onB, t.token)).toBe('Approved: I deleted notes/old-draft.md.');
-      const run = await getJson(`${a.url}/runs/${t.runId}`, t.token);
-      expect((run.interrupts as Array<{ answeredBy: string }>)[0]!.answeredBy).toBe(onB);
-    } finally {
-      await Promise.all([a.close(), b.close()]);
-    }
   });
 });
