@@ -1,6 +1,12 @@
 import type { AGUIEvent, Interrupt, ResumeEntry, RunAgentInput } from '@resumable/protocol';
-import { EventType } from '@resumable/protocol';
 import type { ModelMessage, ToolContent } from 'ai';
+import {
+  type ClientToolAnswer,
+  clientToolAnswers,
+  clientToolInterrupt,
+  clientToolResult,
+  interruptIdOf,
+} from '../agents/tool-interrupts.js';
 
 /**
  * Human in the loop for AI SDK models. A tool call the SDK holds for approval (a tool with
@@ -10,11 +16,6 @@ import type { ModelMessage, ToolContent } from 'ai';
  * SDK's own way: the approval as a `tool-approval-response` (the SDK then runs or denies
  * the tool), the browser's result as a `tool-result`.
  */
-
-/** Interrupt ids are the tool call's, in the protocol's id alphabet. */
-export function interruptIdOf(kind: 'approval' | 'tool', toolCallId: string): string {
-  return `${kind}-${toolCallId.replace(/[^A-Za-z0-9._:-]/g, '_').slice(0, 180)}`;
-}
 
 /** The interrupts a finished stream leaves: approvals asked, then client tool calls. */
 export function streamInterrupts(
@@ -31,18 +32,9 @@ export function streamInterrupts(
   );
   const client = [...pending]
     .filter(([toolCallId]) => !approvals.has(toolCallId))
-    .map(
-      ([toolCallId, toolName]): Interrupt => ({
-        id: interruptIdOf('tool', toolCallId),
-        reason: 'client_tool',
-        toolCallId,
-        message: `Run ${toolName} in the page`,
-      }),
-    );
+    .map(([toolCallId, toolName]) => clientToolInterrupt(toolCallId, toolName));
   return [...asked, ...client];
 }
-
-type Answer = { kind: 'approval' | 'tool'; entry: ResumeEntry };
 
 /**
  * The prompt with the run's `resume` answered in it, and the `TOOL_CALL_RESULT` events the
@@ -53,8 +45,8 @@ export function withResume(
   messages: readonly ModelMessage[],
   input: RunAgentInput,
 ): { messages: ModelMessage[]; events: AGUIEvent[] } {
-  const byId = new Map((input.resume ?? []).map((e) => [e.interruptId, e]));
-  if (byId.size === 0) return { messages: [...messages], events: [] };
+  const approvals = new Map((input.resume ?? []).map((e) => [e.interruptId, e]));
+  if (approvals.size === 0) return { messages: [...messages], events: [] };
   const out: ModelMessage[] = [];
   const events: AGUIEvent[] = [];
   for (const original of messages) {
@@ -64,67 +56,63 @@ export function withResume(
     }
     const message = { ...original, content: [...original.content] };
     out.push(message);
+    const calls = original.content.filter((part) => part.type === 'tool-call');
+    const browser = clientToolAnswers(
+      input,
+      calls.map((call) => call.toolCallId),
+    );
     const answers: ToolContent = [];
-    for (const part of original.content) {
-      if (part.type !== 'tool-call') continue;
-      const answer = answerFor(byId, part.toolCallId);
-      if (!answer) continue;
-      const { entry } = answer;
-      const payload = (entry.payload ?? {}) as Record<string, unknown>;
-      if (answer.kind === 'approval') {
-        const approvalId = entry.interruptId;
-        message.content.push({
-          type: 'tool-approval-request',
-          approvalId,
-          toolCallId: part.toolCallId,
-        });
-        const approved = entry.status === 'resolved' && payload.approved === true;
-        const reason =
-          entry.status === 'cancelled'
-            ? 'cancelled'
-            : typeof payload.reason === 'string'
-              ? payload.reason
-              : undefined;
-        answers.push({
-          type: 'tool-approval-response',
-          approvalId,
-          approved,
-          ...(reason === undefined ? {} : { reason }),
-        });
+    for (const call of calls) {
+      const answer = browser.get(call.toolCallId);
+      if (answer) {
+        answers.push(toolResultPart(call.toolCallId, call.toolName, answer));
+        events.push(clientToolResult(call.toolCallId, answer));
         continue;
       }
-      const failed =
-        entry.status === 'cancelled'
-          ? 'cancelled'
-          : 'result' in payload
-            ? null
-            : String(payload.error ?? 'no result');
-      answers.push({
-        type: 'tool-result',
-        toolCallId: part.toolCallId,
-        toolName: part.toolName,
-        output:
-          failed === null
-            ? { type: 'json', value: (payload.result ?? null) as never }
-            : { type: 'error-text', value: failed },
+      const approvalId = interruptIdOf('approval', call.toolCallId);
+      const entry = approvals.get(approvalId);
+      if (!entry) continue;
+      // The SDK runs (or denies) an approved call itself when the prompt carries both parts.
+      message.content.push({
+        type: 'tool-approval-request',
+        approvalId,
+        toolCallId: call.toolCallId,
       });
-      events.push({
-        type: EventType.TOOL_CALL_RESULT,
-        messageId: `result-${part.toolCallId}`,
-        toolCallId: part.toolCallId,
-        role: 'tool',
-        content: JSON.stringify(failed === null ? (payload.result ?? null) : { error: failed }),
-      });
+      answers.push(approvalResponse(approvalId, entry));
     }
     if (answers.length > 0) out.push({ role: 'tool', content: answers });
   }
   return { messages: out, events };
 }
 
-function answerFor(byId: ReadonlyMap<string, ResumeEntry>, toolCallId: string): Answer | null {
-  for (const kind of ['approval', 'tool'] as const) {
-    const entry = byId.get(interruptIdOf(kind, toolCallId));
-    if (entry) return { kind, entry };
-  }
-  return null;
+function approvalResponse(approvalId: string, entry: ResumeEntry): ToolContent[number] {
+  const payload = (entry.payload ?? {}) as Record<string, unknown>;
+  const reason =
+    entry.status === 'cancelled'
+      ? 'cancelled'
+      : typeof payload.reason === 'string'
+        ? payload.reason
+        : undefined;
+  return {
+    type: 'tool-approval-response',
+    approvalId,
+    approved: entry.status === 'resolved' && payload.approved === true,
+    ...(reason === undefined ? {} : { reason }),
+  };
+}
+
+function toolResultPart(
+  toolCallId: string,
+  toolName: string,
+  answer: ClientToolAnswer,
+): ToolContent[number] {
+  return {
+    type: 'tool-result',
+    toolCallId,
+    toolName,
+    output:
+      'result' in answer
+        ? { type: 'json', value: answer.result as never }
+        : { type: 'error-text', value: answer.error },
+  };
 }
