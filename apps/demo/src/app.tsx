@@ -15,6 +15,8 @@ const PROMPTS = [
   'Write a long answer: how does this chat survive a reload?',
   'What time is it?',
   'Show me a TypeScript example with a code block.',
+  // The scripted agent asks for approval before it "deletes" (human in the loop, #13).
+  'Delete the old draft (it asks for your approval first)',
 ];
 
 /** On a narrow screen the side panels fold behind these buttons (see demo.css). */

@@ -13,6 +13,7 @@ export type {
   JsonPatchOperation,
   Message,
   ReasoningMessage,
+  ResumeEntry,
   RunAgentInput,
   RunErrorEvent,
   RunFinishedEvent,

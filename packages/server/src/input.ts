@@ -1,5 +1,6 @@
 import type { Message, RunAgentInput } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
+import { parseResume } from './resume-input.js';
 
 /** Ids are opaque, but they travel in URLs and logs: keep them to a safe alphabet. */
 const ID = /^[A-Za-z0-9._:-]{1,200}$/;
@@ -100,6 +101,9 @@ export function parseRunRequest(body: unknown): RunRequest {
   if (b.state !== undefined && b.state !== null && typeof b.state !== 'object') {
     throw bad('state must be an object or an array');
   }
+  const resume = parseResume(b.resume);
+  if (resume === undefined) delete out.resume;
+  else out.resume = resume;
   return out;
 }
 

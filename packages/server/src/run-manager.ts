@@ -5,6 +5,7 @@ import { Admission, type Ticket } from './runs/admission.js';
 import { cancelledEvent, foldStoredRun, isTerminalJson, lostEvent } from './runs/events.js';
 import { FanOut, type StreamOpen } from './runs/fan-out.js';
 import { startHousekeeping } from './runs/housekeeping.js';
+import { claimPlan, planResume } from './runs/interrupts.js';
 import {
   DEFAULT_LIMITS,
   definedOnly,
@@ -180,21 +181,31 @@ export class RunManager {
     input: RunAgentInput,
     client: StartingClient,
   ): Promise<{ created: boolean; run: RunRecord }> {
-    const ticket = await this.admission.admit({
-      runId: input.runId,
-      threadId: input.threadId,
-      ...client,
-    });
+    // Answers are claimed before admission, so of two racing answers the second learns
+    // who answered (409 interrupt_answered) rather than that a run is in progress.
+    const plan = client.threadExists ? await planResume(this.store, input) : null;
+    const unclaim = plan ? await claimPlan(this.store, input, plan) : async () => {};
+    let ticket: Ticket;
     let result: { created: boolean; run: RunRecord };
     try {
-      result = await this.store.createRun({
+      ticket = await this.admission.admit({
         runId: input.runId,
         threadId: input.threadId,
-        createdAt: Date.now(),
-        owner: this.instanceId,
+        ...client,
       });
+      try {
+        result = await this.store.createRun({
+          runId: input.runId,
+          threadId: input.threadId,
+          createdAt: Date.now(),
+          owner: this.instanceId,
+        });
+      } catch (error) {
+        ticket.release();
+        throw error;
+      }
     } catch (error) {
-      ticket.release();
+      await unclaim().catch(() => {});
       throw error;
     }
     if (!result.created) {
@@ -225,7 +236,7 @@ export class RunManager {
         await this.store.acquireLease(input.runId, this.instanceId, this.leaseMs);
       }
       // Read before this run's prompt is added, so the history holds the turns before it.
-      agentInput = await this.withHistory(input);
+      agentInput = await this.withHistory(plan ? { ...input, resume: plan.resume } : input);
       const prompt = input.messages.filter((m) => m.role !== 'assistant' && m.role !== 'tool');
       if (prompt.length > 0) await this.store.putMessages(input.threadId, input.runId, prompt);
     } catch (error) {

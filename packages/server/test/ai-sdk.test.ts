@@ -174,7 +174,7 @@ describe('aiSdkAgent over a real server, with the AI SDK mock model', () => {
     });
   });
 
-  it('gives the model the AG-UI history and client tools; a client tool call is left pending', async () => {
+  it('gives the model the AG-UI history and client tools; a client tool call ends the run with a client_tool interrupt', async () => {
     const model = new MockLanguageModelV4({
       doStream: stream([
         { type: 'tool-call', toolCallId: 'call-9', toolName: 'confirm', input: '{"ok":true}' },
@@ -222,7 +222,17 @@ describe('aiSdkAgent over a real server, with the AI SDK mock model', () => {
         type: 'RUN_FINISHED',
         threadId,
         runId,
-        outcome: { type: 'success', pendingToolCallIds: ['call-9'] },
+        outcome: {
+          type: 'interrupt',
+          interrupts: [
+            {
+              id: 'tool-call-9',
+              reason: 'client_tool',
+              toolCallId: 'call-9',
+              message: 'Run confirm in the page',
+            },
+          ],
+        },
         usage: [
           {
             model: 'mock-model-id',

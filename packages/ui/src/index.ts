@@ -9,6 +9,20 @@ export {
 } from './connection-status.js';
 export type * from './controller-types.js';
 export { CopyButton, type CopyButtonProps } from './copy-button.js';
+export { InterruptAnnouncer } from './interrupts/announcer.js';
+export { AnsweredInterrupt, answeredText } from './interrupts/answered.js';
+export { ApprovalCard } from './interrupts/approval-card.js';
+export {
+  InterruptSlot,
+  InterruptsContext,
+  type InterruptsValue,
+  UnanchoredInterrupts,
+} from './interrupts/context.js';
+export { InterruptCard, type InterruptCardProps } from './interrupts/interrupt-card.js';
+export { DEFAULT_INTERRUPT_LABELS, type InterruptLabels } from './interrupts/labels.js';
+export { QuestionCard } from './interrupts/question-card.js';
+export { answerOf, type FormField, type FormShape, formOf } from './interrupts/schema-form.js';
+export { ToolRunCard } from './interrupts/tool-run-card.js';
 export { type ChatLabels, DEFAULT_LABELS, useLabels } from './labels.js';
 export {
   type CodeRenderer,

@@ -1,11 +1,12 @@
 import { useRef } from 'react';
 import { errorWords } from './error-words.js';
+import { DEFAULT_INTERRUPT_LABELS, type InterruptLabels } from './interrupts/labels.js';
 
 /**
  * Every string the UI shows or announces, for translation. Strings that carry numbers are
  * functions. Pass a partial object as `labels`; what you leave out keeps the English default.
  */
-export interface ChatLabels {
+export interface ChatLabels extends InterruptLabels {
   /** Accessible name of the composer's textarea. @default 'Message' */
   messageInput: string;
   /** @default 'Send a message…' */
@@ -91,6 +92,7 @@ export interface ChatLabels {
 }
 
 export const DEFAULT_LABELS: ChatLabels = {
+  ...DEFAULT_INTERRUPT_LABELS,
   messageInput: 'Message',
   placeholder: 'Send a message…',
   send: 'Send',

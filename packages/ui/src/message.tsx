@@ -3,6 +3,7 @@ import { memo, useState } from 'react';
 import type { ChatMessage } from './controller-types.js';
 import { CopyButton } from './copy-button.js';
 import { cx } from './cx.js';
+import { InterruptSlot } from './interrupts/context.js';
 import { type ChatLabels, useLabels } from './labels.js';
 import { type CodeRenderer, type ImagePolicy, Markdown } from './markdown.js';
 import { messageStatus } from './message-status.js';
@@ -77,6 +78,7 @@ export const Message = memo(function Message({
       ) : role !== 'assistant' && (status === 'stopped' || status === 'error') ? (
         <EndedBadge status={status} labels={labels} />
       ) : null}
+      <InterruptSlot messageId={message.id} />
     </div>
   );
 }, areMessagePropsEqual);

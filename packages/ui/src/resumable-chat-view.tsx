@@ -1,9 +1,11 @@
 import { messageText } from '@resumable/protocol';
-import type { ComponentType, KeyboardEvent } from 'react';
+import { type ComponentType, type KeyboardEvent, useMemo } from 'react';
 import { ChatRoot } from './chat-root.js';
 import { Composer } from './composer.js';
 import { ConnectionStatus } from './connection-status.js';
 import type { ChatController } from './controller-types.js';
+import { InterruptAnnouncer } from './interrupts/announcer.js';
+import { InterruptsContext, UnanchoredInterrupts } from './interrupts/context.js';
 import { type ChatLabels, useLabels } from './labels.js';
 import type { CodeRenderer, ImagePolicy } from './markdown.js';
 import type { MessageProps } from './message.js';
@@ -56,6 +58,17 @@ export function ResumableChatView({
 }: ResumableChatViewProps) {
   const labels = useLabels(labelsProp);
   const c = controller;
+  const hitl = useMemo(
+    () => ({
+      interrupts: c.interrupts,
+      resolve: c.resolve,
+      cancel: c.cancel,
+      rerunTool: c.rerunTool,
+      labels,
+    }),
+    [c.interrupts, c.resolve, c.cancel, c.rerunTool, labels],
+  );
+  const messageIds = useMemo(() => new Set(c.messages.map((m) => m.id)), [c.messages]);
   const stop = () => c.stop().catch(reported);
   const onKeyDown = (e: KeyboardEvent) => {
     // Esc stops the answer, as in ChatGPT; an open <details> or menu keeps its own Esc.
@@ -74,20 +87,23 @@ export function ResumableChatView({
         graceMs={graceMs}
         labels={labels}
       />
-      <MessageList
-        messages={c.messages}
-        isStreaming={c.isStreaming}
-        hasOlder={c.hasOlder}
-        isLoadingOlder={c.isLoadingOlder}
-        isRestoring={c.hydrated === false}
-        onLoadOlder={() => {
-          c.loadOlder().catch(reported);
-        }}
-        allowRemoteImages={allowRemoteImages}
-        {...(renderCode ? { renderCode } : {})}
-        labels={labels}
-        {...(messageComponent ? { messageComponent } : {})}
-      />
+      <InterruptsContext.Provider value={hitl}>
+        <MessageList
+          messages={c.messages}
+          isStreaming={c.isStreaming}
+          hasOlder={c.hasOlder}
+          isLoadingOlder={c.isLoadingOlder}
+          isRestoring={c.hydrated === false}
+          onLoadOlder={() => {
+            c.loadOlder().catch(reported);
+          }}
+          allowRemoteImages={allowRemoteImages}
+          {...(renderCode ? { renderCode } : {})}
+          labels={labels}
+          {...(messageComponent ? { messageComponent } : {})}
+        />
+        <UnanchoredInterrupts messageIds={messageIds} />
+      </InterruptsContext.Provider>
       <Composer
         onSend={(text) => c.send(text).catch(reported)}
         onStop={stop}
@@ -97,6 +113,7 @@ export function ResumableChatView({
         labels={labels}
       />
       <ReplyAnnouncer isStreaming={c.isStreaming} status={c.status} labels={labels} />
+      <InterruptAnnouncer interrupts={c.interrupts} labels={labels} />
     </ChatRoot>
   );
 }

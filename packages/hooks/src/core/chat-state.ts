@@ -1,6 +1,7 @@
 import type { RunMessage, RunStatus } from '@resumable/protocol';
 import { isTerminalStatus, ResumableError } from '@resumable/protocol';
 import type { RunSessionOptions } from './options.js';
+import { toResumable } from './reconnect.js';
 import type { ChatMessage, OutboxItem } from './types.js';
 
 /** The chat's options, state, persisted record and tab message: data, no behaviour. */
@@ -39,7 +40,8 @@ export interface TabRunMessage {
   runId: string;
   threadId: string;
   token: string | null;
-  prompt: ChatMessage;
+  /** Absent for a continuation answering interrupts (it has no prompt). */
+  prompt?: ChatMessage;
 }
 
 export const DEFAULT_MAX_OUTBOX = 50;
@@ -130,6 +132,7 @@ export function composeMessages(
   if (promptInRun && !runMessages.some((m) => m.id === promptInRun.id)) tail.push(promptInRun);
   tail.push(...runMessages);
   for (const item of chat.outbox) {
+    if (item.resume) continue; // an answer to interrupts shows on its card, not as a prompt
     tail.push(optimistic(item, chat.sending?.runId === item.runId ? 'sending' : 'queued'));
   }
   const tailIds = new Set(tail.map((m) => m.id));
@@ -181,6 +184,19 @@ export function settledMessages(
 export function chatRecordOf(key: string, state: ChatState): ChatRecord {
   const { threadId, token, outbox, prompt } = state;
   return { v: 1, key, threadId, token, outbox: [...outbox], prompt };
+}
+
+/** Writes `chat:<key>` for `state`; a failed write is a warning (the page keeps going). */
+export async function persistChatRecord(
+  storage: { update(key: string, updater: (old: unknown) => unknown): Promise<void> },
+  options: { key: string; onWarning?: ((warning: ResumableError) => void) | undefined },
+  state: ChatState,
+): Promise<void> {
+  try {
+    await storage.update(chatRecordKey(options.key), () => chatRecordOf(options.key, state));
+  } catch (error) {
+    options.onWarning?.(toResumable(error));
+  }
 }
 
 /** Reads `chat:<key>`: the record, null, or a `corrupt_record` error (a failed read is null). */

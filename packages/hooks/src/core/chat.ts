@@ -5,12 +5,12 @@ import { loadHistoryPage } from './chat-history.js';
 import type { ChatSessionOptions, ChatState, TabRunMessage } from './chat-state.js';
 import {
   chatRecordKey,
-  chatRecordOf,
   DEFAULT_MAX_OUTBOX,
   emptyChatState,
   isBusy,
   loadChatRecord,
   parseTabMessage,
+  persistChatRecord,
   settledMessages,
   withItemError,
 } from './chat-state.js';
@@ -167,13 +167,21 @@ export class ChatSession {
   async send(text: string): Promise<string | null> {
     const trimmed = text.trim();
     if (trimmed === '') return null;
-    const env = this.run.env;
-    const item: OutboxItem = {
-      runId: env.randomUUID(),
+    const { randomUUID, now } = this.run.env;
+    return this.enqueue({
+      runId: randomUUID(),
       text: trimmed,
-      createdAt: env.now(),
-      messageId: env.randomUUID(),
-    };
+      createdAt: now(),
+      messageId: randomUUID(),
+    });
+  }
+
+  /**
+   * Queues an outbox item: a prompt, or (with `resume`) the continuation answering
+   * interrupts (`interrupt-session.ts`). Persisted, sent when it can, once (its `runId` is
+   * fixed). Rejects with `too_many_requests` when `maxOutbox` items already wait.
+   */
+  async enqueue(item: OutboxItem): Promise<string> {
     const { outbox, sending } = this.getState();
     const max = this.options.maxOutbox ?? DEFAULT_MAX_OUTBOX;
     if (outbox.length >= max) {
@@ -181,7 +189,8 @@ export class ChatSession {
       throw new ResumableError('too_many_requests', `${max} prompts are already waiting`);
     }
     // Shown as "sending" straight away when it will go out now, "queued" otherwise.
-    const now = outbox.length === 0 && sending === null && env.online.get() && !this.busy();
+    const now =
+      outbox.length === 0 && sending === null && this.run.env.online.get() && !this.busy();
     this.store.setState({
       outbox: [...outbox, item],
       error: null,
@@ -201,7 +210,7 @@ export class ChatSession {
     const { outbox, sending } = this.getState();
     if (sending?.runId === runId || !outbox.some((o) => o.runId === runId)) return false;
     this.optimistic.delete(runId);
-    this.store.setState({ outbox: outbox.filter((o) => o.runId !== runId) });
+    this.store.setState({ outbox: this.outboxWithout(runId) });
     this.compose();
     await this.persist();
     return true;
@@ -275,9 +284,10 @@ export class ChatSession {
         runId: item.runId,
         ...(threadId ? { threadId } : {}),
         token,
-        messages: [{ id: message.id, role: 'user', content: item.text }],
+        messages: item.resume ? [] : [{ id: message.id, role: 'user', content: item.text }],
+        ...(item.resume ? { resume: item.resume } : {}),
       });
-      const outbox = this.getState().outbox.filter((o) => o.runId !== item.runId);
+      const outbox = this.outboxWithout(item.runId);
       const { pending: _p, ...accepted } = message;
       this.optimistic.delete(item.runId);
       this.retries.succeeded();
@@ -287,7 +297,7 @@ export class ChatSession {
         token: started.token ?? token,
         outbox,
         sending: null,
-        prompt: { runId: started.runId, message: accepted },
+        prompt: item.resume ? null : { runId: started.runId, message: accepted },
       });
       this.compose();
       await this.persist();
@@ -297,11 +307,19 @@ export class ChatSession {
         runId: started.runId,
         threadId: started.threadId,
         token: started.token ?? token,
-        prompt: accepted,
+        ...(item.resume ? {} : { prompt: accepted }),
       } satisfies TabRunMessage);
       return true;
     } catch (error) {
       const typed = toResumable(error);
+      if (typed.code === 'interrupt_answered' && typed.runId && threadId) {
+        // Another tab or device answered first: nothing for the user to fix. Drop this
+        // answer and follow the run that answered.
+        this.store.setState({ sending: null, outbox: this.outboxWithout(item.runId) });
+        await this.persist();
+        await this.followRun(typed.runId, threadId, token, null);
+        return true;
+      }
       // One decision table (ERROR_ACTIONS) and one retry policy: a retryable failure stays
       // queued (and goes out at once on `online`); anything else, or too many answers
       // without progress, waits for the user's retry() with its error shown.
@@ -359,14 +377,12 @@ export class ChatSession {
     this.store.setState({ settled: [...settled, ...done], prompt: null });
   }
 
-  private async persist(): Promise<void> {
-    try {
-      await this.run.storage.update(chatRecordKey(this.options.key), () =>
-        chatRecordOf(this.options.key, this.getState()),
-      );
-    } catch (error) {
-      this.options.onWarning?.(toResumable(error));
-    }
+  private persist(): Promise<void> {
+    return persistChatRecord(this.run.storage, this.options, this.getState());
+  }
+
+  private outboxWithout(runId: string): OutboxItem[] {
+    return this.getState().outbox.filter((o) => o.runId !== runId);
   }
 
   private onRunChange(state: RunSessionState, prev: RunSessionState): void {

@@ -3,6 +3,8 @@ export type { ApiOptions, HeadersOption, HistoryPage, StartedRun, ThreadRun } fr
 export { RunApi } from './api.js';
 export type { BackoffOptions } from './backoff.js';
 export { backoffDelay, DEFAULT_BACKOFF } from './backoff.js';
+export type { BrowserTool, BrowserTools, LockManagerLike } from './browser-tools.js';
+export { BrowserToolRunner, browserToolRunnerOf, toolDeclarations } from './browser-tools.js';
 export type { ChatRecord, ChatSessionOptions, ChatState } from './chat.js';
 export { ChatSession, chatRecordKey } from './chat.js';
 export type { ManualSignal, ResumableEnvironment, Signal, TabChannel } from './env.js';
@@ -13,6 +15,18 @@ export {
   createManualSignal,
 } from './env.js';
 export { parseRetryAfter } from './http.js';
+export type { InterruptRecord, ToolMark } from './interrupt-record.js';
+export type { InterruptState } from './interrupt-session.js';
+export { InterruptSession, interruptSessionOf } from './interrupt-session.js';
+export type {
+  ChatInterrupt,
+  InterruptStatus,
+  KnownInterrupt,
+  LocalAnswer,
+  ResumeAnswer,
+  ServerInterrupt,
+} from './interrupts.js';
+export { deriveInterrupts, openBatch } from './interrupts.js';
 export type { RunRecord } from './record.js';
 export { mergeRecord, parseRecord, RECORD_VERSION, recordOf, runRecordKey } from './record.js';
 export type { ClientOptions } from './registry.js';
@@ -36,5 +50,6 @@ export type {
   ChatMessage,
   ConnectionInfo,
   ConnectionPhase,
+  InterruptControls,
   OutboxItem,
 } from './types.js';

@@ -1,4 +1,5 @@
 import type { ResumableError, RunMessage, RunStatus } from '@resumable/protocol';
+import type { ChatInterrupt } from './interrupts.js';
 
 /**
  * The public shapes shared by the hooks and the UI. The UI renders only from these, so a
@@ -47,6 +48,11 @@ export interface OutboxItem {
   createdAt: number;
   /** Id of the optimistic user message (kept when the server echoes it back). */
   messageId?: string;
+  /**
+   * A continuation answering interrupts instead of a prompt (`text` is empty): its POST
+   * carries `resume` and no message.
+   */
+  resume?: { interruptId: string; status: 'resolved' | 'cancelled'; payload?: unknown }[];
   /** Set when the server refused the prompt (not a network error): `retry()` re-sends it. */
   error?: { code: string; message: string };
 }
@@ -57,8 +63,24 @@ export type ChatMessage = RunMessage & {
   pending?: 'sending' | 'queued';
 };
 
+/** Human in the loop: what `useResumableChat` adds for interrupts (`interrupt-session.ts`). */
+export interface InterruptControls {
+  /** The thread's interrupts (approvals, questions, browser tools), oldest first. */
+  interrupts: readonly ChatInterrupt[];
+  /**
+   * Answers an open interrupt: `{approved: true}` / `{approved: false, reason?}`, a
+   * question's `{answer}`, a browser tool's `{result}`. Kept (persisted) until every open
+   * interrupt of the run is answered, then sent once as one continuation.
+   */
+  resolve(id: string, payload: unknown): Promise<void>;
+  /** Answers an open interrupt with `cancelled`. */
+  cancel(id: string): Promise<void>;
+  /** Runs again a browser tool a reload cut short (the user chose to). */
+  rerunTool(id: string): Promise<void>;
+}
+
 /** What `useResumableChat` returns; `<ResumableChat>` is built only on this. */
-export interface ChatController {
+export interface ChatController extends Partial<InterruptControls> {
   threadId: string | null;
   runId: string | null;
   /** History pages, then the active run's messages, then the outbox's optimistic prompts. */

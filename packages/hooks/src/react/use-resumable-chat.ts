@@ -2,10 +2,13 @@ import { isTerminalStatus } from '@resumable/protocol';
 import { useCallback, useMemo } from 'react';
 import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
+import type { BrowserTools } from '../core/browser-tools.js';
+import { toolDeclarations } from '../core/browser-tools.js';
 import type { ChatSessionOptions, ChatState } from '../core/chat.js';
 import type { RunSessionState } from '../core/store.js';
-import type { ChatController } from '../core/types.js';
+import type { ChatController, InterruptControls } from '../core/types.js';
 import { useResumableClient } from './provider.js';
+import { useInterrupts } from './use-interrupts.js';
 import { useRetained } from './use-resumable-run.js';
 
 export interface UseResumableChatOptions extends Partial<Omit<ChatSessionOptions, 'key'>> {
@@ -14,10 +17,18 @@ export interface UseResumableChatOptions extends Partial<Omit<ChatSessionOptions
    * @default threadId ?? 'chat'
    */
   key?: string;
+  /**
+   * Browser-side tools: declared in every prompt's `tools`; when the agent calls one (a
+   * `client_tool` interrupt) it runs in the page, once, and its result is the answer.
+   * @default undefined
+   */
+  tools?: BrowserTools;
 }
 
 /** What `useResumableChat` returns: the controller, plus whether the record has been read. */
-export interface ResumableChatController extends ChatController {
+export interface ResumableChatController
+  extends Omit<ChatController, keyof InterruptControls>,
+    InterruptControls {
   /**
    * False until the persisted records (the chat's and its run's) have been read: a UI
    * shows nothing yet rather than an empty conversation, so a reload does not flash one,
@@ -31,11 +42,12 @@ export interface ResumableChatController extends ChatController {
  * optimistic outbox that survives offline spells, and stop = server cancel.
  */
 export function useResumableChat(options: UseResumableChatOptions = {}): ResumableChatController {
-  const { key = options.threadId ?? 'chat', endpoint, ...overrides } = options;
+  const { key = options.threadId ?? 'chat', endpoint, tools, ...overrides } = options;
   const client = useResumableClient(endpoint);
   // biome-ignore lint/correctness/useExhaustiveDependencies: options are read when the key's session is made
-  const chat = useMemo(() => client.chatSession(key, overrides), [client, key]);
+  const chat = useMemo(() => client.chatSession(key, withOptions(overrides, tools)), [client, key]);
   useRetained(chat);
+  const hitl = useInterrupts(chat, tools);
   const chatState = useStore(chat.store, useShallow(selectChat));
   const runState = useStore(chat.run.store, useShallow(selectRun));
   // The controller's send stays Promise<void>; the run id is `ChatSession.send`'s.
@@ -66,14 +78,28 @@ export function useResumableChat(options: UseResumableChatOptions = {}): Resumab
       hasOlder: chatState.hasOlder,
       isLoadingOlder: chatState.isLoadingOlder,
       hydrated: chatState.hydrated,
+      ...hitl,
       send,
       stop,
       retry,
       loadOlder,
       reset,
     }),
-    [chatState, runState, send, stop, retry, loadOlder, reset],
+    [chatState, runState, hitl, send, stop, retry, loadOlder, reset],
   );
+}
+
+/** Browser tools are declared in every POST's `tools`, beside the app's own. */
+function withOptions(
+  overrides: Partial<ChatSessionOptions>,
+  tools: BrowserTools | undefined,
+): Partial<ChatSessionOptions> {
+  if (!tools) return overrides;
+  const own = (overrides.runInput?.tools as unknown[] | undefined) ?? [];
+  return {
+    ...overrides,
+    runInput: { ...overrides.runInput, tools: [...own, ...toolDeclarations(tools)] },
+  };
 }
 
 const selectChat = (s: ChatState) => ({

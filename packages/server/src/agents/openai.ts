@@ -1,6 +1,12 @@
 import type { AGUIEvent, Message, RunAgentInput } from '@resumable/protocol';
 import { EventType, messageText, ResumableError } from '@resumable/protocol';
 import { fetchUpstream, readSse, type UpstreamTimeouts, upstreamTimeouts } from './sse-reader.js';
+import {
+  type ClientToolAnswer,
+  clientToolAnswers,
+  clientToolInterrupt,
+  clientToolResult,
+} from './tool-interrupts.js';
 import type { Agent } from './types.js';
 
 export interface OpenAIAgentOptions extends UpstreamTimeouts {
@@ -35,8 +41,10 @@ interface ChatChunk {
 
 /**
  * Any OpenAI-compatible Chat Completions endpoint, streamed: text deltas become
- * `TEXT_MESSAGE_*`, tool-call deltas `TOOL_CALL_*` (the client runs the tools, as AG-UI
- * frontends do). Errors of the endpoint end the run with `code:"upstream_failed"`.
+ * `TEXT_MESSAGE_*`, tool-call deltas `TOOL_CALL_*`. The tools are the client's (`tools`):
+ * a run that calls them ends with a `client_tool` interrupt per call, and the
+ * continuation's `resume` answers go to the model as tool messages. Errors of the endpoint
+ * end the run with `code:"upstream_failed"`.
  */
 export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
   const baseUrl = (
@@ -50,6 +58,8 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
   const { timeoutMs, idleTimeoutMs: idleMs } = upstreamTimeouts(options);
   return async function* (input, { signal }) {
     const what = `the OpenAI-compatible endpoint ${baseUrl}`;
+    const answers = clientToolAnswers(input, calledTools(input));
+    for (const [toolCallId, answer] of answers) yield clientToolResult(toolCallId, answer);
     const tools = input.tools.map((tool) => ({
       type: 'function',
       function: { name: tool.name, description: tool.description, parameters: tool.parameters },
@@ -67,7 +77,7 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
         body: JSON.stringify({
           model,
           stream: true,
-          messages: toChatMessages(input),
+          messages: toChatMessages(input, answers),
           ...(tools.length > 0 ? { tools } : {}),
           ...options.body,
         }),
@@ -81,6 +91,8 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
     let textOpen = false;
     /** index → toolCallId, in the order they started. */
     const calls = new Map<number, string>();
+    /** toolCallId → tool name: each call is a `client_tool` interrupt at the end. */
+    const names = new Map<string, string>();
     let finished = false;
     for await (const message of readSse(response, what, idleMs)) {
       if (message.data.trim() === '[DONE]') {
@@ -112,6 +124,7 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
         if (toolCallId === undefined) {
           toolCallId = call.id ?? `call-${input.runId}-${index}`;
           calls.set(index, toolCallId);
+          names.set(toolCallId, call.function?.name ?? 'unknown');
           yield {
             type: EventType.TOOL_CALL_START,
             toolCallId,
@@ -136,11 +149,32 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
       closing.push({ type: EventType.TOOL_CALL_END, toolCallId });
     }
     yield* closing;
+    if (names.size === 0) return;
+    const interrupts = [...names].map(([id, name]) => clientToolInterrupt(id, name));
+    yield {
+      type: EventType.RUN_FINISHED,
+      threadId: input.threadId,
+      runId: input.runId,
+      outcome: { type: 'interrupt', interrupts },
+    };
   };
 }
 
-/** AG-UI messages (and context) as Chat Completions messages. */
-export function toChatMessages(input: RunAgentInput): unknown[] {
+/** Ids of the tool calls in the conversation (a continuation's answers refer to them). */
+function calledTools(input: RunAgentInput): string[] {
+  return (input.messages as Message[]).flatMap((m) =>
+    m.role === 'assistant' ? (m.toolCalls ?? []).map((c) => c.id) : [],
+  );
+}
+
+/**
+ * AG-UI messages (and context) as Chat Completions messages; a browser's `answers` to tool
+ * calls follow the assistant message that made the calls.
+ */
+export function toChatMessages(
+  input: RunAgentInput,
+  answers: ReadonlyMap<string, ClientToolAnswer> = new Map(),
+): unknown[] {
   const out: unknown[] = [];
   if (input.context.length > 0) {
     out.push({
@@ -169,6 +203,12 @@ export function toChatMessages(input: RunAgentInput): unknown[] {
               }
             : {}),
         });
+        for (const call of m.toolCalls ?? []) {
+          const answer = answers.get(call.id);
+          if (!answer) continue;
+          const content = JSON.stringify('result' in answer ? answer.result : answer);
+          out.push({ role: 'tool', tool_call_id: call.id, content });
+        }
         break;
       case 'tool':
         out.push({ role: 'tool', tool_call_id: m.toolCallId, content: messageText(m) });

@@ -60,6 +60,14 @@ print(len(events_after(log, 42)))
 That is all there is to it: ask again, from where you were.
 `;
 
+/**
+ * The showcase's human in the loop: a prompt that says "delete" or "approve" gets a
+ * `delete_file` call that waits for approval (Approve / Deny in the chat).
+ */
+export function demoInterruptFor(prompt: string): 'tool_approval' | undefined {
+  return /\b(delete|approve)\b/i.test(prompt) ? 'tool_approval' : undefined;
+}
+
 /** Words with their trailing space: the deltas a model would send. */
 function tokens(text: string): string[] {
   return text.match(/\S+\s*|\s+/g) ?? [];

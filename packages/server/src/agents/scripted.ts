@@ -1,7 +1,14 @@
 import type { AGUIEvent, RunAgentInput } from '@resumable/protocol';
 import { EventType, messageText, ResumableError } from '@resumable/protocol';
 import { sleep } from '../sleep.js';
-import { demoReply } from './scripted-demo.js';
+import { demoInterruptFor, demoReply } from './scripted-demo.js';
+import {
+  answerResume,
+  askFor,
+  checkInterruptScript,
+  SCRIPTED_INTERRUPTS,
+  type ScriptedInterrupt,
+} from './scripted-interrupts.js';
 import { replyTokenStream, timeLead } from './scripted-reply.js';
 import type { Agent, AgentLimits } from './types.js';
 
@@ -27,6 +34,14 @@ export interface ScriptOptions {
   failAt?: number;
   /** `demo`: the showcase reply of scripted-demo.ts. @default env SCRIPTED_REPLY, else filler */
   reply?: 'demo';
+  /**
+   * Ask a person instead of replying: `tool_approval` (a `delete_file` call waits for
+   * approve/deny), `question` (a free-form answer) or `client_tool` (the first tool the
+   * client declared in `tools` runs in the page). The run ends with that interrupt; the
+   * continuation (`resume`) replies to the answer. See scripted-interrupts.ts.
+   * @default none (the demo reply asks for approval when the prompt says "delete" or "approve")
+   */
+  interrupt?: ScriptedInterrupt;
 }
 
 export interface ScriptedAgentOptions extends Partial<ScriptOptions> {
@@ -58,7 +73,11 @@ export function scriptedAgent(defaults: ScriptedAgentOptions = {}): Agent {
   };
   const now = defaults.now ?? (() => new Date());
   const agent: Agent = (input, ctx) => run(input, ctx.signal, scriptOf(input, base), now);
-  agent.validate = (input, limits) => checkFits(scriptOf(input, base), limits);
+  agent.validate = (input, limits) => {
+    const script = scriptOf(input, base);
+    checkFits(script, limits);
+    if (script.interrupt) checkInterruptScript(script.interrupt, input);
+  };
   return agent;
 }
 
@@ -68,8 +87,13 @@ async function* run(
   script: ScriptOptions,
   now: () => Date,
 ): AsyncGenerator<AGUIEvent> {
-  if (script.reply === 'demo') return yield* demoReply(input, signal, script.tokensPerSecond);
+  // A continuation never asks again: it answers the answers (and, after cancellations a
+  // new prompt made, goes on to reply to that prompt).
+  if (input.resume && input.resume.length > 0 && !(yield* answerResume(input))) return;
   const prompt = lastUserText(input);
+  const ask = script.interrupt ?? (script.reply === 'demo' ? demoInterruptFor(prompt) : undefined);
+  if (ask) return yield* askFor(ask, input);
+  if (script.reply === 'demo') return yield* demoReply(input, signal, script.tokensPerSecond);
   const id = `${input.runId}`;
   const messageId = `msg-${id}`;
   let lead: string[] = [];
@@ -139,6 +163,15 @@ function scriptOf(input: RunAgentInput, base: ScriptOptions): ScriptOptions {
   }
   if (s.seed !== undefined) script.seed = int(s.seed, 'seed', 0, 2 ** 31 - 1);
   if (s.reply === 'demo') script.reply = 'demo';
+  if (s.interrupt !== undefined && s.interrupt !== null) {
+    if (!SCRIPTED_INTERRUPTS.includes(s.interrupt as ScriptedInterrupt)) {
+      throw new ResumableError(
+        'bad_request',
+        `script.interrupt must be one of ${SCRIPTED_INTERRUPTS.join(', ')}`,
+      );
+    }
+    script.interrupt = s.interrupt as ScriptedInterrupt;
+  }
   if (s.failAt !== undefined && s.failAt !== null) {
     script.failAt = int(s.failAt, 'failAt', 0, MAX_TOKENS);
   }

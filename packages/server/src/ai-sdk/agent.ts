@@ -2,6 +2,7 @@ import type { RunAgentInput } from '@resumable/protocol';
 import type { ToolSet } from 'ai';
 import type { Agent } from '../agents/types.js';
 import { type AiSdkStreamPart, aiSdkEvents } from './events.js';
+import { withResume } from './interrupts.js';
 import { type AiSdkPrompt, clientTools, toModelPrompt } from './messages.js';
 
 /** What `aiSdkAgent`'s function receives for one run. */
@@ -29,7 +30,9 @@ export interface AiSdkAgentOptions {
 
 /**
  * Any AI SDK model as a resumable agent: `run` calls `streamText` (with `abortSignal:
- * signal`, so cancel aborts the provider call) and its parts become AG-UI events.
+ * signal`, so cancel aborts the provider call) and its parts become AG-UI events. Tools
+ * with `needsApproval` and client-side tools end the run with interrupts; the
+ * continuation's `resume` reaches the model as approval responses and tool results.
  *
  * ```ts
  * aiSdkAgent(({ instructions, messages, tools, signal }) =>
@@ -42,7 +45,17 @@ export function aiSdkAgent(
 ): Agent {
   return async function* (input, { signal }) {
     const prompt = toModelPrompt(input);
-    const stream = await run({ ...prompt, input, tools: clientTools(input), signal });
+    // A continuation: the answers to the interrupts go into the prompt as the SDK expects.
+    const resumed = withResume(prompt.messages, input);
+    yield* resumed.events;
+    const call = {
+      ...prompt,
+      messages: resumed.messages,
+      input,
+      tools: clientTools(input),
+      signal,
+    };
+    const stream = await run(call);
     const parts = 'fullStream' in stream ? stream.fullStream : stream;
     yield* aiSdkEvents(parts, {
       runId: input.runId,

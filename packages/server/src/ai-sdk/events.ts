@@ -1,6 +1,7 @@
 import { tokenUsageFromAiSdkUsage } from '@ag-ui/core';
 import { type AGUIEvent, EventType, ResumableError } from '@resumable/protocol';
 import type { TextStreamPart, ToolSet } from 'ai';
+import { streamInterrupts } from './interrupts.js';
 
 /** What the adapter reads: `result.fullStream`, or any async iterable of its parts. */
 export type AiSdkStreamPart = TextStreamPart<ToolSet>;
@@ -36,8 +37,8 @@ interface Blocks {
 /**
  * The AI SDK's `fullStream` parts as AG-UI events. Text and reasoning blocks become
  * messages, streamed tool input `TOOL_CALL_ARGS`, tool results `TOOL_CALL_RESULT`, `finish`
- * a `RUN_FINISHED` with the usage (and, after client-side tool calls, their ids as
- * `pendingToolCallIds`). An `error` part, or a stream that ends without `finish`, throws
+ * a `RUN_FINISHED` with the usage; a run that leaves tool calls waiting (approvals the SDK
+ * asked for, calls of client-side tools) ends with their interrupts (see interrupts.ts). An `error` part, or a stream that ends without `finish`, throws
  * `upstream_failed`; an `abort` part caused by our cancel ends quietly.
  *
  * Message ids: the assistant message of step n is `msg-<runId>` (n = 1) or
@@ -57,8 +58,10 @@ export async function* aiSdkEvents(
   /** The id the step's next text block takes: the step's own until a block or call used it. */
   let nextTextId: string | undefined = stepMessage;
   let model: string | undefined;
-  /** Tool calls with no result in the stream: the client runs them (AG-UI frontend tools). */
-  const pending = new Map<string, true>();
+  /** Tool calls with no result in the stream, by id → tool name: the client runs them. */
+  const pending = new Map<string, string>();
+  /** Tool calls the SDK holds for a person's approval (`needsApproval`), id → tool name. */
+  const approvals = new Map<string, string>();
   const openText = (id: string): AGUIEvent => {
     const messageId = nextTextId ?? `msg-${runId}-${step}-${++seq}`;
     nextTextId = undefined;
@@ -76,7 +79,7 @@ export async function* aiSdkEvents(
   const startCall = (toolCallId: string, toolCallName: string): AGUIEvent => {
     // The call belongs to the step's message: the text before it, or one made for it.
     nextTextId = undefined;
-    pending.set(toolCallId, true);
+    pending.set(toolCallId, toolCallName);
     return {
       type: EventType.TOOL_CALL_START,
       toolCallId,
@@ -154,6 +157,16 @@ export async function* aiSdkEvents(
         pending.delete(part.toolCallId);
         yield toolResult(part.toolCallId, resultText(part.output));
         break;
+      case 'tool-approval-request':
+        // An automatic decision is the SDK's own; only a person's is an interrupt.
+        if (part.isAutomatic !== true) {
+          approvals.set(part.toolCall.toolCallId, part.toolCall.toolName);
+        }
+        break;
+      case 'tool-output-denied':
+        pending.delete(part.toolCallId);
+        yield toolResult(part.toolCallId, JSON.stringify({ error: 'denied' }));
+        break;
       case 'tool-error':
         pending.delete(part.toolCallId);
         yield toolResult(part.toolCallId, JSON.stringify({ error: messageOf(part.error) }));
@@ -181,7 +194,7 @@ export async function* aiSdkEvents(
           runId,
           outcome:
             pending.size > 0
-              ? { type: 'success', pendingToolCallIds: [...pending.keys()] }
+              ? { type: 'interrupt', interrupts: streamInterrupts(approvals, pending) }
               : { type: 'success' },
           ...(usage === undefined ? {} : { usage: [usage] }),
         } as AGUIEvent;

@@ -78,8 +78,8 @@ export function toModelPrompt(input: RunAgentInput): AiSdkPrompt {
 
 /**
  * The run's AG-UI `tools` (tools the client runs) as AI SDK tools without `execute`: the
- * model may call them, the run ends with their ids in `pendingToolCallIds`, and the client
- * answers with tool messages in its next run.
+ * model may call them, the run ends with a `client_tool` interrupt per call, and the client
+ * answers them in the next run's `resume` (or with tool messages).
  */
 export function clientTools(input: RunAgentInput): ToolSet {
   // Tool names are data: a null-prototype object, so `__proto__` is just a name.

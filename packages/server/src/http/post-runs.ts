@@ -4,6 +4,7 @@ import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { authorizeOrThrow, newToken, tokenPolicy } from '../auth.js';
 import { parseRunRequest, type RunRequest } from '../input.js';
+import { notOpen } from '../runs/interrupts.js';
 import type { RunRecord, ThreadRecord } from '../stores/types.js';
 import type { RouteContext } from './context.js';
 import { BODY_READ } from './guards.js';
@@ -94,7 +95,9 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
     const address = options.clientAddress(c);
     if (!thread) {
       // A POST refused for a limit must not leave its new thread behind (a retry would
-      // then need the token it was never given).
+      // then need the token it was never given); a new thread has no interrupt to answer.
+      const [answer] = input.resume ?? [];
+      if (answer) throw notOpen(answer.interruptId, threadId);
       manager.checkAdmission(input, { address, threadExists: false, bytes });
       const fresh: ThreadRecord = {
         threadId,

@@ -1,5 +1,6 @@
 import { resumePointOf } from '@resumable/protocol';
 import { Hono } from 'hono';
+import { interruptViews } from '../runs/interrupts.js';
 import type { RouteContext } from './context.js';
 
 /** `GET /runs/:id/events`, `GET /runs/:id`, `POST /runs/:id/cancel`. */
@@ -14,7 +15,9 @@ export function runRoutes(ctx: RouteContext): Hono {
 
   routes.get('/runs/:runId', async (c) => {
     const { run } = await ctx.readRun(c.req.raw, c.req.param('runId'), 'read');
-    return c.json(await ctx.manager.snapshot(run));
+    const snapshot = await ctx.manager.snapshot(run);
+    const interrupts = await interruptViews(ctx.store, snapshot);
+    return c.json(interrupts.length > 0 ? { ...snapshot, interrupts } : snapshot);
   });
 
   routes.post('/runs/:runId/cancel', async (c) => {

@@ -1,6 +1,7 @@
 import { ResumableError } from '@resumable/protocol';
 import { Hono } from 'hono';
 import { authorizeOrThrow } from '../auth.js';
+import { interruptViews } from '../runs/interrupts.js';
 import { pageLimit, type RouteContext } from './context.js';
 
 /** `GET /threads/:id` (its runs) and `GET /threads/:id/messages` (history pages). */
@@ -13,6 +14,12 @@ export function threadRoutes(ctx: RouteContext): Hono {
     await authorizeOrThrow(ctx.authorize, c.req.raw, { action: 'read', threadId, thread });
     const limit = pageLimit(c.req.query('limit'), 20);
     const runs = await ctx.store.listRuns(threadId, limit);
+    // The newest run's interrupts, or those of the run before it (which the newest one
+    // answered): open or answered, the card survives a reload. Only two snapshots are read.
+    const interrupted = runs.slice(0, 2).find((run) => run.snapshot?.outcome?.type === 'interrupt');
+    const interrupts = interrupted?.snapshot
+      ? await interruptViews(ctx.store, interrupted.snapshot)
+      : [];
     return c.json({
       threadId,
       createdAt: new Date(thread.createdAt).toISOString(),
@@ -23,6 +30,8 @@ export function threadRoutes(ctx: RouteContext): Hono {
         createdAt: new Date(run.createdAt).toISOString(),
         endedAt: run.endedAt === null ? null : new Date(run.endedAt).toISOString(),
       })),
+      waiting: interrupts.some((i) => i.status === 'open'),
+      interrupts,
     });
   });
 

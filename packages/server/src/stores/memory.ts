@@ -1,6 +1,7 @@
 import type { Message } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
 import { withLazySnapshot } from './lazy-snapshot.js';
+import { MemoryInterruptLedger } from './memory-interrupts.js';
 import type {
   EventStore,
   MessagePage,
@@ -47,6 +48,7 @@ export interface MemoryStoreOptions {
 export class MemoryStore implements EventStore {
   readonly kind = 'memory';
   readonly shared = false;
+  readonly interrupts = new MemoryInterruptLedger();
   private readonly threads = new Map<string, MemoryThread>();
   private readonly runs = new Map<string, MemoryRun>();
   /** Ended runs that still have events, in the order they ended (evicted first). */

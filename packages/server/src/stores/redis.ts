@@ -2,6 +2,7 @@ import type { Message } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
 import { Redis, type RedisOptions } from 'ioredis';
 import { quit, whenReady } from './redis/connection.js';
+import { RedisInterruptLedger } from './redis/interrupts.js';
 import { entryId, offsetOf, RedisKeys } from './redis/keys.js';
 import type { RedisStoreOptions } from './redis/options.js';
 import { messagePage, toRecord } from './redis/records.js';
@@ -39,6 +40,7 @@ export class RedisStore implements EventStore {
   readonly kind = 'redis';
   readonly shared = true;
   readonly keys: RedisKeys;
+  readonly interrupts: RedisInterruptLedger;
   private readonly client: Client;
   private readonly url: string;
   private readonly connection: RedisOptions;
@@ -79,6 +81,7 @@ export class RedisStore implements EventStore {
     for (const [name, definition] of Object.entries(SCRIPTS)) {
       this.client.defineCommand(name, definition);
     }
+    this.interrupts = new RedisInterruptLedger(this.keys, (what, op) => this.call(what, op));
     // Connected now, so the first live tail (every instance has one soon) does not wait.
     this.tailReader();
   }

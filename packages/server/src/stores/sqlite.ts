@@ -4,6 +4,7 @@ import type { Message, RunSnapshot } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
 import Database from 'libsql';
 import { withLazySnapshot } from './lazy-snapshot.js';
+import { SqliteInterruptLedger } from './sqlite-interrupts.js';
 import type {
   EventStore,
   MessagePage,
@@ -96,6 +97,7 @@ export class SqliteStore implements EventStore {
   readonly kind = 'sqlite';
   readonly shared = false;
   readonly path: string;
+  readonly interrupts: SqliteInterruptLedger;
   private readonly db: Database.Database;
   private readonly stmt;
   private readonly appendTx: (runId: string, events: readonly StoredEvent[], end?: RunEnd) => void;
@@ -124,6 +126,7 @@ export class SqliteStore implements EventStore {
     // Version 2 adds the run that created a thread (see `ThreadRecord.firstRunId`).
     if (version === 1) db.exec('ALTER TABLE threads ADD COLUMN first_run_id TEXT');
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    this.interrupts = new SqliteInterruptLedger(db, (fn) => this.guard(fn));
 
     this.stmt = {
       insertThread: db.prepare(

@@ -84,9 +84,45 @@ export interface MessagePage {
   nextBefore: number | null;
 }
 
+/** How an interrupt was answered (`resolved` with a payload, or `cancelled`). */
+export type InterruptStatus = 'resolved' | 'cancelled';
+
+/** The recorded answer to one interrupt of a thread: who answered it, how, when. */
+export interface InterruptAnswer {
+  interruptId: string;
+  /** The run that answered it (its continuation, or the new prompt that cancelled it). */
+  runId: string;
+  status: InterruptStatus;
+  /** Epoch milliseconds. */
+  answeredAt: number;
+}
+
+/**
+ * The answers to a thread's interrupts, first answer wins. Interrupt ids are unique in a
+ * thread (the agents here derive them from the run or tool call).
+ */
+export interface InterruptLedger {
+  /**
+   * Records `answers` (all by `runId`) atomically, only if none of the interrupts has an
+   * answer by another run: then returns null. Otherwise records nothing and returns the
+   * run that answered first. Answers already recorded for `runId` are kept (a retry).
+   */
+  claim(
+    threadId: string,
+    runId: string,
+    answers: readonly InterruptAnswer[],
+  ): Promise<string | null>;
+  /** Removes the answers `runId` recorded for these ids (its run could not be created). */
+  release(threadId: string, runId: string, interruptIds: readonly string[]): Promise<void>;
+  /** The recorded answers among `interruptIds` (those with none are left out). */
+  get(threadId: string, interruptIds: readonly string[]): Promise<InterruptAnswer[]>;
+}
+
 export interface EventStore {
   /** `memory`, `sqlite`, `redis`: shown in logs and the README. */
   readonly kind: string;
+  /** Interrupt answers, durable like the rest of the store (protocol.md, "Human in the loop"). */
+  readonly interrupts: InterruptLedger;
   /**
    * True when several server instances share this store. The manager then sweeps for
    * orphaned runs periodically (not only at start-up), and serves runs owned by other

@@ -1,0 +1,145 @@
+import { interruptRecordKey, parseInterruptRecord } from './interrupt-record.js';
+import type { InterruptSession } from './interrupt-session.js';
+import type { ChatInterrupt } from './interrupts.js';
+
+/** A tool the agent may call that runs in the page (`client_tool` interrupts). */
+export interface BrowserTool {
+  /** Told to the model. */
+  description?: string;
+  /** JSON Schema of the arguments, told to the model. @default { type: 'object' } */
+  parameters?: unknown;
+  /** Runs the tool; its return value (JSON) is the answer, a throw answers `{error}`. */
+  execute(args: never): unknown;
+  /**
+   * Safe to run twice: after a reload cut it mid-run, it runs again by itself. Otherwise
+   * the user is asked (run again, or cancel). @default false
+   */
+  idempotent?: boolean;
+}
+
+export type BrowserTools = Record<string, BrowserTool>;
+
+/** The `tools` of a `RunAgentInput` for these browser tools. */
+export function toolDeclarations(
+  tools: BrowserTools,
+): { name: string; description: string; parameters: unknown }[] {
+  return Object.entries(tools).map(([name, t]) => ({
+    name,
+    description: t.description ?? '',
+    parameters: t.parameters ?? { type: 'object' },
+  }));
+}
+
+/** The part of the Web Locks API used here (`navigator.locks`). */
+export interface LockManagerLike {
+  request(
+    name: string,
+    options: { ifAvailable: boolean },
+    callback: (lock: unknown) => Promise<void>,
+  ): Promise<void>;
+}
+
+function browserLocks(): LockManagerLike | null {
+  const locks = (globalThis as { navigator?: { locks?: LockManagerLike } }).navigator?.locks;
+  return locks && typeof locks.request === 'function' ? locks : null;
+}
+
+/**
+ * Runs browser tools when their interrupt is open, at most once per interrupt: one tab
+ * (a Web Lock named per interrupt, where the browser has them) after `started` is
+ * persisted. A reload in the middle leaves `started` without an answer: an idempotent tool
+ * runs again, any other is marked `interrupted` for the user to decide.
+ */
+export class BrowserToolRunner {
+  private tools: BrowserTools = {};
+  /** Interrupts this page already took up (never twice in one page). */
+  private readonly taken = new Set<string>();
+  private off: (() => void) | null = null;
+
+  constructor(
+    private readonly session: InterruptSession,
+    private readonly locks: LockManagerLike | null = browserLocks(),
+  ) {}
+
+  setTools(tools: BrowserTools): void {
+    this.tools = tools;
+    this.consider();
+  }
+
+  start(): () => void {
+    this.off ??= this.session.store.subscribe(() => this.consider());
+    this.consider();
+    return () => {
+      this.off?.();
+      this.off = null;
+    };
+  }
+
+  /** Runs an `interrupted` tool again, because the user asked. */
+  rerun(id: string): Promise<void> {
+    const i = this.session.getState().interrupts.find((x) => x.id === id);
+    const tool = i?.tool ? this.tools[i.tool.name] : undefined;
+    if (!i || !tool || i.execution !== 'interrupted') return Promise.resolve();
+    return this.exclusive(i, () => this.run(i, tool));
+  }
+
+  private consider(): void {
+    if (!this.session.getState().hydrated) return;
+    for (const i of this.session.getState().interrupts) {
+      if (i.reason !== 'client_tool' || i.status !== 'open' || i.pending !== null) continue;
+      const tool = i.tool ? this.tools[i.tool.name] : undefined;
+      if (!tool || this.taken.has(i.id)) continue;
+      this.taken.add(i.id);
+      void this.exclusive(i, async () => {
+        const stored = await this.session.chat.run.storage.get(
+          interruptRecordKey(this.session.chat.run.key),
+        );
+        const mark = parseInterruptRecord(stored, this.session.chat.run.key).tools.find(
+          (t) => t.interruptId === i.id,
+        );
+        if (mark?.state === 'done') return; // answered already: its continuation follows
+        if (mark?.state === 'started' && !tool.idempotent) {
+          this.session.setExecution(i.id, 'interrupted');
+          return;
+        }
+        await this.run(i, tool);
+      });
+    }
+  }
+
+  /** `task` in this tab only: under the interrupt's Web Lock when there are locks. */
+  private async exclusive(i: ChatInterrupt, task: () => Promise<void>): Promise<void> {
+    if (!this.locks) return task();
+    await this.locks.request(`resumable-tool:${i.id}`, { ifAvailable: true }, async (lock) => {
+      // Held by another tab: that tab runs it, and its answer's continuation reaches us.
+      if (lock) await task();
+    });
+  }
+
+  private async run(i: ChatInterrupt, tool: BrowserTool): Promise<void> {
+    await this.session.markTool(i.id, 'started');
+    this.session.setExecution(i.id, 'running');
+    let payload: { result: unknown } | { error: string };
+    try {
+      const args = JSON.parse(i.tool?.arguments || '{}') as never;
+      payload = { result: (await tool.execute(args)) ?? null };
+    } catch (error) {
+      payload = { error: error instanceof Error ? error.message : String(error) };
+    }
+    this.session.setExecution(i.id, null);
+    await this.session.resolve(i.id, payload);
+    await this.session.markTool(i.id, 'done');
+  }
+}
+
+const runners = new WeakMap<InterruptSession, BrowserToolRunner>();
+
+/** The page's one tool runner for an interrupt session. */
+export function browserToolRunnerOf(session: InterruptSession): BrowserToolRunner {
+  let runner = runners.get(session);
+  if (!runner) {
+    runner = new BrowserToolRunner(session);
+    runners.set(session, runner);
+  }
+  return runner;
+}

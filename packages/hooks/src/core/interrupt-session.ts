@@ -1,0 +1,327 @@
+import type { ResumableError } from '@resumable/protocol';
+import type { StoreApi } from 'zustand/vanilla';
+import { createStore } from 'zustand/vanilla';
+import type { ChatSession } from './chat.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, requestJson } from './http.js';
+import type { InterruptRecord } from './interrupt-record.js';
+import {
+  emptyInterruptRecord,
+  interruptRecordKey,
+  parseInterruptRecord,
+  upsert,
+} from './interrupt-record.js';
+import type { ChatInterrupt, LocalAnswer, ResumeAnswer, ServerInterrupt } from './interrupts.js';
+import {
+  deriveInterrupts,
+  interruptsOf,
+  openBatch,
+  parseServerInterrupts,
+  rememberInterrupts,
+} from './interrupts.js';
+import { KeepAlive } from './keepalive.js';
+import { Retrier } from './retrier.js';
+import { toResumable } from './session.js';
+
+export interface InterruptState {
+  /** Every interrupt the chat knows of, oldest first, with what became of it. */
+  interrupts: readonly ChatInterrupt[];
+  /** This device's record (known interrupts, answers, browser tool marks). */
+  record: InterruptRecord;
+  /** The server's statuses (`GET /threads/{id}`), once read. */
+  server: readonly ServerInterrupt[];
+  /** Interrupt ids whose browser tool runs in this page, or was cut by a reload. */
+  executions: ReadonlyMap<string, 'running' | 'interrupted'>;
+  hydrated: boolean;
+}
+
+/**
+ * The human-in-the-loop side of one chat: derives its interrupts (`interrupts.ts`), keeps
+ * this device's answers (persisted as drafts until every open interrupt of the run is
+ * answered), and sends them as one continuation through the chat's outbox — so an answer
+ * given offline goes out once when back online, and a reload keeps it. Framework-free.
+ */
+export class InterruptSession {
+  readonly store: StoreApi<InterruptState>;
+  private readonly keepAlive: KeepAlive;
+  private readonly retries: Retrier;
+  private unsubscribers: (() => void)[] = [];
+  /** Record writes and answers, one at a time (a resolve never races another). */
+  private queue: Promise<void> = Promise.resolve();
+  private fetching = false;
+  private requeued = false;
+  private lastParts: unknown[] = [];
+
+  constructor(
+    readonly chat: ChatSession,
+    private readonly onWarning?: (warning: ResumableError) => void,
+  ) {
+    const key = chat.run.key;
+    this.store = createStore<InterruptState>()(() => ({
+      interrupts: [],
+      record: emptyInterruptRecord(key),
+      server: [],
+      executions: new Map(),
+      hydrated: false,
+    }));
+    this.retries = new Retrier(chat.run.env, {});
+    this.keepAlive = new KeepAlive({
+      activate: () => this.activate(),
+      deactivate: () => this.deactivate(),
+      setTimeout: chat.run.env.setTimeout,
+      clearTimeout: chat.run.env.clearTimeout,
+    });
+  }
+
+  getState(): InterruptState {
+    return this.store.getState();
+  }
+
+  retain(): () => void {
+    const releaseChat = this.chat.retain();
+    const release = this.keepAlive.retain();
+    return () => {
+      release();
+      releaseChat();
+    };
+  }
+
+  private activate(): void {
+    this.unsubscribers.push(
+      this.chat.store.subscribe((state, prev) => {
+        if (state.hydrated !== prev.hydrated || state.threadId !== prev.threadId) {
+          void this.refresh();
+        }
+        this.onChange();
+      }),
+      this.chat.run.store.subscribe((state, prev) => {
+        if (state.runId !== prev.runId) void this.refresh();
+        this.onChange();
+      }),
+      this.chat.run.env.online.subscribe((online) => {
+        if (online) void this.refresh();
+      }),
+    );
+    void this.load();
+  }
+
+  private deactivate(): void {
+    for (const off of this.unsubscribers.splice(0)) off();
+    this.retries.cancel();
+  }
+
+  private async load(): Promise<void> {
+    const key = this.chat.run.key;
+    let raw: unknown;
+    try {
+      raw = await this.chat.run.storage.get(interruptRecordKey(key));
+    } catch {
+      raw = undefined;
+    }
+    this.store.setState({ record: parseInterruptRecord(raw, key), hydrated: true });
+    this.onChange();
+    await this.refresh();
+  }
+
+  /** Answers interrupt `id` (an approval `{approved}`, a tool `{result}`, a question `{answer}`). */
+  resolve(id: string, payload: unknown): Promise<void> {
+    return this.answer({ interruptId: id, status: 'resolved', payload });
+  }
+
+  /** Answers interrupt `id` with `cancelled` (the agent goes on without it). */
+  cancel(id: string): Promise<void> {
+    return this.answer({ interruptId: id, status: 'cancelled' });
+  }
+
+  private answer(entry: ResumeAnswer): Promise<void> {
+    const next = this.queue.then(async () => {
+      const target = this.getState().interrupts.find((i) => i.id === entry.interruptId);
+      if (target?.status !== 'open' || target.pending === 'queued') return;
+      const draft: LocalAnswer = { ...entry, state: 'draft', runId: null };
+      let answers = upsert(this.getState().record.answers, draft);
+      await this.write({ ...this.getState().record, answers });
+      const batch = openBatch(this.getState().interrupts);
+      const mine = new Map(answers.map((a) => [a.interruptId, a]));
+      if (!batch.every((i) => mine.get(i.id)?.state === 'draft')) return;
+      // All answered: one continuation, its run id fixed and persisted before it is queued,
+      // so a reload in between queues the same run again (the server's idempotency).
+      const runId = this.chat.run.env.randomUUID();
+      for (const i of batch)
+        answers = upsert(answers, { ...mine.get(i.id)!, state: 'queued', runId });
+      await this.write({ ...this.getState().record, answers });
+      await this.enqueue(runId);
+    });
+    this.queue = next.catch(() => {});
+    return next;
+  }
+
+  private enqueue(runId: string): Promise<string> {
+    const resume = this.getState()
+      .record.answers.filter((a) => a.runId === runId)
+      .map(({ interruptId, status, payload }) => ({
+        interruptId,
+        status,
+        ...(payload === undefined ? {} : { payload }),
+      }));
+    if (this.chat.getState().outbox.some((o) => o.runId === runId)) return Promise.resolve(runId);
+    return this.chat.enqueue({ runId, text: '', createdAt: this.chat.run.env.now(), resume });
+  }
+
+  /** Persists `record`, merged with what another tab of this key wrote meanwhile. */
+  private async write(record: InterruptRecord): Promise<void> {
+    this.store.setState({ record });
+    this.onChange();
+    const key = this.chat.run.key;
+    try {
+      await this.chat.run.storage.update(interruptRecordKey(key), (old) => {
+        const disk = parseInterruptRecord(old, key);
+        return {
+          ...record,
+          known: [...rememberInterrupts(disk.known, record.known)],
+          answers: record.answers.reduce(upsert, disk.answers.filter(notIn(record.answers))),
+          tools: record.tools.reduce(upsert, disk.tools.filter(notIn(record.tools))),
+        };
+      });
+    } catch (error) {
+      this.onWarning?.(toResumable(error));
+    }
+  }
+
+  /** Reads the server's statuses of the thread's interrupts; retried through the policy. */
+  async refresh(): Promise<void> {
+    const { threadId, token, hydrated } = this.chat.getState();
+    if (!threadId || !hydrated || this.fetching || !this.getState().hydrated) return;
+    this.fetching = true;
+    try {
+      const api = this.chat.run.api;
+      const url = `${api.endpoint}/threads/${encodeURIComponent(threadId)}`;
+      const headers = await api.headers(token, { threadId });
+      const { body } = await requestJson<{ interrupts?: unknown } | null>(
+        api.fetch,
+        url,
+        { headers },
+        this.chat.run.env.now,
+        { timeoutMs: DEFAULT_REQUEST_TIMEOUT_MS },
+      );
+      this.retries.succeeded();
+      this.store.setState({ server: parseServerInterrupts(body?.interrupts) });
+      this.onChange();
+      await this.requeue();
+    } catch (error) {
+      const typed = toResumable(error);
+      if (this.retries.judge(typed).retry) this.retries.schedule(typed, () => void this.refresh());
+    } finally {
+      this.fetching = false;
+    }
+  }
+
+  /**
+   * After a reload, answers queued but in no outbox (the page went away between the two
+   * writes) are queued again with their run id, if the server still has them open.
+   */
+  private async requeue(): Promise<void> {
+    if (this.requeued) return;
+    this.requeued = true;
+    const open = new Set(
+      this.getState()
+        .server.filter((s) => s.status === 'open')
+        .map((s) => s.id),
+    );
+    const runIds = new Set(
+      this.getState()
+        .record.answers.filter((a) => a.state === 'queued' && a.runId && open.has(a.interruptId))
+        .map((a) => a.runId as string),
+    );
+    const inFlight = new Set(this.chat.getState().outbox.map((o) => o.runId));
+    for (const runId of runIds) {
+      if (!inFlight.has(runId) && this.chat.run.getState().runId !== runId)
+        await this.enqueue(runId);
+    }
+  }
+
+  /** Re-derives the interrupts when one of their sources changed; records what is new. */
+  private onChange(): void {
+    const chat = this.chat.getState();
+    const run = this.chat.run.getState();
+    const s = this.getState();
+    const parts = [s.record, s.server, s.executions, chat.messages, run.runId, run.run.outcome];
+    if (parts.every((p, i) => p === this.lastParts[i])) return;
+    this.lastParts = parts;
+    const interrupts = deriveInterrupts({
+      known: s.record.known,
+      server: s.server,
+      answers: s.record.answers,
+      run: { runId: run.runId, outcome: run.run.outcome, ...lastOf(run.messages) },
+      messages: chat.messages,
+      executions: s.executions,
+    });
+    this.store.setState({ interrupts });
+    this.noteNew(run.run.outcome, run.runId, lastOf(run.messages).lastMessageId);
+    this.noteSent(run.runId);
+  }
+
+  /** An interrupted run's interrupts join the record, so they outlive the run's record. */
+  private noteNew(
+    outcome: Parameters<typeof interruptsOf>[0],
+    runId: string | null,
+    lastMessageId: string | undefined,
+  ): void {
+    const record = this.getState().record;
+    const known = rememberInterrupts(record.known, interruptsOf(outcome, runId, lastMessageId));
+    if (known !== record.known) this.persistSoon({ ...record, known: [...known] });
+  }
+
+  /** A queued answer whose continuation the chat now follows was taken by the server. */
+  private noteSent(runId: string | null): void {
+    if (runId === null || this.chat.getState().outbox.some((o) => o.runId === runId)) return;
+    const record = this.getState().record;
+    if (!record.answers.some((a) => a.runId === runId && a.state === 'queued')) return;
+    const answers = record.answers.map((a) =>
+      a.runId === runId ? { ...a, state: 'sent' as const } : a,
+    );
+    this.persistSoon({ ...record, answers });
+  }
+
+  private persistSoon(record: InterruptRecord): void {
+    this.queue = this.queue.then(() => this.write(record)).catch(() => {});
+  }
+
+  /** Browser tools set their executions through this (`browser-tools.ts`). */
+  setExecution(id: string, execution: 'running' | 'interrupted' | null): void {
+    const executions = new Map(this.getState().executions);
+    if (execution === null) executions.delete(id);
+    else executions.set(id, execution);
+    this.store.setState({ executions });
+    this.onChange();
+  }
+
+  /** Updates the record's browser tool marks (persisted before a tool runs). */
+  async markTool(interruptId: string, state: 'started' | 'done'): Promise<void> {
+    const record = this.getState().record;
+    await this.write({ ...record, tools: upsert(record.tools, { interruptId, state }) });
+  }
+}
+
+const lastOf = (messages: readonly { id: string }[]) => {
+  const last = messages.at(-1);
+  return last ? { lastMessageId: last.id } : {};
+};
+
+const notIn =
+  <T extends { interruptId: string }>(mine: readonly T[]) =>
+  (x: T) =>
+    !mine.some((m) => m.interruptId === x.interruptId);
+
+const sessions = new WeakMap<ChatSession, InterruptSession>();
+
+/** The interrupt session of a chat (one per chat, made on first use). */
+export function interruptSessionOf(
+  chat: ChatSession,
+  onWarning?: (warning: ResumableError) => void,
+): InterruptSession {
+  let session = sessions.get(chat);
+  if (!session) {
+    session = new InterruptSession(chat, onWarning);
+    sessions.set(chat, session);
+  }
+  return session;
+}

@@ -1,0 +1,77 @@
+import { useId, useState } from 'react';
+import { cx } from '../cx.js';
+import type { ChatLabels } from '../labels.js';
+import { prettyJson } from '../tool-call.js';
+import type { InterruptCardProps } from './interrupt-card.js';
+import { useCardFocus } from './use-card-focus.js';
+
+/**
+ * Approve or deny a tool call: what will run and with which arguments, an optional reason,
+ * two real buttons. The card takes focus when it appears; each answer is given once (the
+ * buttons disable while it is handed over).
+ */
+export function ApprovalCard(props: InterruptCardProps & { labels: ChatLabels }) {
+  const { interrupt: i, labels } = props;
+  const ref = useCardFocus<HTMLElement>();
+  const title = useId();
+  const reasonId = useId();
+  const [reason, setReason] = useState('');
+  const [busy, setBusy] = useState(false);
+  const answer = (payload: unknown) => {
+    setBusy(true);
+    void Promise.resolve(props.onResolve(i.id, payload)).finally(() => setBusy(false));
+  };
+  const name = i.tool?.name ?? i.message ?? i.reason;
+  return (
+    <section
+      ref={ref}
+      tabIndex={-1}
+      className={cx('rc-interrupt', 'rc-interrupt--approval', props.className)}
+      aria-labelledby={title}
+      data-interrupt-id={i.id}
+      data-interrupt-status="open"
+    >
+      <p id={title} className="rc-interrupt__title">
+        {labels.approvalTitle(name)}
+      </p>
+      {i.message ? <p className="rc-interrupt__message">{i.message}</p> : null}
+      {i.tool ? (
+        <>
+          <div className="rc-interrupt__label">{labels.toolArguments}</div>
+          <pre className="rc-interrupt__args">{prettyJson(i.tool.arguments)}</pre>
+        </>
+      ) : null}
+      <label className="rc-interrupt__field" htmlFor={reasonId}>
+        {labels.denyReason}
+      </label>
+      <input
+        id={reasonId}
+        className="rc-interrupt__input"
+        type="text"
+        value={reason}
+        maxLength={500}
+        onChange={(e) => setReason(e.target.value)}
+      />
+      <div className="rc-interrupt__actions">
+        <button
+          type="button"
+          className="rc-button rc-button--primary"
+          disabled={busy}
+          onClick={() => answer({ approved: true })}
+        >
+          {labels.approve}
+        </button>
+        <button
+          type="button"
+          className="rc-button"
+          disabled={busy}
+          onClick={() =>
+            answer(reason.trim() ? { approved: false, reason: reason.trim() } : { approved: false })
+          }
+        >
+          {labels.deny}
+        </button>
+      </div>
+    </section>
+  );
+}

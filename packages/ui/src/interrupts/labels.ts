@@ -1,0 +1,59 @@
+/** The words of the interrupt cards (approvals, questions, browser tools), for translation. */
+export interface InterruptLabels {
+  /** Heading of an approval card; `tool` is the tool's name. */
+  approvalTitle: (tool: string) => string;
+  /** @default 'Approve' */
+  approve: string;
+  /** @default 'Deny' */
+  deny: string;
+  /** Label of the optional reason field beside Deny. @default 'Reason (optional)' */
+  denyReason: string;
+  /** Heading of a question card. @default 'The assistant asks' */
+  questionTitle: string;
+  /** Label of a free-form answer field. @default 'Your answer' */
+  answerInput: string;
+  /** @default 'Answer' */
+  submitAnswer: string;
+  /** Cancels a question or an interrupted tool (the agent goes on without it). @default 'Cancel' */
+  cancelInterrupt: string;
+  /** A browser tool running in this page; `tool` is its name. */
+  toolRunningHere: (tool: string) => string;
+  /** A browser tool cut by a reload that is not safe to run twice. */
+  toolInterrupted: (tool: string) => string;
+  /** Runs such a tool again. @default 'Run again' */
+  rerunTool: string;
+  /** Answered states shown in the transcript. */
+  approved: string;
+  denied: (reason: string | null) => string;
+  cancelledAnswer: string;
+  answered: (answer: string) => string;
+  answeredElsewhere: string;
+  /** An answer given here that waits to be sent (offline) or for the other open questions. */
+  answerQueued: string;
+  answerDraft: string;
+  /** Announced (politely) when the assistant needs an answer; `what` is the card's heading. */
+  needsAnswer: (what: string) => string;
+}
+
+export const DEFAULT_INTERRUPT_LABELS: InterruptLabels = {
+  approvalTitle: (tool) => `Allow ${tool}?`,
+  approve: 'Approve',
+  deny: 'Deny',
+  denyReason: 'Reason (optional)',
+  questionTitle: 'The assistant asks',
+  answerInput: 'Your answer',
+  submitAnswer: 'Answer',
+  cancelInterrupt: 'Cancel',
+  toolRunningHere: (tool) => `Running ${tool} in this page…`,
+  toolInterrupted: (tool) =>
+    `${tool} was interrupted by a reload. It may have run already: run it again?`,
+  rerunTool: 'Run again',
+  approved: 'Approved',
+  denied: (reason) => (reason ? `Denied: ${reason}` : 'Denied'),
+  cancelledAnswer: 'Cancelled',
+  answered: (answer) => `Answered: ${answer}`,
+  answeredElsewhere: 'Answered in another tab',
+  answerQueued: 'Will be sent when the connection is back',
+  answerDraft: 'Kept until the other questions are answered',
+  needsAnswer: (what) => `The assistant needs your answer: ${what}`,
+};
