@@ -12,10 +12,13 @@ export function threadRoutes(ctx: RouteContext): Hono {
     const thread = await ctx.loadThread(threadId);
     await authorizeOrThrow(ctx.authorize, c.req.raw, { action: 'read', threadId, thread });
     const limit = pageLimit(c.req.query('limit'), 20);
+    // Read before the runs: what is announced after it is then never missed (it may repeat).
+    const { last: lastOffset } = await ctx.manager.threads.head(threadId);
     const runs = await ctx.store.listRuns(threadId, limit);
     return c.json({
       threadId,
       createdAt: new Date(thread.createdAt).toISOString(),
+      lastOffset,
       runs: runs.map((run) => ({
         runId: run.runId,
         status: run.status,

@@ -4,6 +4,7 @@ import type { Message, RunSnapshot } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
 import Database from 'libsql';
 import { withLazySnapshot } from './lazy-snapshot.js';
+import { SqliteThreadLog } from './sqlite-thread-log.js';
 import type {
   EventStore,
   MessagePage,
@@ -105,6 +106,8 @@ export class SqliteStore implements EventStore {
     messages: readonly Message[],
   ) => void;
   private closed = false;
+  /** The thread event logs (protocol.md, "Thread event stream"). */
+  readonly threadLog: SqliteThreadLog;
 
   constructor(options: SqliteStoreOptions) {
     this.path = options.path;
@@ -207,6 +210,7 @@ export class SqliteStore implements EventStore {
         }
       },
     );
+    this.threadLog = new SqliteThreadLog(db, (fn) => this.guard(fn));
   }
 
   async createThread(thread: ThreadRecord): Promise<boolean> {

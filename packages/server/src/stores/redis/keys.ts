@@ -8,6 +8,7 @@
  * | `thread:<id>:runs` | sorted set | run ids scored by creation order |
  * | `thread:<id>:history` | sorted set | message ids scored by history position |
  * | `thread:<id>:messages` | hash | message id → message JSON |
+ * | `thread:<id>:events` | stream | the thread's event log, id `<offset>-0`, field `e` = JSON |
  * | `run:<id>` | hash | the `RunRecord` (status, lastOffset, snapshot, owner, …) |
  * | `run:<id>:events` | stream | one entry per event, id `<offset>-0`, field `e` = JSON |
  * | `run:<id>:lease` | string | the owning instance's id, with a TTL |
@@ -29,6 +30,9 @@ export class RedisKeys {
   }
   messages(threadId: string): string {
     return `${this.prefix}thread:${threadId}:messages`;
+  }
+  threadEvents(threadId: string): string {
+    return `${this.prefix}thread:${threadId}:events`;
   }
   run(runId: string): string {
     return `${this.prefix}run:${runId}`;
