@@ -28,7 +28,12 @@ async function readFor(url: string, headers: Record<string, string>, ms: number)
   let text = '';
   try {
     const decoder = new TextDecoder();
-    for await (const chunk of response.body!) text += decoder.decode(chunk as Uint8Array);
+    const reader = response.body!.getReader();
+    for (;;) {
+      const step = await reader.read();
+      if (step.done) break;
+      text += decoder.decode(step.value);
+    }
   } catch {
     // aborted: the stream never ends on its own
   } finally {
@@ -156,7 +161,7 @@ describe.each(STORES)('thread event stream on the $name store', ({ create }) => 
     await waitFor(() => server.manager.streamCounts().thread.open === 1);
     const { runId } = await startServerRun(server, {
       threadId,
-      messages: [{ id: 'job-1', role: 'user', content: 'nightly digest' }],
+      messages: [{ id: 'job-1', role: 'user' as const, content: 'nightly digest' }],
       forwardedProps: { script: FAST },
     });
     const read = await live;
@@ -171,7 +176,7 @@ describe.each(STORES)('thread event stream on the $name store', ({ create }) => 
 
   it('startServerRun validates like POST /runs and keeps the thread limits', async () => {
     const { threadId } = await thread();
-    const message = [{ id: 'j', role: 'user', content: 'x' }];
+    const message = [{ id: 'j', role: 'user' as const, content: 'x' }];
     await expect(
       startServerRun(server, { threadId: 'nope', messages: message }),
     ).rejects.toMatchObject({

@@ -4,10 +4,11 @@ import { parseRunRequest, type RunRequest } from '../input.js';
 import type { RunManager } from '../run-manager.js';
 
 /** A run the server starts itself: `POST /runs`'s body, in a thread that exists. */
-export type ServerRunRequest = Omit<RunRequest, 'threadId'> & {
-  /** The thread to run in; it must exist (a `404 thread_not_found` otherwise). */
-  threadId: string;
-};
+export type ServerRunRequest = Pick<RunRequest, 'messages'> &
+  Partial<Omit<RunRequest, 'threadId' | 'messages'>> & {
+    /** The thread to run in; it must exist (a `404 thread_not_found` otherwise). */
+    threadId: string;
+  };
 
 /**
  * Starts a run in a thread with no client attached — from a scheduled job, a webhook, a
