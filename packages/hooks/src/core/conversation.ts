@@ -92,7 +92,8 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
   }
 
   const announce = () => {
-    if (role === 'leader') send({ v: 1, t: 'lead', tab, key, run: current() });
+    if (role !== 'leader') return;
+    send({ v: 1, t: 'lead', tab, key, run: current(), offset: run.getState().run.offset });
   };
 
   const syncThread = () => {
@@ -135,6 +136,10 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
         if (m.run?.prompt && m.run.runId !== lastLeadRun) {
           lastLeadRun = m.run.runId;
           follow(m.run);
+        }
+        // The leader got ahead without a batch (it took a snapshot, or this tab joined late).
+        if (m.run && m.run.runId === run.getState().runId && m.offset > run.getState().run.offset) {
+          askSync(m.run.runId);
         }
         return;
       case 'batch':

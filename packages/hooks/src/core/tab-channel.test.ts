@@ -72,26 +72,29 @@ describe('parseTabShareMessage (every message from another tab is checked)', () 
       token: null,
       prompt: { id: 'u', role: 'user', content: 'hi' },
     };
-    expect(parseTabShareMessage({ ...base, t: 'lead', run }, KEY, ME)).toEqual({
+    expect(parseTabShareMessage({ ...base, t: 'lead', run, offset: 3 }, KEY, ME)).toEqual({
       ...base,
       t: 'lead',
       run,
+      offset: 3,
     });
-    expect(parseTabShareMessage({ ...base, t: 'lead', run: null }, KEY, ME)).toEqual({
+    expect(parseTabShareMessage({ ...base, t: 'lead', run: null, offset: 0 }, KEY, ME)).toEqual({
       ...base,
       t: 'lead',
       run: null,
+      offset: 0,
     });
+    expect(parseTabShareMessage({ ...base, t: 'lead', run: null, offset: -1 }, KEY, ME)).toBeNull();
     // A prompt that is not a user message is dropped, the run kept.
     expect(
       parseTabShareMessage(
-        { ...base, t: 'lead', run: { ...run, prompt: { id: 'a', role: 'assistant' } } },
+        { ...base, t: 'lead', offset: 3, run: { ...run, prompt: { id: 'a', role: 'assistant' } } },
         KEY,
         ME,
       ),
-    ).toEqual({ ...base, t: 'lead', run: { ...run, prompt: null } });
+    ).toEqual({ ...base, t: 'lead', offset: 3, run: { ...run, prompt: null } });
     expect(
-      parseTabShareMessage({ ...base, t: 'lead', run: { ...run, token: 5 } }, KEY, ME),
+      parseTabShareMessage({ ...base, t: 'lead', offset: 3, run: { ...run, token: 5 } }, KEY, ME),
     ).toBeNull();
     expect(parseTabShareMessage({ ...base, t: 'sync', runId: 'r', offset: 7 }, KEY, ME)).toEqual({
       ...base,

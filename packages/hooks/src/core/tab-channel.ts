@@ -20,8 +20,11 @@ export interface RunRef {
 }
 
 export type TabShareMessage =
-  /** The leader's heartbeat and announcement (on election, on a run change, to a `hello`). */
-  | { v: 1; t: 'lead'; tab: string; key: string; run: RunRef | null }
+  /**
+   * The leader's heartbeat and announcement (on election, on a run change, to a `hello`),
+   * with its resume point in `run`: a follower behind it asks for a `snapshot`.
+   */
+  | { v: 1; t: 'lead'; tab: string; key: string; run: RunRef | null; offset: number }
   /** A tab joined as a follower: the leader answers `lead` at once. */
   | { v: 1; t: 'hello'; tab: string; key: string }
   /** Events of a run, with their offsets, as the leader applied them. */
@@ -84,7 +87,9 @@ export function parseTabShareMessage(
       return { ...base, t: 'hello' };
     case 'lead': {
       const run = parseRunRef(m.run);
-      return run === undefined ? null : { ...base, t: 'lead', run };
+      return run === undefined || !isOffset(m.offset)
+        ? null
+        : { ...base, t: 'lead', run, offset: m.offset };
     }
     case 'batch': {
       const envelopes = parseEnvelopes(m.envelopes);
