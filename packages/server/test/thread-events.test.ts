@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServerRun } from '../src/index.js';
+import { type RunningServer, SqliteStore, startServer, startServerRun } from '../src/index.js';
 import {
   bearer,
   type Frame,
@@ -231,6 +231,53 @@ describe('thread event stream heartbeats', () => {
       expect(read.text.split(': ping\n\n').length - 1).toBeGreaterThanOrEqual(4);
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('thread event stream after a crash (SQLite)', () => {
+  it('a run the server ends at start-up (agent_lost) is announced after what was stored', async () => {
+    const dir = tempDir();
+    const path = `${dir.path}/runs.db`;
+    try {
+      // What a crashed process leaves: a thread, its run_started, the run still `running`.
+      const crashed = new SqliteStore({ path });
+      await crashed.createThread({ threadId: 'th-crash', token: 'tok', createdAt: 1 });
+      await crashed.createRun({
+        runId: 'run-crashed-0123456789',
+        threadId: 'th-crash',
+        createdAt: 1,
+        owner: 'dead',
+      });
+      const first = started('run-crashed-0123456789', 'before the crash');
+      expect(await crashed.threadLog.append('th-crash', first, 1000)).toBe(1);
+      await crashed.close();
+
+      const server = await startServer({ port: 0, store: new SqliteStore({ path }) });
+      try {
+        const read = await readEvents(
+          `${server.url}/threads/th-crash/events`,
+          { headers: bearer('tok') },
+          2,
+        );
+        expect(read.frames).toEqual(
+          numbered([
+            first,
+            custom('resumable.run_ended', {
+              runId: 'run-crashed-0123456789',
+              status: 'error',
+              error: {
+                message: 'the server running this run stopped before it finished',
+                code: 'agent_lost',
+              },
+            }),
+          ]),
+        );
+      } finally {
+        await server.close();
+      }
+    } finally {
+      dir.cleanup();
     }
   });
 });
