@@ -70,8 +70,12 @@ export class ThreadFollower {
     return this.running;
   }
 
-  /** Points at a thread (a new one resets the resume point); true when it changed. */
+  /**
+   * Points at a thread (a new one resets the resume point); true when it changed. A new
+   * token stops the loop too (it may have been refused without one): the caller restarts.
+   */
   setThread(threadId: string | null, token: string | null): boolean {
+    if (token !== this.token) this.stop();
     this.token = token;
     if (threadId === this.threadId) return false;
     this.stop();
