@@ -13,6 +13,7 @@ import { RESTART_EXIT_CODE } from './supervisor.js';
  * | POST cut `{runId?}` | closes open event streams server-side (clients must resume)  |
  * | POST restart        | `202`, then the process exits; the supervisor starts it again |
  * | POST slow `{delayMs}` | adds a delay before each event agents produce (0 = off)     |
+ * | GET  streams        | event streams open now and opened since start, of threads and of runs (`RunManager.streamCounts`) |
  */
 
 export const CHAOS_PREFIX = '/api/__chaos/';
@@ -22,6 +23,8 @@ export interface ChaosOptions {
   dropConnections(runId?: string): number | undefined | Promise<number | undefined>;
   /** Name of the agent, for the panel. */
   agent: string;
+  /** `{thread: {open, opened}, run: {open, opened}}`, what `GET streams` answers. */
+  streamCounts?: () => unknown;
   /**
    * How the process ends on "restart". Tests inject a spy.
    * @default exits with `RESTART_EXIT_CODE`, without a graceful shutdown (a crash)
@@ -79,6 +82,7 @@ export function createChaos(options: ChaosOptions): Chaos {
       if (action === 'state' && method === 'GET') {
         return json({ pid: process.pid, startedAt, delayMs, agent: options.agent });
       }
+      if (action === 'streams' && method === 'GET') return json(options.streamCounts?.() ?? null);
       if (action === 'cut' && method === 'POST') {
         const { runId } = await readJson(request);
         const dropped = await options.dropConnections(

@@ -3,6 +3,7 @@ import { serve } from '@hono/node-server';
 import { createResumableApp } from '@resumable/server';
 import { pickAgent } from './agent.js';
 import { CHAOS_PREFIX, createChaos } from './chaos.js';
+import { createDemoRoutes, DEMO_PREFIX } from './server-run.js';
 
 /**
  * The demo's API server process: the kit's reference server (`createResumableApp`) plus the
@@ -20,22 +21,31 @@ const port = Number(process.env.PORT ?? 8787);
 const hostname = process.env.HOST ?? '127.0.0.1';
 const { name, agent } = await pickAgent();
 let dropConnections: (runId?: string) => number = () => 0;
-const chaos = createChaos({ agent: name, dropConnections: (runId) => dropConnections(runId) });
+let streamCounts: () => unknown = () => null;
+const chaos = createChaos({
+  agent: name,
+  dropConnections: (runId) => dropConnections(runId),
+  streamCounts: () => streamCounts(),
+});
 const resumable = createResumableApp({
   basePath: '/api',
   store: process.env.RESUMABLE_STORE || 'sqlite:.data/resumable.db',
   agent: chaos.slow(agent),
 });
 dropConnections = (runId) => resumable.manager.dropConnections(runId);
+streamCounts = () => resumable.manager.streamCounts();
+const demo = createDemoRoutes(resumable);
 // Orphaned runs of a previous process are ended (`agent_lost`) before we say "ready".
 await resumable.ready;
 
 const server = serve(
   {
-    fetch: (request) =>
-      new URL(request.url).pathname.startsWith(CHAOS_PREFIX)
-        ? chaos.fetch(request)
-        : resumable.app.fetch(request),
+    fetch: (request) => {
+      const path = new URL(request.url).pathname;
+      if (path.startsWith(CHAOS_PREFIX)) return chaos.fetch(request);
+      if (path.startsWith(DEMO_PREFIX)) return demo.fetch(request);
+      return resumable.app.fetch(request);
+    },
     port,
     hostname,
   },

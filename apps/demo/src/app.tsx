@@ -4,6 +4,7 @@ import { ResumableChatView } from '@resumable/ui';
 import { useEffect, useState } from 'react';
 import { ChaosPanel } from './chaos-panel.js';
 import { Inspector } from './inspector.js';
+import { ServerRunButton } from './server-run.js';
 import { ThreadList } from './thread-list.js';
 import { type ThreadEntry, threads, useThreads } from './threads.js';
 import { onWire } from './wire.js';
@@ -118,6 +119,11 @@ function Chat({ entry, sideOpen }: { entry: ThreadEntry; sideOpen: boolean }) {
               {prompt}
             </button>
           ))}
+          <ServerRunButton
+            threadId={chat.threadId ?? entry.threadId}
+            token={entry.token ?? null}
+            disabled={chat.isStreaming}
+          />
         </fieldset>
         <ResumableChatView controller={chat} className="demo-chat" autoFocus />
       </main>

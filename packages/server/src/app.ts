@@ -44,6 +44,12 @@ export interface ResumableServerOptions {
      * @default 168
      */
     eventsHours?: number;
+    /**
+     * Events each thread's event stream keeps (the newest); resuming before them answers
+     * `410 offset_expired`.
+     * @default 1000
+     */
+    threadEvents?: number;
   };
   /**
    * Longest silence on a live stream: an idle one gets `: ping` at least this often.
@@ -131,6 +137,9 @@ export function createResumableApp(options: ResumableServerOptions = {}): Resuma
     ...(options.retention?.eventsHours === undefined
       ? {}
       : { retentionHours: options.retention.eventsHours }),
+    ...(options.retention?.threadEvents === undefined
+      ? {}
+      : { threadEventsKept: options.retention.threadEvents }),
     ...(options.instanceId === undefined ? {} : { instanceId: options.instanceId }),
     ...(options.log === undefined ? {} : { log: options.log }),
     ...(options.fanoutCoalesceMs === undefined

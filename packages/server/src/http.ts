@@ -13,6 +13,7 @@ import {
 } from './http/guards.js';
 import { postRunsRoute } from './http/post-runs.js';
 import { runRoutes } from './http/run-routes.js';
+import { threadEventsRoute } from './http/thread-events-route.js';
 import { threadRoutes } from './http/thread-routes.js';
 import type { RunManager } from './run-manager.js';
 
@@ -84,6 +85,7 @@ export function createHttpApp(options: HttpOptions): Hono {
   );
   app.route('/', runRoutes(ctx));
   app.route('/', threadRoutes(ctx));
+  app.route('/', threadEventsRoute(ctx));
   return root;
 }
 

@@ -17,6 +17,7 @@ import { ActiveRun, produce } from './runs/producer.js';
 import { Recovery } from './runs/recovery.js';
 import type { EventStore, RunRecord } from './stores/types.js';
 import { AppendConflictError } from './stores/types.js';
+import { type StreamCounts, ThreadEvents } from './threads/thread-events.js';
 
 export {
   DEFAULT_LIMITS,
@@ -24,6 +25,7 @@ export {
   type RunLimits,
   type RunManagerOptions,
   type StartingClient,
+  type StreamCounts,
   type StreamOpen,
 };
 
@@ -48,6 +50,8 @@ export class RunManager {
   private readonly admission: Admission;
   private readonly fanOut: FanOut;
   private readonly recovery: Recovery;
+  /** Thread event streams and the announcements on them (protocol.md). */
+  readonly threads: ThreadEvents;
   private readonly cleanups: Array<() => void> = [];
   private closing = false;
   /** Aborted by `close()`: ends the waits of background retries. */
@@ -82,6 +86,16 @@ export class RunManager {
       shutdown: this.shutdown.signal,
       isActive: (runId) => this.active.has(runId),
       hub: (runId) => this.fanOut.hub(runId),
+      onEnded: (state) => this.threads.runEnded(snapshotOf(state)),
+    });
+    this.threads = new ThreadEvents({
+      store: this.store,
+      keep: options.threadEventsKept ?? 1000,
+      outageMs: this.limits.storeOutageMs,
+      maxSubscribersPerThread: this.limits.maxSubscribersPerRun,
+      subscriberBufferEvents: this.limits.subscriberBufferEvents,
+      pollMs: options.pollMs ?? 250,
+      warn: this.log,
     });
   }
 
@@ -98,7 +112,10 @@ export class RunManager {
         pruneEveryMs: 10 * 60_000,
         // Ticks come every H/3: a stream idle for H/2 is pinged within 5H/6 of its last
         // write, leaving H/6 for a late timer before "at least every H" is broken.
-        heartbeat: () => this.fanOut.ping(Date.now(), Math.floor(this.heartbeatMs / 2)),
+        heartbeat: () => {
+          this.fanOut.ping(Date.now(), Math.floor(this.heartbeatMs / 2));
+          this.threads.streams.ping(Date.now(), Math.floor(this.heartbeatMs / 2));
+        },
         pruneExpiredEvents: () => this.pruneExpiredEvents(),
         endOrphans: () => this.recovery.endOrphans(),
         renewLeases: () => this.renewLeases(),
@@ -117,6 +134,24 @@ export class RunManager {
   /** Open event streams (of one run, or all). */
   subscriberCount(runId?: string): number {
     return this.fanOut.subscriberCount(runId);
+  }
+
+  /** Event streams open now and opened since start: of runs, and of threads. */
+  streamCounts(): StreamCounts {
+    const { streams } = this.threads;
+    return {
+      run: { open: this.fanOut.subscriberCount(), opened: this.fanOut.opened },
+      thread: { open: streams.count(), opened: streams.opened },
+    };
+  }
+
+  /**
+   * Adds `{type:"CUSTOM", name, value}` to the thread's event stream, for changes that are
+   * not runs (`resumable.history_changed`: a rename, a branch switch). Never throws for the
+   * store: resolves the event's offset once stored, or null when it was dropped.
+   */
+  announce(threadId: string, name: string, value: unknown): Promise<number | null> {
+    return this.threads.announce(threadId, name, value);
   }
 
   /**
@@ -242,6 +277,7 @@ export class RunManager {
     } catch (error) {
       this.log(`run ${input.runId}: lease or history not saved: ${String(error)}`);
     }
+    this.threads.runStarted(input);
     void this.runToEnd(run, agentInput, ticket);
     return result;
   }
@@ -290,7 +326,8 @@ export class RunManager {
    * ends before a terminal event, so clients resume. Returns how many were closed.
    */
   dropConnections(runId?: string): number {
-    return this.fanOut.drop(runId);
+    const threads = runId === undefined ? this.threads.streams.drop() : 0;
+    return this.fanOut.drop(runId) + threads;
   }
 
   /**
@@ -309,6 +346,8 @@ export class RunManager {
       run.end(lostEvent('the server shut down while the run was in progress'));
     }
     await Promise.all(runs.map((run) => run.done));
+    // The runs' `run_ended` announcements get a moment to land before the store closes.
+    await this.threads.close(2000);
   }
 
   /** The agent's input: the thread's recent stored turns, then the request's messages. */
@@ -343,6 +382,8 @@ export class RunManager {
     this.active.delete(runId);
     ticket.release();
     this.fanOut.closeLocalHub(run.hub);
+    // A failed log was ended by whoever wrote it last (a recovery here announces it then).
+    if (!run.log.failed) this.threads.runEnded(snapshotOf(run.log.state));
     if (this.store.releaseLease) {
       await this.store.releaseLease(runId, this.instanceId).catch(() => {});
     }

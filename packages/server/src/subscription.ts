@@ -106,8 +106,11 @@ export class Hub {
   }
 }
 
+/** What a subscription reads: a run's log in the store (or a thread's, adapted). */
+export type SubscriptionSource = Pick<EventStore, 'readEvents' | 'getRun'>;
+
 export interface SubscriptionOptions {
-  store: EventStore;
+  store: SubscriptionSource;
   runId: string;
   after: number;
   /** Live feed, when the run is still being produced (here or through a store tail). */

@@ -55,6 +55,34 @@ describe('<ConnectionStatus>', () => {
     }
   });
 
+  it('says "Live via another tab" in a follower tab while the reply streams, with no Retry', () => {
+    const { rerender } = render(
+      <ConnectionStatus
+        connection={connection({ phase: 'streaming', viaTab: true })}
+        status="running"
+        onRetry={() => {}}
+      />,
+    );
+    expect(screen.getByRole('status').textContent).toBe('Live via another tab');
+    expect(screen.queryByRole('button')).toBeNull();
+    rerender(
+      <ConnectionStatus
+        connection={connection({ phase: 'finished', viaTab: true })}
+        status="finished"
+        labels={{ viaTab: 'Über einen anderen Tab' }}
+      />,
+    );
+    expect(screen.getByRole('status').textContent).toBe('');
+    rerender(
+      <ConnectionStatus
+        connection={connection({ phase: 'streaming', viaTab: true })}
+        status="running"
+        labels={{ viaTab: 'Über einen anderen Tab' }}
+      />,
+    );
+    expect(screen.getByRole('status').textContent).toBe('Über einen anderen Tab');
+  });
+
   it('counts down to the next reconnect attempt each second', () => {
     vi.useFakeTimers({ now: NOW });
     render(

@@ -57,7 +57,9 @@ export function ConnectionStatus({
   const line = connectionStatusText(connection, status, labels, now, unsent);
   const shown = useAfterGrace(line !== null, graceMs);
   const resumed = useResumedNotice(connection, shown, resumedFor);
-  const text = shown ? line : resumed !== null ? labels.resumed(resumed) : null;
+  // A follower tab's reply arrives through the leader tab: said while it streams, no Retry.
+  const via = connection.viaTab === true && connection.phase === 'streaming' ? labels.viaTab : null;
+  const text = shown ? line : resumed !== null ? labels.resumed(resumed) : via;
   const retrying = shown && connection.phase !== 'offline';
   const shownError = connection.phase === 'error' ? (connection.lastError ?? error) : error;
 
@@ -65,6 +67,7 @@ export function ConnectionStatus({
     <div
       className={cx('rc-connection', className)}
       data-phase={connection.phase}
+      data-via={connection.viaTab ? 'tab' : undefined}
       data-quiet={text === null && !shownError ? '' : undefined}
     >
       {/* Always mounted: a live region must exist before its text changes to be announced. */}

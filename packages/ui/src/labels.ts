@@ -76,6 +76,11 @@ export interface ChatLabels extends InterruptLabels {
   /** Only when the browser itself is offline. `running`: a reply was in progress. */
   offline: (running: boolean) => string;
   resumed: (events: number) => string;
+  /**
+   * A reply streams in this tab through another tab of the app, which holds the
+   * conversation's one connection. @default 'Live via another tab'
+   */
+  viaTab: string;
   /** The run's worker died (`agent_lost`): the partial answer is kept. */
   agentLost: string;
   /**
@@ -136,6 +141,7 @@ export const DEFAULT_LABELS: ChatLabels = {
       : `Can’t reach the server — retrying in ${seconds} s`,
   offline: (running) =>
     running ? 'Offline — the answer keeps going on the server' : 'You are offline',
+  viaTab: 'Live via another tab',
   resumed: (events) => `Reconnected — caught up ${events} ${events === 1 ? 'event' : 'events'}`,
   agentLost: 'The assistant stopped unexpectedly (run lost). The partial answer is kept.',
   error: (_message, code) => errorWords(code),

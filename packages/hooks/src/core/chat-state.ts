@@ -20,6 +20,19 @@ export interface ChatSessionOptions extends RunSessionOptions {
   maxOutbox?: number;
   /** Extra `RunAgentInput` fields sent with every prompt (tools, context, forwardedProps…). */
   runInput?: Record<string, unknown>;
+  /**
+   * Follow the thread's event stream (`GET /threads/{id}/events`): a run started elsewhere
+   * (another device, the server) appears live. @default true
+   */
+  followThread?: boolean;
+  /**
+   * Tabs of this origin share one connection per conversation: a leader elected with Web
+   * Locks holds the streams and passes their events on over BroadcastChannel. Without Web
+   * Locks or BroadcastChannel every tab keeps its own. @default true
+   */
+  shareTabs?: boolean;
+  /** A visible follower tab that heard nothing from the leader this long takes over. @default 3000 */
+  leaderStaleMs?: number;
 }
 
 /** What a chat keeps besides the run record: the thread, its capability, the outbox. */

@@ -14,6 +14,7 @@ import {
   settledMessages,
   withItemError,
 } from './chat-state.js';
+import { startConversation } from './conversation-start.js';
 import type { TabChannel } from './env.js';
 import { KeepAlive } from './keepalive.js';
 import { OptimisticMessages } from './optimistic.js';
@@ -88,6 +89,16 @@ export class ChatSession {
       });
     }
     this.unsubscribers.push(
+      // The thread stream and tab leadership (conversation.ts, loaded on demand).
+      startConversation({
+        options: this.options,
+        store: this.store,
+        run: this.run,
+        follow: (runId, threadId, token, prompt) => this.followRun(runId, threadId, token, prompt),
+        reloadHistory: () => this.loadPage(null),
+        rejoin: (threadId, token) => this.joinActiveRun(threadId, token),
+        warn: (error) => this.options.onWarning?.(error),
+      }),
       this.run.store.subscribe((state, prev) => this.onRunChange(state, prev)),
       this.run.env.online.subscribe((online) => {
         if (online) void this.drain();

@@ -43,12 +43,33 @@ export interface ResumableEnvironment {
    * one tab is followed live in the others. Null where there is none.
    */
   channel(name: string): TabChannel | null;
+  /**
+   * The Web Locks API, with which the tabs of a conversation elect the one that holds its
+   * streams. Null where there is none (then every tab keeps its own connection).
+   * @default navigator.locks, or null
+   */
+  locks: TabLocks | null;
 }
 
 export interface TabChannel {
   post(message: unknown): void;
   subscribe(listener: (message: unknown) => void): () => void;
   close(): void;
+}
+
+/** The part of the Web Locks API the tabs use (`navigator.locks`). */
+export interface TabLocks {
+  request(
+    name: string,
+    options: { ifAvailable?: boolean; steal?: boolean; signal?: AbortSignal },
+    callback: (lock: unknown) => Promise<unknown> | unknown,
+  ): Promise<unknown>;
+}
+
+/** `navigator.locks` where the page has it (secure contexts only), else null. */
+export function browserLocks(): TabLocks | null {
+  const nav = (globalThis as { navigator?: { locks?: TabLocks } }).navigator;
+  return nav?.locks && typeof nav.locks.request === 'function' ? nav.locks : null;
 }
 
 function broadcastChannel(name: string): TabChannel | null {
@@ -176,6 +197,7 @@ export function createEnvironment(
     visible: browserVisibleSignal(),
     onPageHide: browserPageHide,
     channel: broadcastChannel,
+    locks: browserLocks(),
     ...overrides,
   };
 }

@@ -32,6 +32,8 @@ export interface FollowedRunParts {
   storage: RecordStorage;
   writer: () => RecordWriter;
   stopLoop: () => void;
+  /** Every batch folded from this session's own stream (tab sharing sends it on). */
+  onBatch?: (envelopes: Envelope[]) => void;
 }
 
 /**
@@ -104,6 +106,7 @@ export class FollowedRun implements LoopHost {
       Object.assign(patch, { attempt: 0, nextRetryAt: null, lastError: null });
     }
     this.publish(this.run, patch, terminal ? { error: runErrorOf(this.run) } : {});
+    this.parts.onBatch?.(envelopes);
     this.writer.schedule();
     if (terminal) void this.writer.flush();
     // A gap: close and reconnect from the resume point, which the fold kept exact.

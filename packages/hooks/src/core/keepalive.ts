@@ -6,6 +6,8 @@
 export class KeepAlive {
   private refs = 0;
   private releaseTimer: unknown;
+  /** Between `activate` and `deactivate`: a holder back before the deferred release finds it so. */
+  private active = false;
 
   constructor(
     private readonly hooks: {
@@ -24,7 +26,10 @@ export class KeepAlive {
   retain(): () => void {
     this.cancelPendingRelease();
     this.refs++;
-    if (this.refs === 1) this.hooks.activate();
+    if (this.refs === 1 && !this.active) {
+      this.active = true;
+      this.hooks.activate();
+    }
     let released = false;
     return () => {
       if (released) return;
@@ -37,6 +42,7 @@ export class KeepAlive {
   reset(): void {
     this.cancelPendingRelease();
     this.refs = 0;
+    this.active = false;
   }
 
   private release(): void {
@@ -44,7 +50,9 @@ export class KeepAlive {
     if (this.refs > 0) return;
     this.releaseTimer = this.hooks.setTimeout(() => {
       this.releaseTimer = undefined;
-      if (this.refs === 0) this.hooks.deactivate();
+      if (this.refs !== 0) return;
+      this.active = false;
+      this.hooks.deactivate();
     }, 0);
   }
 

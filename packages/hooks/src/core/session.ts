@@ -18,6 +18,7 @@ import { SessionPublisher } from './publisher.js';
 import { ReconnectLoop, toResumable } from './reconnect.js';
 import type { RunRecord } from './record.js';
 import { loadRecord, runRecordKey } from './record.js';
+import { SharedStream } from './shared-stream.js';
 import type { RecordStorage } from './storage.js';
 import { defaultStorage, guardStorage } from './storage.js';
 import type { RunSessionState } from './store.js';
@@ -61,6 +62,9 @@ export class RunSession {
   /** The followed run and the machine's phase (the loop's host). */
   private readonly f: FollowedRun;
 
+  /** Who opens this session's stream when tabs share a conversation (`conversation.ts`). */
+  readonly shared: SharedStream;
+
   private hydration: Promise<void> | null = null;
   private unsubscribers: (() => void)[] = [];
   private disposed = false;
@@ -86,7 +90,8 @@ export class RunSession {
     this.writer = new RecordWriter({
       storage: this.storage,
       storageKey: runRecordKey(options.key),
-      produce: () => this.f.produceRecord(),
+      // A follower tab (or one whose election is pending) never writes: the leader does.
+      produce: () => (this.shared.ownsStream ? this.f.produceRecord() : null),
       minIntervalMs: 1000 / (options.maxWritesPerSecond ?? 4),
       now: this.env.now,
       setTimeout: this.env.setTimeout,
@@ -115,6 +120,14 @@ export class RunSession {
       storage: this.storage,
       writer: () => this.writer,
       stopLoop: () => this.loop.stop(),
+      onBatch: (envelopes) => this.shared.emit(envelopes),
+    });
+    this.shared = new SharedStream({
+      f: this.f,
+      writer: this.writer,
+      stopLoop: () => this.loop.stop(),
+      ensureLoop: () => this.ensureLoop(),
+      setConnection: (patch) => this.out.setConnection(patch),
     });
     this.loop = new ReconnectLoop(this.f);
     this.canceller = new CancelSender({
@@ -346,7 +359,8 @@ export class RunSession {
       void this.canceller.send();
       return;
     }
-    this.loop.start();
+    if (this.shared.ownsStream) this.loop.start();
+    else this.shared.follow();
   }
 
   private onOnlineChange(online: boolean): void {

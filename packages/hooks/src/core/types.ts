@@ -38,6 +38,11 @@ export interface ConnectionInfo {
   offset: number;
   /** `memory` when IndexedDB is not available and records do not survive a reload. */
   persistence: 'indexeddb' | 'memory';
+  /**
+   * True in a follower tab: another tab of this origin holds the conversation's streams and
+   * passes their events on ("live via another tab"). Absent or false: this tab's own.
+   */
+  viaTab?: boolean;
 }
 
 /** A prompt waiting in the outbox (typed offline, or whose POST has not been answered). */

@@ -13,6 +13,7 @@ const ROUTES: ReadonlyArray<readonly [RegExp, string]> = [
   [/^\/runs\/[^/]+\/cancel\/?$/, 'POST'],
   [/^\/threads\/[^/]+\/?$/, 'GET'],
   [/^\/threads\/[^/]+\/messages\/?$/, 'GET'],
+  [/^\/threads\/[^/]+\/events\/?$/, 'GET'],
 ];
 
 /** The method `path` (under `basePath`) is served with, or null for no such route. */

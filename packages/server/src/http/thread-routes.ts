@@ -13,6 +13,8 @@ export function threadRoutes(ctx: RouteContext): Hono {
     const thread = await ctx.loadThread(threadId);
     await authorizeOrThrow(ctx.authorize, c.req.raw, { action: 'read', threadId, thread });
     const limit = pageLimit(c.req.query('limit'), 20);
+    // Read before the runs: what is announced after it is then never missed (it may repeat).
+    const { last: lastOffset } = await ctx.manager.threads.head(threadId);
     const runs = await ctx.store.listRuns(threadId, limit);
     // The newest run's interrupts, or those of the run before it (which the newest one
     // answered): open or answered, the card survives a reload. Only two snapshots are read.
@@ -23,6 +25,7 @@ export function threadRoutes(ctx: RouteContext): Hono {
     return c.json({
       threadId,
       createdAt: new Date(thread.createdAt).toISOString(),
+      lastOffset,
       runs: runs.map((run) => ({
         runId: run.runId,
         status: run.status,

@@ -28,6 +28,8 @@ export class FanOut {
   private readonly subscriptions = new Set<Subscription>();
   /** Open streams per run: checked against the limit at every stream open. */
   private readonly subscribersByRun = new Map<string, number>();
+  /** Streams opened since start. */
+  opened = 0;
 
   constructor(private readonly options: FanOutOptions) {}
 
@@ -95,6 +97,7 @@ export class FanOut {
     });
     this.subscriptions.add(subscription);
     this.subscribersByRun.set(record.runId, open + 1);
+    this.opened++;
     return { kind: 'stream', subscription };
   }
 

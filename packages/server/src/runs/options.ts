@@ -125,6 +125,12 @@ export interface RunManagerOptions {
   orphanSweepMs?: number;
   /** Where warnings go. @default console.warn */
   log?: (message: string) => void;
+  /**
+   * Events each thread's event stream keeps (the newest); a resume point before them
+   * answers `410 offset_expired`.
+   * @default 1000
+   */
+  threadEventsKept?: number;
 }
 
 /** Who starts a run, for the per-client limits. */

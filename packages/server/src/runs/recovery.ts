@@ -1,4 +1,4 @@
-import type { AGUIEvent } from '@resumable/protocol';
+import type { AGUIEvent, RunState } from '@resumable/protocol';
 import { applyEnvelopes, EventType, snapshotOf } from '@resumable/protocol';
 import { sleep } from '../sleep.js';
 import type { EventStore, RunRecord } from '../stores/types.js';
@@ -23,6 +23,8 @@ export interface RecoveryOptions {
   shutdown: AbortSignal;
   isActive: (runId: string) => boolean;
   hub: (runId: string) => Hub | undefined;
+  /** A run this recovery ended (its terminal event is stored), with its final state. */
+  onEnded?: (state: RunState) => void;
 }
 
 /**
@@ -83,6 +85,7 @@ export class Recovery {
       throw error;
     }
     this.options.hub(record.runId)?.publish(stored, true);
+    this.options.onEnded?.(final);
     await store
       .putMessages(record.threadId, record.runId, final.messages.map(stripRunFields))
       .catch(() => {});

@@ -2,6 +2,7 @@ import type { Message } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
 import { withLazySnapshot } from './lazy-snapshot.js';
 import { MemoryInterruptLedger } from './memory-interrupts.js';
+import { MemoryThreadLog } from './thread-log.js';
 import type {
   EventStore,
   MessagePage,
@@ -55,6 +56,8 @@ export class MemoryStore implements EventStore {
   private readonly ended = new Set<string>();
   private eventBytes = 0;
   private readonly maxEventBytes: number;
+  /** The thread event logs (protocol.md, "Thread event stream"). */
+  readonly threadLog = new MemoryThreadLog((threadId) => this.threads.has(threadId));
 
   constructor(options: MemoryStoreOptions = {}) {
     this.maxEventBytes = options.maxEventBytes ?? 256 * 1024 * 1024;
@@ -199,6 +202,7 @@ export class MemoryStore implements EventStore {
     this.threads.clear();
     this.runs.clear();
     this.ended.clear();
+    this.threadLog.clear();
     this.eventBytes = 0;
   }
 

@@ -8,6 +8,7 @@ import type { RedisStoreOptions } from './redis/options.js';
 import { messagePage, toRecord } from './redis/records.js';
 import { SCRIPTS, type ScriptCommands } from './redis/scripts.js';
 import { TailReader, unavailable } from './redis/tail.js';
+import { RedisThreadLog } from './redis/thread-log.js';
 import type {
   EventStore,
   MessagePage,
@@ -55,6 +56,7 @@ export class RedisStore implements EventStore {
   private tails: TailReader | null = null;
   private subscriber: Redis | null = null;
   private closed = false;
+  readonly threadLog = new RedisThreadLog(this); // protocol.md, "Thread event stream"
 
   constructor(options: RedisStoreOptions = {}) {
     this.url = options.url ?? 'redis://127.0.0.1:6379';
@@ -333,7 +335,7 @@ export class RedisStore implements EventStore {
   // ---- connections -----------------------------------------------------------------------
 
   /** The shared blocking reader (its connection opens with the store, ready when needed). */
-  private tailReader(): TailReader {
+  tailReader(): TailReader {
     this.tails ??= new TailReader({
       reader: this.connect('tail', undefined),
       control: this.client,
@@ -378,7 +380,7 @@ export class RedisStore implements EventStore {
   }
 
   /** Runs one Redis operation; any failure of Redis itself becomes `store_unavailable`. */
-  private async call<T>(what: string, op: (client: Client) => Promise<T>): Promise<T> {
+  async call<T>(what: string, op: (client: Client) => Promise<T>): Promise<T> {
     await this.ready();
     try {
       return await op(this.client);

@@ -5,6 +5,7 @@ import { ResumableError } from '@resumable/protocol';
 import Database from 'libsql';
 import { withLazySnapshot } from './lazy-snapshot.js';
 import { SqliteInterruptLedger } from './sqlite-interrupts.js';
+import { SqliteThreadLog } from './sqlite-thread-log.js';
 import type {
   EventStore,
   MessagePage,
@@ -107,6 +108,8 @@ export class SqliteStore implements EventStore {
     messages: readonly Message[],
   ) => void;
   private closed = false;
+  /** The thread event logs (protocol.md, "Thread event stream"). */
+  readonly threadLog: SqliteThreadLog;
 
   constructor(options: SqliteStoreOptions) {
     this.path = options.path;
@@ -210,6 +213,7 @@ export class SqliteStore implements EventStore {
         }
       },
     );
+    this.threadLog = new SqliteThreadLog(db, (fn) => this.guard(fn));
   }
 
   async createThread(thread: ThreadRecord): Promise<boolean> {

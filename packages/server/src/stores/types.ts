@@ -1,4 +1,5 @@
 import type { Message, RunSnapshot } from '@resumable/protocol';
+import type { ThreadLogStore } from './thread-log.js';
 
 /**
  * The storage contract of `@resumable/server`.
@@ -173,6 +174,12 @@ export interface EventStore {
 
   /** Releases connections and files; the store is unusable afterwards. */
   close(): Promise<void>;
+
+  /**
+   * The per-thread event logs (protocol.md, "Thread event stream"). A store without one
+   * gets the manager's in-memory logs (lost on restart, not shared between instances).
+   */
+  readonly threadLog?: ThreadLogStore;
 
   // ---- Optional: what a shared (multi-instance) store adds ---------------------------
 

@@ -81,5 +81,23 @@ describe('Redis stopped for 10 s mid-run, then back', () => {
     expect(logs.some((m) => /the store is back after \d+ ms; \d+ held events stored/.test(m))).toBe(
       true,
     );
+    // The thread's stream announced both runs, in order; the end of the second once the
+    // store took its terminal event after the outage.
+    const thread = await readEvents(
+      `${server.url}/threads/${done.json.threadId}/events`,
+      { headers },
+      4,
+    );
+    expect(
+      thread.frames.map((f) => {
+        const { name, value } = JSON.parse(f.json) as { name: string; value: { runId: string } };
+        return [f.offset, name, value.runId];
+      }),
+    ).toEqual([
+      [1, 'resumable.run_started', done.json.runId],
+      [2, 'resumable.run_ended', done.json.runId],
+      [3, 'resumable.run_started', live.json.runId],
+      [4, 'resumable.run_ended', live.json.runId],
+    ]);
   }, 40_000);
 });

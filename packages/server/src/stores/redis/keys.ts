@@ -9,6 +9,7 @@
  * | `thread:<id>:history` | sorted set | message ids scored by history position |
  * | `thread:<id>:messages` | hash | message id → message JSON |
  * | `thread:<id>:interrupts` | hash | interrupt id → `runId|status|answeredAt` of its answer |
+ * | `thread:<id>:events` | stream | the thread's event log, id `<offset>-0`, field `e` = JSON |
  * | `run:<id>` | hash | the `RunRecord` (status, lastOffset, snapshot, owner, …) |
  * | `run:<id>:events` | stream | one entry per event, id `<offset>-0`, field `e` = JSON |
  * | `run:<id>:lease` | string | the owning instance's id, with a TTL |
@@ -33,6 +34,9 @@ export class RedisKeys {
   }
   interrupts(threadId: string): string {
     return `${this.prefix}thread:${threadId}:interrupts`;
+  }
+  threadEvents(threadId: string): string {
+    return `${this.prefix}thread:${threadId}:events`;
   }
   run(runId: string): string {
     return `${this.prefix}run:${runId}`;

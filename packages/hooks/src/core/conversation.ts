@@ -1,0 +1,258 @@
+import type { Envelope } from '@resumable/protocol';
+import type { ConversationHost } from './conversation-start.js';
+import type { RunRef, TabShareMessage } from './tab-channel.js';
+import { chunkEnvelopes, parseTabShareMessage, post } from './tab-channel.js';
+import type { StreamRole } from './tab-leader.js';
+import { LeaderElection, roleOf } from './tab-leader.js';
+import { planThreadBatch } from './thread-events.js';
+import { ThreadFollower } from './thread-stream.js';
+
+/** The leader's heartbeat period (a hidden tab's timers may run only once a second). */
+export const HEARTBEAT_MS = 500;
+/** A visible follower that heard nothing from the leader this long takes the lock. */
+export const DEFAULT_LEADER_STALE_MS = 3000;
+/** One snapshot request per run in flight at most, re-asked after this. */
+const SYNC_EVERY_MS = 1000;
+
+/**
+ * A conversation followed as a whole: the thread stream (runs started elsewhere — another
+ * device, the server — are joined live) and, where the browser has Web Locks and
+ * BroadcastChannel, one tab holding the streams for all tabs of the origin. The leader
+ * posts what it folds (events with their offsets); a follower folds them itself, deduped by
+ * offset like the network's, and resumes from its own offsets when it takes over.
+ * Returns the stop.
+ */
+export function linkConversation(host: ConversationHost, share: boolean): () => void {
+  const { run, store, options } = host;
+  const env = run.env;
+  const key = options.key;
+  const tab = env.randomUUID();
+  const follows = options.followThread !== false;
+  const staleMs = options.leaderStaleMs ?? DEFAULT_LEADER_STALE_MS;
+  const offs: (() => void)[] = [];
+  let role: StreamRole = 'solo';
+  let closed = false;
+  let lastHeard = env.now();
+  const syncAsked = new Map<string, number>();
+  let lastLeadRun: string | null = null;
+  let followed: string | null = null;
+  const ownNetwork = () => role === 'solo' || role === 'leader';
+
+  const channel = share ? env.channel(`resumable-tabs:${run.api.endpoint}:${key}`) : null;
+  const send = (message: TabShareMessage) => channel && post(channel, message);
+
+  const thread = new ThreadFollower({
+    key,
+    env,
+    api: run.api,
+    storage: run.storage,
+    options,
+    onEvents(envelopes) {
+      const threadId = thread.threadId;
+      if (role === 'leader' && threadId) {
+        for (const chunk of chunkEnvelopes(envelopes)) {
+          send({ v: 1, t: 'thread', tab, key, threadId, envelopes: chunk });
+        }
+      }
+      act(envelopes);
+    },
+    onResync() {
+      const { threadId, token } = store.getState();
+      if (threadId) void host.rejoin(threadId, token);
+      void host.reloadHistory();
+    },
+    warn: host.warn,
+    canWrite: ownNetwork,
+  });
+
+  /** Joins a run this chat did not start (its own prompts are adopted by their POST). */
+  function follow(ref: RunRef): void {
+    const chat = store.getState();
+    if (chat.sending?.runId === ref.runId || chat.outbox.some((o) => o.runId === ref.runId)) return;
+    if (run.getState().runId === ref.runId || followed === ref.runId) return;
+    followed = ref.runId;
+    const prompt = ref.prompt ? { runId: ref.runId, message: ref.prompt } : null;
+    void host.follow(ref.runId, ref.threadId, ref.token ?? chat.token, prompt);
+  }
+
+  function act(envelopes: Envelope[]): void {
+    const plan = planThreadBatch(envelopes, run.getState().runId);
+    if (plan.reloadHistory) void host.reloadHistory();
+    const threadId = thread.threadId;
+    if (plan.follow && threadId) {
+      follow({ ...plan.follow, threadId, token: thread.token });
+    }
+  }
+
+  function current(): RunRef | null {
+    const { runId, threadId } = run.getState();
+    if (!runId || !threadId) return null;
+    const { token, prompt } = store.getState();
+    return { runId, threadId, token, prompt: prompt?.runId === runId ? prompt.message : null };
+  }
+
+  const announce = () => {
+    if (role !== 'leader') return;
+    send({ v: 1, t: 'lead', tab, key, run: current(), offset: run.getState().run.offset });
+  };
+
+  const syncThread = () => {
+    if (!follows || closed) return;
+    const { threadId, token } = store.getState();
+    thread.setThread(threadId, token);
+    if (ownNetwork()) thread.start();
+  };
+
+  function setRole(next: StreamRole): void {
+    if (closed) return;
+    role = next;
+    run.shared.setRole(next);
+    if (ownNetwork()) {
+      thread.persist();
+      syncThread();
+      announce();
+    } else {
+      thread.stop();
+    }
+    if (next === 'follower') {
+      lastHeard = env.now();
+      send({ v: 1, t: 'hello', tab, key });
+    }
+  }
+
+  function onMessage(raw: unknown): void {
+    const m = parseTabShareMessage(raw, key, tab);
+    if (m === null) return;
+    if (m.t === 'hello' || m.t === 'sync') {
+      leaderDuty(m);
+      return;
+    }
+    lastHeard = env.now();
+    if (role !== 'follower' && role !== 'pending') return;
+    switch (m.t) {
+      case 'lead':
+        // Only a run with its prompt: a run the leader just started gets its prompt a moment
+        // later (announced again), and the thread stream names the others'.
+        if (m.run?.prompt && m.run.runId !== lastLeadRun) {
+          lastLeadRun = m.run.runId;
+          follow(m.run);
+        }
+        // The leader got ahead without a batch (it took a snapshot, or this tab joined late).
+        if (m.run && m.run.runId === run.getState().runId && m.offset > run.getState().run.offset) {
+          askSync(m.run.runId);
+        }
+        return;
+      case 'batch':
+        if (run.shared.apply(m.runId, m.envelopes) === 'gap') askSync(m.runId);
+        return;
+      case 'thread':
+        if (follows && thread.threadId === m.threadId) thread.applyShared(m.envelopes);
+        return;
+      case 'snapshot':
+        void run.shared.applySnapshot(m.snapshot);
+        return;
+    }
+  }
+
+  function leaderDuty(m: Extract<TabShareMessage, { t: 'hello' | 'sync' }>): void {
+    if (role !== 'leader') return;
+    if (m.t === 'hello') {
+      announce();
+      return;
+    }
+    if (run.getState().runId !== m.runId) return;
+    const snapshot = run.shared.snapshot();
+    if (snapshot && snapshot.lastOffset > m.offset) {
+      send({ v: 1, t: 'snapshot', tab, key, to: m.tab, snapshot });
+    }
+  }
+
+  function askSync(runId: string): void {
+    const now = env.now();
+    if (now - (syncAsked.get(runId) ?? Number.NEGATIVE_INFINITY) < SYNC_EVERY_MS) return;
+    syncAsked.clear();
+    syncAsked.set(runId, now);
+    send({ v: 1, t: 'sync', tab, key, runId, offset: run.getState().run.offset });
+  }
+
+  offs.push(
+    store.subscribe((s, p) => {
+      if (s.threadId !== p.threadId || s.token !== p.token) syncThread();
+      if (s.prompt !== p.prompt) announce();
+    }),
+    run.store.subscribe((s, p) => {
+      if (s.runId !== p.runId) announce();
+    }),
+    run.shared.onBatch((runId, envelopes) => {
+      if (role !== 'leader') return;
+      for (const chunk of chunkEnvelopes(envelopes)) {
+        send({ v: 1, t: 'batch', tab, key, runId, envelopes: chunk });
+      }
+    }),
+  );
+
+  const election = new LeaderElection(
+    channel ? env.locks : null,
+    `resumable:${run.api.endpoint}:${key}`,
+    (phase) => setRole(roleOf(phase)),
+  );
+  if (channel) {
+    offs.push(channel.subscribe(onMessage), () => channel.close());
+    offs.push(watchFreeze(election), heartbeat());
+  }
+  syncThread();
+  election.start();
+  if (election.phase === 'solo') setRole('solo');
+
+  /** The leader's heartbeat; a visible follower's watch over it. */
+  function heartbeat(): () => void {
+    let timer: unknown;
+    const tick = () => {
+      timer = env.setTimeout(tick, HEARTBEAT_MS);
+      if (role === 'leader') announce();
+      else if (
+        election.phase === 'follower' &&
+        env.visible.get() &&
+        env.now() - lastHeard > staleMs
+      ) {
+        election.dispatch('stale');
+      }
+    };
+    timer = env.setTimeout(tick, HEARTBEAT_MS);
+    return () => env.clearTimeout(timer);
+  }
+
+  return () => {
+    for (const off of offs.splice(0)) off();
+    thread.stop();
+    closed = true;
+    election.dispatch('close');
+  };
+}
+
+/**
+ * A page that freezes or goes into the back-forward cache gives its lock up (a frozen
+ * leader would hold the streams of every tab), and stands again when it comes back.
+ */
+function watchFreeze(election: LeaderElection): () => void {
+  type Host = { addEventListener(t: string, l: (e: Event) => void): void } & {
+    removeEventListener(t: string, l: (e: Event) => void): void;
+  };
+  const doc = (globalThis as { document?: Host }).document;
+  const win = (globalThis as { window?: Host }).window;
+  if (!doc?.addEventListener || !win?.addEventListener) return () => {};
+  const freeze = () => election.dispatch('freeze');
+  const resume = () => election.dispatch('resume');
+  const hide = (e: Event) => (e as { persisted?: boolean }).persisted && freeze();
+  const show = (e: Event) => (e as { persisted?: boolean }).persisted && resume();
+  doc.addEventListener('freeze', freeze);
+  doc.addEventListener('resume', resume);
+  win.addEventListener('pagehide', hide);
+  win.addEventListener('pageshow', show);
+  return () => {
+    doc.removeEventListener('freeze', freeze);
+    doc.removeEventListener('resume', resume);
+    win.removeEventListener('pagehide', hide);
+    win.removeEventListener('pageshow', show);
+  };
+}

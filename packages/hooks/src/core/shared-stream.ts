@@ -1,0 +1,111 @@
+import type { Envelope, RunSnapshot } from '@resumable/protocol';
+import { isTerminalStatus, snapshotOf } from '@resumable/protocol';
+import type { FollowedRun } from './follow.js';
+import type { StreamRole } from './tab-leader.js';
+import type { ConnectionInfo } from './types.js';
+import type { RecordWriter } from './writer.js';
+
+export interface SharedStreamParts {
+  f: FollowedRun;
+  writer: RecordWriter;
+  stopLoop(): void;
+  ensureLoop(): void;
+  setConnection(patch: Partial<ConnectionInfo>): void;
+}
+
+/**
+ * A run session's side of tab sharing (`conversation.ts` drives it): who opens the stream,
+ * the batches its own stream folds (for the leader to post), and another tab's batches
+ * folded in a follower exactly like the network's — what is at or below the resume point
+ * is dropped, so nothing is applied twice whoever delivers it.
+ */
+export class SharedStream {
+  /**
+   * `solo`/`leader`: this session opens its stream and writes its record. `follower`:
+   * another tab does, and its batches arrive through `apply`. `pending`: nobody yet (the
+   * election is on).
+   */
+  role: StreamRole = 'solo';
+  private readonly listeners = new Set<(runId: string, envelopes: Envelope[]) => void>();
+
+  constructor(private readonly parts: SharedStreamParts) {}
+
+  get ownsStream(): boolean {
+    return this.role === 'solo' || this.role === 'leader';
+  }
+
+  /** Calls `listener` with every batch this session folds. */
+  onBatch(listener: (runId: string, envelopes: Envelope[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit(envelopes: Envelope[]): void {
+    const runId = this.parts.f.ids?.runId;
+    if (runId) for (const listener of this.listeners) listener(runId, envelopes);
+  }
+
+  /**
+   * A new leader first writes what it has (it wrote nothing while following), then resumes
+   * from its own resume point; a follower stops its stream.
+   */
+  setRole(role: StreamRole): void {
+    if (role === this.role) return;
+    this.role = role;
+    this.parts.setConnection({ viaTab: role === 'follower' });
+    if (this.ownsStream) {
+      this.parts.writer.touch();
+      void this.parts.writer.flush();
+      this.parts.ensureLoop();
+      return;
+    }
+    this.parts.stopLoop();
+    this.follow();
+  }
+
+  /** A follower's run is live through the leader's batches: the phase says `streaming`. */
+  follow(): void {
+    const { f } = this.parts;
+    if (this.role !== 'follower' || !f.ids || isTerminalStatus(f.run.status)) return;
+    if (
+      f.phase === 'connecting' ||
+      f.phase === 'waiting' ||
+      f.phase === 'offline' ||
+      f.phase === 'idle'
+    ) {
+      f.to('attempt');
+      f.to('open', { attempt: 0, nextRetryAt: null, lastError: null });
+    }
+  }
+
+  /**
+   * Another tab's batch of a run. `gap` when it starts past the resume point (joined late, or
+   * a message lost): the caller asks the leader for its state.
+   */
+  apply(runId: string, envelopes: Envelope[]): 'applied' | 'gap' | 'other' {
+    const { f } = this.parts;
+    if (f.ids?.runId !== runId || isTerminalStatus(f.run.status)) return 'other';
+    const next = envelopes.find((e) => e.offset > f.run.offset);
+    if (!next) return 'applied';
+    if (next.offset !== f.run.offset + 1) return 'gap';
+    const go = f.applyBatch(envelopes, false);
+    return go || isTerminalStatus(f.run.status) ? 'applied' : 'gap';
+  }
+
+  /** The leader's folded run, for a follower whose fold had a gap: taken when it is ahead. */
+  async applySnapshot(snapshot: RunSnapshot): Promise<void> {
+    const { f } = this.parts;
+    if (f.ids?.runId !== snapshot.runId || snapshot.lastOffset <= f.run.offset) return;
+    await f.applySnapshot(snapshot);
+  }
+
+  /** This session's folded run as a snapshot (what the leader answers a `sync` with). */
+  snapshot(): RunSnapshot | null {
+    const { f } = this.parts;
+    if (!f.ids) return null;
+    const snapshot = snapshotOf(f.run);
+    snapshot.runId = f.ids.runId;
+    snapshot.threadId = f.ids.threadId;
+    return snapshot;
+  }
+}

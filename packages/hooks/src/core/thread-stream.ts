@@ -1,0 +1,326 @@
+import type { Envelope } from '@resumable/protocol';
+import { errorAction, ResumableError } from '@resumable/protocol';
+import type { RunApi } from './api.js';
+import { retryDelay, timerDelay } from './backoff.js';
+import type { ResumableEnvironment } from './env.js';
+import { requestJson } from './http.js';
+import type { LoopOptions } from './reconnect.js';
+import { DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS, noProgress, toResumable } from './reconnect.js';
+import type { RecordStorage } from './storage.js';
+import { readEventStream } from './transport.js';
+
+/** What `thread:<key>` holds: the thread stream's resume point. */
+export interface ThreadRecord {
+  v: 1;
+  key: string;
+  threadId: string;
+  offset: number;
+}
+
+export const threadRecordKey = (key: string) => `thread:${key}`;
+
+const isOffset = (n: unknown): n is number =>
+  typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
+
+/** The record for `key` and `threadId`, or null for anything else (another thread, garbage). */
+export function parseThreadRecord(value: unknown, key: string, threadId: string): number | null {
+  const r = value as Partial<ThreadRecord> | null;
+  if (typeof r !== 'object' || r === null || r.v !== 1 || r.key !== key) return null;
+  return r.threadId === threadId && isOffset(r.offset) ? r.offset : null;
+}
+
+export interface ThreadFollowerParts {
+  key: string;
+  env: ResumableEnvironment;
+  api: RunApi;
+  storage: RecordStorage;
+  options: LoopOptions & { requestTimeoutMs?: number | undefined };
+  /** New events, in order, each applied once (network or another tab's batch alike). */
+  onEvents(envelopes: Envelope[]): void;
+  /** The resume point jumped to the server's `lastOffset` (410/409): look at the thread again. */
+  onResync(): void;
+  warn(error: ResumableError): void;
+  /** Only the leader tab (or a tab on its own) persists the resume point. */
+  canWrite(): boolean;
+}
+
+/**
+ * Follows `GET /threads/{id}/events` like a run: resume point kept (and persisted), the one
+ * retry policy (`retryDelay`) and decision table (`errorAction`); a 410 or 409 takes
+ * `GET /threads/{id}`'s `lastOffset` and continues from it. A thread stream has no end of
+ * its own: it is followed until `stop()`, a `stop`/`forget` answer (401, 403, 404), or
+ * `maxAttemptsWithoutProgress` answers that never opened a stream.
+ */
+export class ThreadFollower {
+  threadId: string | null = null;
+  token: string | null = null;
+  /** The resume point; null until read from the record or the server. */
+  offset: number | null = null;
+  bytesReceived = 0;
+  private generation = 0;
+  private running = false;
+  private abort: AbortController | null = null;
+  private wake: (() => void) | null = null;
+  private loaded: Promise<void> | null = null;
+  private writes: Promise<void> = Promise.resolve();
+
+  constructor(private readonly parts: ThreadFollowerParts) {}
+
+  get active(): boolean {
+    return this.running;
+  }
+
+  /**
+   * Points at a thread (a new one resets the resume point); true when it changed. A new
+   * token stops the loop too (it may have been refused without one): the caller restarts.
+   */
+  setThread(threadId: string | null, token: string | null): boolean {
+    if (token !== this.token) this.stop();
+    this.token = token;
+    if (threadId === this.threadId) return false;
+    this.stop();
+    this.threadId = threadId;
+    this.offset = null;
+    this.loaded = null;
+    return true;
+  }
+
+  /** Reads the persisted resume point once per thread. */
+  load(): Promise<void> {
+    const threadId = this.threadId;
+    if (threadId === null) return Promise.resolve();
+    this.loaded ??= this.parts.storage
+      .get(threadRecordKey(this.parts.key))
+      .then((raw) => {
+        const offset = parseThreadRecord(raw, this.parts.key, threadId);
+        if (this.threadId === threadId && this.offset === null) this.offset = offset;
+      })
+      .catch(() => {});
+    return this.loaded;
+  }
+
+  /**
+   * Applies a batch in offset order: what is at or below the resume point is dropped (a
+   * redelivery), a gap stops the batch (false: reconnect from the resume point).
+   */
+  applyBatch(envelopes: readonly Envelope[]): boolean {
+    if (this.offset === null) return false;
+    const fresh: Envelope[] = [];
+    let gap = false;
+    for (const envelope of envelopes) {
+      if (envelope.offset <= this.offset) continue;
+      if (envelope.offset !== this.offset + 1) {
+        gap = true;
+        break;
+      }
+      this.offset = envelope.offset;
+      fresh.push(envelope);
+    }
+    if (fresh.length > 0) {
+      this.parts.onEvents(fresh);
+      this.persist();
+    }
+    return !gap;
+  }
+
+  /**
+   * The leader tab's thread batch, in a follower: applied like the network's, except that a
+   * follower that has no resume point yet, or missed some, starts at the batch (the runs it
+   * announced before are joined through the leader's `lead` message or `GET /threads/{id}`).
+   */
+  applyShared(envelopes: readonly Envelope[]): void {
+    const first = envelopes[0];
+    if (!first) return;
+    if (this.offset === null || first.offset > this.offset + 1) this.offset = first.offset - 1;
+    this.applyBatch(envelopes);
+  }
+
+  /** Writes the resume point (serialized; only the leader or a lone tab). */
+  persist(): void {
+    const { threadId, offset } = this;
+    if (threadId === null || offset === null || !this.parts.canWrite()) return;
+    const record: ThreadRecord = { v: 1, key: this.parts.key, threadId, offset };
+    const key = threadRecordKey(this.parts.key);
+    this.writes = this.writes
+      .then(() =>
+        this.parts.storage.update(key, (old) => {
+          // Monotonic like a run record: never move a stored point of the same thread back.
+          const prev = parseThreadRecord(old, this.parts.key, threadId);
+          return prev !== null && prev > offset ? old : record;
+        }),
+      )
+      .catch(() => {});
+  }
+
+  start(): void {
+    if (this.running || this.threadId === null) return;
+    const generation = ++this.generation;
+    this.running = true;
+    void this.loop(generation)
+      .catch((error) => this.parts.warn(toResumable(error)))
+      .finally(() => {
+        if (this.generation === generation) this.running = false;
+      });
+  }
+
+  stop(): void {
+    this.generation++;
+    this.running = false;
+    this.abort?.abort();
+    this.abort = null;
+    this.wakeNow();
+  }
+
+  wakeNow(): void {
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  }
+
+  private live(generation: number): boolean {
+    return this.generation === generation;
+  }
+
+  private sleep(generation: number, ms: number): Promise<void> {
+    const { env } = this.parts;
+    return new Promise((resolve) => {
+      if (!this.live(generation)) return resolve();
+      let timer: unknown;
+      const done = () => {
+        if (timer !== undefined) env.clearTimeout(timer);
+        if (this.wake === done) this.wake = null;
+        resolve();
+      };
+      this.wake = done;
+      if (Number.isFinite(ms)) timer = env.setTimeout(done, timerDelay(ms));
+    });
+  }
+
+  private async loop(generation: number): Promise<void> {
+    const { env, options } = this.parts;
+    const maxStale = options.maxAttemptsWithoutProgress ?? DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS;
+    let failures = 0;
+    let stale = 0;
+    let resync = false;
+    await this.load();
+    while (this.live(generation)) {
+      if (!env.online.get()) {
+        const off = env.online.subscribe((online) => online && this.wakeNow());
+        await this.sleep(generation, Number.POSITIVE_INFINITY);
+        off();
+        continue;
+      }
+      let error: ResumableError;
+      let opened = false;
+      const before = this.offset;
+      try {
+        if (this.offset === null) {
+          const lastOffset = await this.serverOffset();
+          if (!this.live(generation)) return;
+          if (lastOffset === null) {
+            // A server from before thread streams: the chat goes on without one.
+            this.parts.warn(
+              new ResumableError('unexpected_response', 'GET /threads/{id} has no lastOffset'),
+            );
+            this.running = false;
+            return;
+          }
+          this.offset = lastOffset;
+          this.persist();
+          if (resync) this.parts.onResync();
+          resync = false;
+        }
+        const result = await this.connectOnce(generation, () => {
+          opened = true;
+        });
+        if (!this.live(generation)) return;
+        error = result;
+      } catch (caught) {
+        error = toResumable(caught);
+      }
+      if (!this.live(generation)) return;
+      const action = errorAction(error);
+      if (action === 'stop' || action === 'forget') {
+        // 401/403/404 or a server without thread streams: the chat goes on without it.
+        this.parts.warn(error);
+        this.running = false;
+        return;
+      }
+      if (action === 'snapshot') {
+        this.offset = null;
+        resync = true;
+      }
+      failures = opened ? 1 : failures + 1;
+      if (opened || this.offset !== before) stale = 0;
+      else if (error.code !== 'network') stale++;
+      if (stale >= maxStale) {
+        this.parts.warn(noProgress(stale, error));
+        this.running = false;
+        return;
+      }
+      const delay = retryDelay(failures, env.random, options.backoff, error.retryAfter);
+      await this.sleep(generation, delay);
+    }
+  }
+
+  /**
+   * `GET /threads/{id}`'s `lastOffset`: where a client with nothing to resume starts; null
+   * when the answer has none (a server without thread streams).
+   */
+  private async serverOffset(): Promise<number | null> {
+    const { api, env, options } = this.parts;
+    const threadId = this.threadId as string;
+    const { body } = await requestJson<{ lastOffset?: unknown } | null>(
+      api.fetch,
+      `${api.endpoint}/threads/${encodeURIComponent(threadId)}`,
+      { headers: await api.headers(this.token, { threadId }) },
+      env.now,
+      options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs },
+    );
+    const lastOffset = body?.lastOffset;
+    if (lastOffset === undefined) return null;
+    if (!isOffset(lastOffset)) {
+      throw new ResumableError('bad_snapshot', 'GET /threads/{id}: lastOffset is not an offset');
+    }
+    return lastOffset;
+  }
+
+  /** One attempt; resolves with why it ended (a stream closing is a `network` drop). */
+  private async connectOnce(generation: number, onOpen: () => void): Promise<ResumableError> {
+    const { api, env, options } = this.parts;
+    const threadId = this.threadId as string;
+    const headers = await api.headers(this.token, { threadId });
+    if (!this.live(generation)) return new ResumableError('aborted', 'stopped');
+    const controller = new AbortController();
+    this.abort = controller;
+    const after = this.offset ?? 0;
+    const outcome = await readEventStream({
+      fetch: api.fetch,
+      url: `${api.endpoint}/threads/${encodeURIComponent(threadId)}/events?after=${after}`,
+      after,
+      headers,
+      signal: controller.signal,
+      stallMs: (options.heartbeatMs ?? 15_000) * 2,
+      ...(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes }),
+      setTimeout: env.setTimeout,
+      clearTimeout: env.clearTimeout,
+      now: env.now,
+      onOpen,
+      onBytes: (bytes) => {
+        this.bytesReceived += bytes;
+      },
+      onWarning: (warning) => this.parts.warn(warning),
+      onBatch: (envelopes) => this.live(generation) && this.applyBatch(envelopes),
+    });
+    if (this.abort === controller) this.abort = null;
+    switch (outcome.kind) {
+      case 'ended':
+      case 'no_content':
+        return new ResumableError('network', 'the thread stream closed');
+      case 'aborted':
+        return new ResumableError('aborted', 'the thread stream was closed');
+      default:
+        return outcome.error;
+    }
+  }
+}

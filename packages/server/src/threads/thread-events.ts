@@ -1,0 +1,123 @@
+import type { Message, RunAgentInput, RunSnapshot } from '@resumable/protocol';
+import { EventType, ResumableError } from '@resumable/protocol';
+import { MemoryThreadLog, type ThreadLogHead, type ThreadLogStore } from '../stores/thread-log.js';
+import type { EventStore } from '../stores/types.js';
+import { Announcer } from './announcer.js';
+import { ThreadStreams } from './thread-streams.js';
+
+/** The names of the `CUSTOM` events of a thread's stream (protocol.md). */
+export const THREAD_EVENTS = {
+  runStarted: 'resumable.run_started',
+  runEnded: 'resumable.run_ended',
+  historyChanged: 'resumable.history_changed',
+} as const;
+
+/** `RunManager.streamCounts()`: event streams open now, and opened since start. */
+export interface StreamCounts {
+  run: { open: number; opened: number };
+  thread: { open: number; opened: number };
+}
+
+/**
+ * The messages a run adds to its thread, as its announcement names them: the user's (and
+ * system/developer) messages after the request's last assistant message — all of them
+ * when the client sent only its prompt, the new turn when it sent the conversation whole.
+ */
+export function newMessages(messages: readonly Message[]): Message[] {
+  let start = 0;
+  messages.forEach((m, i) => {
+    if (m.role === 'assistant') start = i + 1;
+  });
+  return messages.slice(start).filter((m) => m.role !== 'assistant' && m.role !== 'tool');
+}
+
+/** Announcements waiting for the store at once, all threads together. */
+const MAX_QUEUED = 10_000;
+
+export interface ThreadEventsOptions {
+  store: EventStore;
+  /** Events each thread's log keeps. */
+  keep: number;
+  /** How long an announcement is retried while the store fails. */
+  outageMs: number;
+  maxSubscribersPerThread: number;
+  subscriberBufferEvents: number;
+  pollMs: number;
+  warn: (message: string) => void;
+}
+
+/**
+ * What happens to threads, as their event streams tell it: the announcements (written in
+ * order per thread, never holding up a run) and the open streams of this instance.
+ */
+export class ThreadEvents {
+  readonly log: ThreadLogStore;
+  readonly streams: ThreadStreams;
+  private readonly announcer: Announcer;
+
+  constructor(options: ThreadEventsOptions) {
+    this.log = options.store.threadLog ?? new MemoryThreadLog();
+    this.streams = new ThreadStreams({
+      log: this.log,
+      maxSubscribersPerThread: options.maxSubscribersPerThread,
+      subscriberBufferEvents: options.subscriberBufferEvents,
+      pollMs: options.pollMs,
+      warn: options.warn,
+    });
+    this.announcer = new Announcer({
+      log: this.log,
+      keep: options.keep,
+      budgetMs: options.outageMs,
+      maxQueued: MAX_QUEUED,
+      onStored: (threadId, event) => this.streams.published(threadId, event),
+      warn: options.warn,
+    });
+  }
+
+  /**
+   * Adds `{type:"CUSTOM", name, value}` to the thread's stream. Resolves its offset once
+   * stored, or null when it was dropped (no such thread, or the store stayed down).
+   */
+  announce(threadId: string, name: string, value: unknown): Promise<number | null> {
+    if (typeof name !== 'string' || name === '') {
+      throw new ResumableError('bad_request', 'an announcement needs a name');
+    }
+    return this.announcer.announce(threadId, { type: EventType.CUSTOM, name, value });
+  }
+
+  /** `resumable.run_started`: the run's id, its new messages and its `resume`, if any. */
+  runStarted(input: RunAgentInput): void {
+    const resume = (input as { resume?: unknown }).resume;
+    void this.announce(input.threadId, THREAD_EVENTS.runStarted, {
+      runId: input.runId,
+      messages: newMessages(input.messages),
+      ...(resume === undefined ? {} : { resume }),
+    });
+  }
+
+  /** `resumable.run_ended`, once the run's terminal event is stored. */
+  runEnded(snapshot: Pick<RunSnapshot, 'runId' | 'threadId' | 'status' | 'outcome' | 'error'>) {
+    const { runId, threadId, status, outcome, error } = snapshot;
+    void this.announce(threadId, THREAD_EVENTS.runEnded, {
+      runId,
+      status,
+      ...(outcome === undefined ? {} : { outcome }),
+      ...(error === undefined ? {} : { error }),
+    });
+  }
+
+  head(threadId: string): Promise<ThreadLogHead> {
+    return this.log.head(threadId);
+  }
+
+  /** Announcements not stored yet. */
+  get pending(): number {
+    return this.announcer.pending;
+  }
+
+  /** Closes the streams, then gives queued announcements up to `timeoutMs` to land. */
+  async close(timeoutMs: number): Promise<void> {
+    this.streams.close();
+    await this.announcer.close(timeoutMs);
+  }
+}
