@@ -13,6 +13,8 @@ export {
   createManualSignal,
 } from './env.js';
 export { parseRetryAfter } from './http.js';
+export type { FilePart } from './optimistic.js';
+export { filePart, userContent } from './optimistic.js';
 export type { RunRecord } from './record.js';
 export { mergeRecord, parseRecord, RECORD_VERSION, recordOf, runRecordKey } from './record.js';
 export type { ClientOptions } from './registry.js';
@@ -32,9 +34,12 @@ export { initialConnection } from './store.js';
 export type { StreamOutcome, StreamRequest } from './transport.js';
 export { readEventStream } from './transport.js';
 export type {
+  Attachment,
   ChatController,
   ChatMessage,
   ConnectionInfo,
   ConnectionPhase,
   OutboxItem,
+  SendOptions,
+  UploadOptions,
 } from './types.js';

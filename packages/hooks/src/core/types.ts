@@ -49,6 +49,34 @@ export interface OutboxItem {
   messageId?: string;
   /** Set when the server refused the prompt (not a network error): `retry()` re-sends it. */
   error?: { code: string; message: string };
+  /** Files already uploaded to the thread that the prompt carries (persisted with it). */
+  attachments?: readonly Attachment[];
+}
+
+/** A file uploaded to the thread (`POST /threads/{id}/files`), as the server described it. */
+export interface Attachment {
+  fileId: string;
+  /** Where the server serves it (needs the thread's token: header, or `?token=`). */
+  url: string;
+  /** The type the server sniffed and accepted. */
+  mimeType: string;
+  size: number;
+  name: string;
+}
+
+/** What `send` takes besides the text. */
+export interface SendOptions {
+  /** Uploaded files the prompt references (AG-UI image / document parts). @default [] */
+  attachments?: readonly Attachment[];
+}
+
+/** One upload: its file name, progress callback and abort signal. */
+export interface UploadOptions {
+  /** The file name the server keeps (a `File`'s own name by default). */
+  name?: string;
+  /** Bytes sent so far of `total`, as the browser reports them. */
+  onProgress?: (loaded: number, total: number) => void;
+  signal?: AbortSignal;
 }
 
 /** A message as the UI shows it: the folded AG-UI message, plus an optimistic marker. */
@@ -71,7 +99,15 @@ export interface ChatController {
   outbox: readonly OutboxItem[];
   hasOlder: boolean;
   isLoadingOlder: boolean;
-  send(text: string): Promise<void>;
+  /** Sends a prompt; `options.attachments` are files `upload` returned. */
+  send(text: string, options?: SendOptions): Promise<void>;
+  /**
+   * Uploads a file to the thread (creating the thread first when there is none yet) and
+   * resolves with what the prompt references. Absent when the controller cannot upload.
+   */
+  upload?: (file: Blob, options?: UploadOptions) => Promise<Attachment>;
+  /** The thread's capability, for `<img src="…?token=">` of its files. @default null */
+  token?: string | null;
   /** Cancels the run on the server (never a mere disconnect). */
   stop(): Promise<void>;
   /** Reconnects now after an error, or re-sends a failed prompt. */
