@@ -1,6 +1,7 @@
 import type { RunAgentInput } from '@resumable/protocol';
 import { ResumableError, type RunSnapshot, snapshotOf } from '@resumable/protocol';
 import type { Agent } from './agents/types.js';
+import { type BranchPlan, planBranch } from './branches/history.js';
 import { Admission, type Ticket } from './runs/admission.js';
 import { cancelledEvent, foldStoredRun, isTerminalJson, lostEvent } from './runs/events.js';
 import { FanOut, type StreamOpen } from './runs/fan-out.js';
@@ -146,6 +147,7 @@ export class RunManager {
   async startRun(
     input: RunAgentInput,
     client: StartingClient = { address: null, threadExists: true, bytes: 0 },
+    parentMessageId?: string | null,
   ): Promise<{ created: boolean; run: RunRecord }> {
     if (this.closing) throw new ResumableError('store_unavailable', 'the server is shutting down');
     const twin = this.creating.get(input.runId);
@@ -161,7 +163,7 @@ export class RunManager {
       if (existing) return { created: false, run: existing };
       throw full;
     }
-    const creating = this.create(input, client);
+    const creating = this.create(input, client, parentMessageId);
     this.creating.set(
       input.runId,
       creating.then(
@@ -179,6 +181,7 @@ export class RunManager {
   private async create(
     input: RunAgentInput,
     client: StartingClient,
+    parentMessageId: string | null | undefined,
   ): Promise<{ created: boolean; run: RunRecord }> {
     const ticket = await this.admission.admit({
       runId: input.runId,
@@ -186,12 +189,17 @@ export class RunManager {
       ...client,
     });
     let result: { created: boolean; run: RunRecord };
+    let plan: BranchPlan;
     try {
+      // Where the run hangs in the thread's tree; an unknown parent is refused here, before
+      // anything is stored.
+      plan = await planBranch(this.store, input, parentMessageId, this.limits.agentHistoryMessages);
       result = await this.store.createRun({
         runId: input.runId,
         threadId: input.threadId,
         createdAt: Date.now(),
         owner: this.instanceId,
+        replyTo: plan.replyTo,
       });
     } catch (error) {
       ticket.release();
@@ -224,10 +232,13 @@ export class RunManager {
       if (this.store.acquireLease) {
         await this.store.acquireLease(input.runId, this.instanceId, this.leaseMs);
       }
-      // Read before this run's prompt is added, so the history holds the turns before it.
-      agentInput = await this.withHistory(input);
-      const prompt = input.messages.filter((m) => m.role !== 'assistant' && m.role !== 'tool');
-      if (prompt.length > 0) await this.store.putMessages(input.threadId, input.runId, prompt);
+      // The branch up to the run's parent, then the request's messages.
+      if (plan.history.length > 0) {
+        agentInput = { ...input, messages: [...plan.history, ...input.messages] };
+      }
+      if (plan.prompt.length > 0) {
+        await this.store.putMessages(input.threadId, input.runId, plan.prompt);
+      }
     } catch (error) {
       this.log(`run ${input.runId}: lease or history not saved: ${String(error)}`);
     }
@@ -298,18 +309,6 @@ export class RunManager {
       run.end(lostEvent('the server shut down while the run was in progress'));
     }
     await Promise.all(runs.map((run) => run.done));
-  }
-
-  /** The agent's input: the thread's recent stored turns, then the request's messages. */
-  private async withHistory(input: RunAgentInput): Promise<RunAgentInput> {
-    const limit = this.limits.agentHistoryMessages;
-    if (limit <= 0) return input;
-    const page = await this.store.listMessages(input.threadId, null, limit);
-    // A request that repeats a stored message carries the conversation itself (an AG-UI
-    // HttpAgent sends it whole): it is taken as it is.
-    const sent = new Set(input.messages.map((m) => m.id));
-    if (page.messages.length === 0 || page.messages.some((m) => sent.has(m.id))) return input;
-    return { ...input, messages: [...page.messages, ...input.messages] };
   }
 
   /** Deletes events past retention now (also runs at start-up and every 10 minutes). */

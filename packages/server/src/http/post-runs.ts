@@ -93,6 +93,9 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
     let threadExists = thread !== null;
     const address = options.clientAddress(c);
     if (!thread) {
+      if (typeof parsed.parentMessageId === 'string') {
+        throw new ResumableError('message_not_found', `thread ${threadId} has no messages yet`);
+      }
       // A POST refused for a limit must not leave its new thread behind (a retry would
       // then need the token it was never given).
       manager.checkAdmission(input, { address, threadExists: false, bytes });
@@ -118,7 +121,11 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
         }
       }
     }
-    const { created, run } = await manager.startRun(input, { address, threadExists, bytes });
+    const { created, run } = await manager.startRun(
+      input,
+      { address, threadExists, bytes },
+      parsed.parentMessageId,
+    );
     return created ? { created: run, thread } : { existing: run };
   };
 
@@ -144,8 +151,9 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
       }
       // Everything that could fail later is refused here, before anything is stored.
       const parsed = parseRunRequest(body);
+      const { parentMessageId: _parent, ...request } = parsed;
       const input = {
-        ...parsed,
+        ...request,
         threadId: parsed.threadId ?? crypto.randomUUID(),
         runId: parsed.runId ?? crypto.randomUUID(),
         state: parsed.state ?? {},

@@ -1,6 +1,8 @@
 import { ResumableError } from '@resumable/protocol';
 import { Hono } from 'hono';
 import { authorizeOrThrow } from '../auth.js';
+import { pageBranch } from '../branches/history.js';
+import { isValidId } from '../input.js';
 import { pageLimit, type RouteContext } from './context.js';
 
 /** `GET /threads/:id` (its runs) and `GET /threads/:id/messages` (history pages). */
@@ -42,7 +44,17 @@ export function threadRoutes(ctx: RouteContext): Hono {
       }
       before = Number(beforeText);
     }
-    return c.json(await ctx.store.listMessages(threadId, before, limit));
+    const through = c.req.query('through') ?? '';
+    if (through !== '' && !isValidId(through)) {
+      throw new ResumableError('bad_request', 'through must be a message id');
+    }
+    return c.json(
+      await pageBranch(ctx.store, threadId, {
+        before,
+        limit,
+        through: through === '' ? null : through,
+      }),
+    );
   });
 
   return routes;

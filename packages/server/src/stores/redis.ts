@@ -123,6 +123,7 @@ export class RedisStore implements EventStore {
         run.createdAt,
         run.owner,
         this.leaseMs,
+        ...(run.replyTo === undefined ? [] : [run.replyTo ?? '']),
       ),
     )) as [number, string[]?];
     if (reply[0] === -1) throw new Error(`thread ${run.threadId} does not exist`);

@@ -54,6 +54,12 @@ export interface RunRecord {
   snapshot: RunSnapshot | null;
   /** Id of the server instance that runs the agent (see `RunManagerOptions.instanceId`). */
   owner: string | null;
+  /**
+   * The message the run's answer follows in the thread's tree (its last new prompt, or the
+   * prompt a regenerate answers again); null for an answer at the root; absent for runs
+   * stored before branches existed.
+   */
+  replyTo?: string | null;
 }
 
 export interface NewRun {
@@ -61,6 +67,8 @@ export interface NewRun {
   threadId: string;
   createdAt: number;
   owner: string;
+  /** See `RunRecord.replyTo`. */
+  replyTo?: string | null;
 }
 
 /** One event of a run's log. */

@@ -19,6 +19,8 @@ export function toRecord(flat: string[], streamExists: number): RunRecord | null
     // Pruned by a sweep, or the stream's TTL ran out.
     eventsPruned: h.eventsPruned === '1' || (ended && lastOffset > 0 && streamExists === 0),
     owner: h.owner ?? null,
+    // Absent: a run from before branches; '': an answer at the root.
+    ...(h.replyTo === undefined ? {} : { replyTo: h.replyTo === '' ? null : h.replyTo }),
   };
   const text = h.snapshot;
   if (!text) return { ...head, snapshot: null };
