@@ -1,5 +1,13 @@
+export {
+  type AllLabels,
+  type AttachmentLabels,
+  DEFAULT_ATTACHMENT_LABELS,
+  DEFAULT_THREAD_LIST_LABELS,
+  type ThreadListLabels,
+} from './attachment-labels.js';
 export { ChatRoot, type ChatRootProps } from './chat-root.js';
 export { Composer, type ComposerProps } from './composer.js';
+export { AttachmentTray, rejectedText } from './composer-attachments.js';
 export {
   ConnectionStatus,
   type ConnectionStatusProps,
@@ -18,6 +26,13 @@ export {
   splitBlocks,
 } from './markdown.js';
 export { Message, type MessageProps } from './message.js';
+export {
+  FileTokenContext,
+  fileSrc,
+  type MessageFile,
+  MessageFiles,
+  messageFiles,
+} from './message-files.js';
 export { MessageList, type MessageListProps } from './message-list.js';
 export { type MessageStatus, messageStatus } from './message-status.js';
 export { ReplyAnnouncer, type ReplyAnnouncerProps } from './reply-announcer.js';
@@ -27,6 +42,7 @@ export {
   type ResumableChatViewOptions,
   type ResumableChatViewProps,
 } from './resumable-chat-view.js';
+export { ThreadList, type ThreadListProps } from './thread-list.js';
 export {
   prettyJson,
   ToolCall,
