@@ -13,8 +13,10 @@ import {
 } from './http/guards.js';
 import { postRunsRoute } from './http/post-runs.js';
 import { runRoutes } from './http/run-routes.js';
+import { threadEditRoutes } from './http/thread-edit-routes.js';
 import { threadRoutes } from './http/thread-routes.js';
 import type { RunManager } from './run-manager.js';
+import type { FileStore } from './stores/types.js';
 
 export interface HttpOptions {
   manager: RunManager;
@@ -22,6 +24,8 @@ export interface HttpOptions {
   /** Origins allowed to call the API from a browser; none by default. */
   corsOrigins: readonly string[];
   maxBodyBytes: number;
+  /** Where uploaded files are kept. @default the manager's store's `files` */
+  files?: FileStore;
   /** Mount point of every route, e.g. `/api`; `''` for the root. */
   basePath: string;
   /** Requests wait for it, so nobody reads a run that start-up is about to close. */
@@ -64,7 +68,7 @@ export function createHttpApp(options: HttpOptions): Hono {
       '*',
       cors({
         origin: (origin) => (allowed.has(origin) ? origin : null),
-        allowMethods: ['GET', 'POST', 'OPTIONS'],
+        allowMethods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
         allowHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID', 'Accept'],
         exposeHeaders: RUN_HEADERS,
         maxAge: 600,
@@ -84,6 +88,11 @@ export function createHttpApp(options: HttpOptions): Hono {
   );
   app.route('/', runRoutes(ctx));
   app.route('/', threadRoutes(ctx));
+  const files = options.files ?? options.manager.store.files;
+  app.route(
+    '/',
+    threadEditRoutes(ctx, { files, clientAddress: (c) => clientAddress(c.req.raw, c.env) }),
+  );
   return root;
 }
 

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { authorizeOrThrow } from '../auth.js';
 import { pageBranch } from '../branches/history.js';
 import { isValidId } from '../input.js';
+import type { RunRecord, ThreadRecord } from '../stores/types.js';
 import { pageLimit, type RouteContext } from './context.js';
 
 /** `GET /threads/:id` (its runs) and `GET /threads/:id/messages` (history pages). */
@@ -14,18 +15,7 @@ export function threadRoutes(ctx: RouteContext): Hono {
     const thread = await ctx.loadThread(threadId);
     await authorizeOrThrow(ctx.authorize, c.req.raw, { action: 'read', threadId, thread });
     const limit = pageLimit(c.req.query('limit'), 20);
-    const runs = await ctx.store.listRuns(threadId, limit);
-    return c.json({
-      threadId,
-      createdAt: new Date(thread.createdAt).toISOString(),
-      runs: runs.map((run) => ({
-        runId: run.runId,
-        status: run.status,
-        lastOffset: run.lastOffset,
-        createdAt: new Date(run.createdAt).toISOString(),
-        endedAt: run.endedAt === null ? null : new Date(run.endedAt).toISOString(),
-      })),
-    });
+    return c.json(threadJson(thread, await ctx.store.listRuns(threadId, limit)));
   });
 
   routes.get('/threads/:threadId/messages', async (c) => {
@@ -58,4 +48,27 @@ export function threadRoutes(ctx: RouteContext): Hono {
   });
 
   return routes;
+}
+
+/**
+ * The `GET /threads/:id` body. `updatedAt` is the thread's last activity: its newest run's
+ * start or end, or its last rename, whichever is later.
+ */
+export function threadJson(thread: ThreadRecord, runs: readonly RunRecord[]) {
+  const newest = runs[0];
+  const activity = newest ? (newest.endedAt ?? newest.createdAt) : 0;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return {
+    threadId: thread.threadId,
+    title: thread.title ?? null,
+    createdAt: iso(thread.createdAt),
+    updatedAt: iso(Math.max(thread.updatedAt ?? thread.createdAt, activity)),
+    runs: runs.map((run) => ({
+      runId: run.runId,
+      status: run.status,
+      lastOffset: run.lastOffset,
+      createdAt: iso(run.createdAt),
+      endedAt: run.endedAt === null ? null : iso(run.endedAt),
+    })),
+  };
 }

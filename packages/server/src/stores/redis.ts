@@ -4,9 +4,10 @@ import { Redis, type RedisOptions } from 'ioredis';
 import { quit, whenReady } from './redis/connection.js';
 import { entryId, offsetOf, RedisKeys } from './redis/keys.js';
 import type { RedisStoreOptions } from './redis/options.js';
-import { messagePage, toRecord } from './redis/records.js';
+import { messagePage, THREAD_FIELDS, threadOf, toRecord } from './redis/records.js';
 import { SCRIPTS, type ScriptCommands } from './redis/scripts.js';
 import { TailReader, unavailable } from './redis/tail.js';
+import { RedisFiles, RedisThreadEdits } from './redis/threads.js';
 import type {
   EventStore,
   MessagePage,
@@ -53,6 +54,8 @@ export class RedisStore implements EventStore {
   private tails: TailReader | null = null;
   private subscriber: Redis | null = null;
   private closed = false;
+  readonly threadEdits = new RedisThreadEdits(this);
+  readonly files = new RedisFiles(this);
 
   constructor(options: RedisStoreOptions = {}) {
     this.url = options.url ?? 'redis://127.0.0.1:6379';
@@ -98,13 +101,8 @@ export class RedisStore implements EventStore {
   }
 
   async getThread(threadId: string): Promise<ThreadRecord | null> {
-    const fields = await this.call('getThread', (c) =>
-      c.hmget(this.keys.thread(threadId), 'token', 'createdAt', 'firstRunId'),
-    );
-    const [token, createdAt, firstRunId] = fields;
-    if (token == null || createdAt == null) return null;
-    const thread = { threadId, token, createdAt: Number(createdAt) };
-    return firstRunId == null ? thread : { ...thread, firstRunId };
+    const key = this.keys.thread(threadId);
+    return threadOf(threadId, await this.call('getThread', (c) => c.hmget(key, ...THREAD_FIELDS)));
   }
 
   // ---- runs ------------------------------------------------------------------------------
@@ -376,7 +374,7 @@ export class RedisStore implements EventStore {
   }
 
   /** Runs one Redis operation; any failure of Redis itself becomes `store_unavailable`. */
-  private async call<T>(what: string, op: (client: Client) => Promise<T>): Promise<T> {
+  async call<T>(what: string, op: (client: Client) => Promise<T>): Promise<T> {
     await this.ready();
     try {
       return await op(this.client);

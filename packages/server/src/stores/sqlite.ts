@@ -4,6 +4,7 @@ import type { Message, RunSnapshot } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
 import Database from 'libsql';
 import { withLazySnapshot } from './lazy-snapshot.js';
+import { SqliteFiles, SqliteThreadEdits } from './sqlite-extras.js';
 import type {
   EventStore,
   MessagePage,
@@ -70,6 +71,15 @@ CREATE TABLE IF NOT EXISTS messages (
 );
 `;
 
+interface ThreadRow {
+  thread_id: string;
+  token: string;
+  created_at: number;
+  first_run_id: string | null;
+  title: string | null;
+  updated_at: number | null;
+}
+
 /** A run's row without its snapshot text, which is read only when it is served. */
 interface RunRow {
   run_id: string;
@@ -110,6 +120,8 @@ export class SqliteStore implements EventStore {
     messages: readonly Message[],
   ) => void;
   private closed = false;
+  readonly threadEdits: SqliteThreadEdits;
+  readonly files: SqliteFiles;
 
   constructor(options: SqliteStoreOptions) {
     this.path = options.path;
@@ -144,7 +156,8 @@ export class SqliteStore implements EventStore {
         'INSERT OR IGNORE INTO threads (thread_id, token, created_at, first_run_id) VALUES (?, ?, ?, ?)',
       ),
       getThread: db.prepare(
-        'SELECT thread_id, token, created_at, first_run_id FROM threads WHERE thread_id = ?',
+        `SELECT thread_id, token, created_at, first_run_id, title, updated_at
+         FROM threads WHERE thread_id = ?`,
       ),
       insertRun: db.prepare(
         `INSERT OR IGNORE INTO runs (run_id, thread_id, status, created_at, owner, reply_to)
@@ -189,6 +202,8 @@ export class SqliteStore implements EventStore {
     };
 
     const s = this.stmt;
+    this.threadEdits = new SqliteThreadEdits(db, (fn) => this.guard(fn));
+    this.files = new SqliteFiles(db, (fn) => this.guard(fn));
     this.appendTx = db.transaction(
       (runId: string, events: readonly StoredEvent[], end?: RunEnd) => {
         const head = s.runHead.get(runId) as { status: string; last_offset: number } | undefined;
@@ -236,12 +251,16 @@ export class SqliteStore implements EventStore {
   }
 
   async getThread(threadId: string): Promise<ThreadRecord | null> {
-    const row = this.guard(() => this.stmt.getThread.get(threadId)) as
-      | { thread_id: string; token: string; created_at: number; first_run_id: string | null }
-      | undefined;
+    const row = this.guard(() => this.stmt.getThread.get(threadId)) as ThreadRow | undefined;
     if (!row) return null;
-    const thread = { threadId: row.thread_id, token: row.token, createdAt: row.created_at };
-    return row.first_run_id === null ? thread : { ...thread, firstRunId: row.first_run_id };
+    return {
+      threadId: row.thread_id,
+      token: row.token,
+      createdAt: row.created_at,
+      ...(row.first_run_id === null ? {} : { firstRunId: row.first_run_id }),
+      ...(row.title === null ? {} : { title: row.title }),
+      ...(row.updated_at === null ? {} : { updatedAt: row.updated_at }),
+    };
   }
 
   async createRun(run: NewRun): Promise<{ created: boolean; run: RunRecord }> {

@@ -8,6 +8,8 @@
  * | `thread:<id>:runs` | sorted set | run ids scored by creation order |
  * | `thread:<id>:history` | sorted set | message ids scored by history position |
  * | `thread:<id>:messages` | hash | message id → message JSON |
+ * | `thread:<id>:files` | hash | file id → file JSON (`StoredFile`); `:bytes` → their total size |
+ * | `thread:<id>:file:<fileId>` | string | the file's bytes |
  * | `run:<id>` | hash | the `RunRecord` (status, lastOffset, snapshot, owner, …) |
  * | `run:<id>:events` | stream | one entry per event, id `<offset>-0`, field `e` = JSON |
  * | `run:<id>:lease` | string | the owning instance's id, with a TTL |
@@ -29,6 +31,12 @@ export class RedisKeys {
   }
   messages(threadId: string): string {
     return `${this.prefix}thread:${threadId}:messages`;
+  }
+  files(threadId: string): string {
+    return `${this.prefix}thread:${threadId}:files`;
+  }
+  file(threadId: string, fileId: string): string {
+    return `${this.prefix}thread:${threadId}:file:${fileId}`;
   }
   run(runId: string): string {
     return `${this.prefix}run:${runId}`;
