@@ -44,12 +44,12 @@ export function ThreadList({
   const list = useRef<HTMLUListElement>(null);
   const titleOf = (t: ThreadEntry) => t.title ?? labels.untitled;
 
+  // After a rename or a cancelled delete, focus goes back to the conversation's button.
   const focusOpen = (id: string) =>
-    requestAnimationFrame(() =>
-      list.current
-        ?.querySelector<HTMLButtonElement>(`[data-thread-id="${CSS.escape(id)}"]`)
-        ?.focus(),
-    );
+    requestAnimationFrame(() => {
+      const buttons = list.current?.querySelectorAll<HTMLButtonElement>('.rc-threads__open');
+      for (const b of buttons ?? []) if (b.dataset.threadId === id) b.focus();
+    });
 
   const onKeyDown = (e: KeyboardEvent<HTMLUListElement>) => {
     const buttons = Array.from(

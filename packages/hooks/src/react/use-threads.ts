@@ -11,7 +11,7 @@ import {
   titleFromPrompt,
 } from '../core/thread-index.js';
 import type { ChatController } from '../core/types.js';
-import { useResumableClient } from './provider.js';
+import { useOptionalClient } from './provider.js';
 
 export interface UseThreadsOptions {
   /**
@@ -45,7 +45,7 @@ const byEndpoint = new Map<string, ThreadIndex>();
 const bySource = new WeakMap<ThreadSource, ThreadIndex>();
 
 /** The page's index for the app's `source`, else for the client's endpoint. */
-function indexOf(source: ThreadSource | undefined, client: ResumableClient): ThreadIndex {
+function indexOf(source: ThreadSource | undefined, client: ResumableClient | null): ThreadIndex {
   if (source) {
     const known = bySource.get(source);
     if (known) return known;
@@ -53,6 +53,8 @@ function indexOf(source: ThreadSource | undefined, client: ResumableClient): Thr
     bySource.set(source, made);
     return made;
   }
+  if (!client)
+    throw new Error('useThreads needs an `endpoint`, a <ResumableProvider> or a `source`');
   const { endpoint, storage, headers, env } = client.options;
   const known = byEndpoint.get(endpoint);
   if (known) return known;
@@ -73,7 +75,7 @@ function indexOf(source: ThreadSource | undefined, client: ResumableClient): Thr
  * rename / delete. Every component using it on a page shares one list; tabs stay in sync.
  */
 export function useThreads(options: UseThreadsOptions = {}): ThreadsController {
-  const client = useResumableClient(options.endpoint);
+  const client = useOptionalClient(options.endpoint);
   const { index: given, source } = options;
   const index = useMemo(() => given ?? indexOf(source, client), [given, source, client]);
   useEffect(() => {
