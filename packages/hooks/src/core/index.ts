@@ -35,6 +35,7 @@ export type { StreamOutcome, StreamRequest } from './transport.js';
 export { readEventStream } from './transport.js';
 export type {
   Attachment,
+  BranchInfo,
   ChatController,
   ChatMessage,
   ConnectionInfo,

@@ -51,6 +51,22 @@ export interface OutboxItem {
   error?: { code: string; message: string };
   /** Files already uploaded to the thread that the prompt carries (persisted with it). */
   attachments?: readonly Attachment[];
+  /** `regenerate`: no prompt, a new answer to `parentMessageId`. Absent: a prompt (send or edit). */
+  kind?: 'regenerate';
+  /**
+   * The message the run hangs under (`POST /runs` `parentMessageId`; null = the root). Absent:
+   * after the thread's current leaf, as before branches.
+   */
+  parentMessageId?: string | null;
+}
+
+/** Where a message sits among the other answers (or prompts) to the same parent. */
+export interface BranchInfo {
+  /** 0-based position among its siblings, in creation order. */
+  index: number;
+  count: number;
+  /** Every sibling's id (this message's too), in creation order. */
+  siblingIds: readonly string[];
 }
 
 /** A file uploaded to the thread (`POST /threads/{id}/files`), as the server described it. */
@@ -83,6 +99,10 @@ export interface UploadOptions {
 export type ChatMessage = RunMessage & {
   /** A user message shown before the server has it (sending or queued offline). */
   pending?: 'sending' | 'queued';
+  /** The message this one follows in the thread's tree (null: the root). */
+  parentId?: string | null;
+  /** Set when the message has siblings (regenerated answers, edited prompts): ‹ n / m ›. */
+  branch?: BranchInfo;
 };
 
 /** What `useResumableChat` returns; `<ResumableChat>` is built only on this. */
@@ -115,4 +135,13 @@ export interface ChatController {
   loadOlder(): Promise<void>;
   /** Starts a new conversation (a new thread on the next send). */
   reset(): void;
+  /**
+   * A new answer to the prompt of `messageId` (default: the last answer) beside the old one;
+   * it becomes the branch shown. Queued like `send` while offline or while a reply streams.
+   */
+  regenerate?(messageId?: string): Promise<void>;
+  /** The prompt `messageId` asked again as `content`, on a new branch beside it. */
+  edit?(messageId: string, content: string): Promise<void>;
+  /** Shows sibling `index` (0-based) of `messageId` and its newest continuation. */
+  switchBranch?(messageId: string, index: number): Promise<void>;
 }
