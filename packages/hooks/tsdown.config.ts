@@ -7,6 +7,7 @@ export default defineConfig({
     'src/ai-sdk/index.ts',
     'src/attachments/index.ts',
     'src/threads/index.ts',
+    'src/upload/index.ts',
   ],
   format: 'esm',
   dts: true,

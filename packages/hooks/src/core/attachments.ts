@@ -1,7 +1,7 @@
 import { ResumableError } from '@resumable/protocol';
 import { createStore, type StoreApi } from 'zustand/vanilla';
+import { fileName } from './file-name.js';
 import type { Attachment, UploadOptions } from './types.js';
-import { fileName } from './upload.js';
 
 /**
  * The composer's files before a prompt is sent: checked against the limits, uploaded at

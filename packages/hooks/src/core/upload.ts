@@ -1,5 +1,6 @@
 import { errorFromBody, ResumableError } from '@resumable/protocol';
 import type { RunApi } from './api.js';
+import { fileName } from './file-name.js';
 import { parseRetryAfter } from './http.js';
 import { type CreatedThread, createThread } from './thread-api.js';
 import type { Attachment, UploadOptions } from './types.js';
@@ -24,12 +25,6 @@ export interface UploadFileOptions extends UploadOptions {
 }
 
 export const DEFAULT_UPLOAD_IDLE_MS = 30_000;
-
-/** The name a file is uploaded under: the caller's, the `File`'s own, else `file`. */
-export function fileName(file: Blob, name?: string): string {
-  const own = (file as { name?: unknown }).name;
-  return name ?? (typeof own === 'string' && own !== '' ? own : 'file');
-}
 
 /** Uploads `file` to the thread; resolves with what a prompt references. */
 export async function uploadFile(
