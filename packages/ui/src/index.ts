@@ -5,6 +5,7 @@ export {
   DEFAULT_THREAD_LIST_LABELS,
   type ThreadListLabels,
 } from './attachment-labels.js';
+export { BranchNav, type BranchNavProps } from './branch-nav.js';
 export { ChatRoot, type ChatRootProps } from './chat-root.js';
 export { Composer, type ComposerProps } from './composer.js';
 export { AttachmentTray, rejectedText } from './composer-attachments.js';
@@ -26,6 +27,13 @@ export {
   splitBlocks,
 } from './markdown.js';
 export { Message, type MessageProps } from './message.js';
+export {
+  branchActions,
+  type MessageActionHandlers,
+  MessageActions,
+  type MessageActionsProps,
+} from './message-actions.js';
+export { MessageEditor, type MessageEditorProps } from './message-editor.js';
 export {
   FileTokenContext,
   fileSrc,
