@@ -4,6 +4,7 @@ import { cors } from 'hono/cors';
 import { type Authorize, tokenOf } from './auth.js';
 import { RouteContext } from './http/context.js';
 import { errorResponse } from './http/errors.js';
+import { type FileLimits, fileRoutes } from './http/file-routes.js';
 import {
   allowedMethod,
   errorFor,
@@ -16,7 +17,6 @@ import { runRoutes } from './http/run-routes.js';
 import { threadEditRoutes } from './http/thread-edit-routes.js';
 import { threadRoutes } from './http/thread-routes.js';
 import type { RunManager } from './run-manager.js';
-import type { FileStore } from './stores/types.js';
 
 export interface HttpOptions {
   manager: RunManager;
@@ -24,8 +24,8 @@ export interface HttpOptions {
   /** Origins allowed to call the API from a browser; none by default. */
   corsOrigins: readonly string[];
   maxBodyBytes: number;
-  /** Where uploaded files are kept. @default the manager's store's `files` */
-  files?: FileStore;
+  /** Uploaded files: where they are kept and their limits. */
+  files: Omit<FileLimits, 'basePath'>;
   /** Mount point of every route, e.g. `/api`; `''` for the root. */
   basePath: string;
   /** Requests wait for it, so nobody reads a run that start-up is about to close. */
@@ -79,16 +79,20 @@ export function createHttpApp(options: HttpOptions): Hono {
   app.use('*', jsonBodiesOnly);
   const ctx = new RouteContext(options.manager, options.authorize);
   const clientAddress = options.clientAddress ?? socketAddress;
+  const basePath = options.basePath === '/' ? '' : options.basePath.replace(/\/$/, '');
+  const { files } = options.files;
   app.route(
     '/',
     postRunsRoute(ctx, {
       maxBodyBytes: options.maxBodyBytes,
+      files,
+      basePath,
       clientAddress: (c) => clientAddress(c.req.raw, c.env),
     }),
   );
   app.route('/', runRoutes(ctx));
   app.route('/', threadRoutes(ctx));
-  const files = options.files ?? options.manager.store.files;
+  app.route('/', fileRoutes(ctx, { ...options.files, basePath }));
   app.route(
     '/',
     threadEditRoutes(ctx, { files, clientAddress: (c) => clientAddress(c.req.raw, c.env) }),

@@ -2,6 +2,7 @@ import type { RunAgentInput } from '@resumable/protocol';
 import { ResumableError, type RunSnapshot, snapshotOf } from '@resumable/protocol';
 import type { Agent } from './agents/types.js';
 import { type BranchPlan, planBranch } from './branches/history.js';
+import { fileReader } from './files/references.js';
 import { Admission, type Ticket } from './runs/admission.js';
 import { cancelledEvent, foldStoredRun, isTerminalJson, lostEvent } from './runs/events.js';
 import { FanOut, type StreamOpen } from './runs/fan-out.js';
@@ -42,6 +43,7 @@ export class RunManager {
   private readonly leaseMs: number;
   private readonly orphanSweepMs: number;
   private readonly log: (message: string) => void;
+  private readonly files: RunManagerOptions['files'];
   private readonly active = new Map<string, ActiveRun>();
   /** Runs being created (admitted, not yet stored): a racing duplicate waits for them. */
   private readonly creating = new Map<string, Promise<RunRecord | null>>();
@@ -66,6 +68,7 @@ export class RunManager {
     this.leaseMs = options.leaseMs ?? 15_000;
     this.orphanSweepMs = options.orphanSweepMs ?? 60_000;
     this.log = options.log ?? ((message) => console.warn(`[resumable] ${message}`));
+    this.files = options.files;
     this.admission = new Admission({ ...this.limits, store: this.store });
     this.fanOut = new FanOut({
       store: this.store,
@@ -327,6 +330,9 @@ export class RunManager {
       log: this.log,
       agentTimeoutMs: this.limits.agentTimeoutMs,
       maxRunMs: this.limits.maxRunMs,
+      ...(this.files
+        ? { readFile: fileReader(this.files.store, this.files.basePath, run.record.threadId) }
+        : {}),
     });
     this.active.delete(runId);
     ticket.release();

@@ -3,13 +3,17 @@ import { ResumableError } from '@resumable/protocol';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { authorizeOrThrow, newToken, tokenPolicy } from '../auth.js';
+import { checkFileReferences } from '../files/references.js';
 import { parseRunRequest, type RunRequest } from '../input.js';
-import type { RunRecord, ThreadRecord } from '../stores/types.js';
+import type { FileStore, RunRecord, ThreadRecord } from '../stores/types.js';
 import type { RouteContext } from './context.js';
 import { BODY_READ } from './guards.js';
 
 export interface PostRunsOptions {
   maxBodyBytes: number;
+  /** Uploaded files (prompts may name only their own thread's) and the routes' mount point. */
+  files: FileStore;
+  basePath: string;
   /** The client's address for the per-address limits; null when unknown. */
   clientAddress: (c: Context) => string | null;
 }
@@ -90,6 +94,9 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
       if (thread === null) throw error;
       return twinRun(error, thread);
     }
+    // File parts must name this thread's own uploads (a new thread has none).
+    const files = thread ? options.files : null;
+    await checkFileReferences(input.messages, threadId, options.basePath, files);
     let threadExists = thread !== null;
     const address = options.clientAddress(c);
     if (!thread) {

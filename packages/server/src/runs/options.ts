@@ -1,5 +1,5 @@
 import type { Agent } from '../agents/types.js';
-import type { EventStore } from '../stores/types.js';
+import type { EventStore, FileStore } from '../stores/types.js';
 import { type ClientLimits, DEFAULT_CLIENT_LIMITS } from './admission.js';
 
 export interface RunLimits extends ClientLimits {
@@ -125,6 +125,12 @@ export interface RunManagerOptions {
   orphanSweepMs?: number;
   /** Where warnings go. @default console.warn */
   log?: (message: string) => void;
+  /**
+   * Where uploaded files are, so agents can read the ones a prompt names
+   * (`AgentContext.readFile`). `basePath` is the routes' mount point (the file URLs').
+   * @default none: agents get no `readFile`
+   */
+  files?: { store: FileStore; basePath: string };
 }
 
 /** Who starts a run, for the per-client limits. */
