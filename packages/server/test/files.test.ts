@@ -42,7 +42,11 @@ describe.each(VARIANTS)('files on the $name store', ({ create, directory }) => {
   const upload = async (bytes: Uint8Array, type: string, name = 'a.png', auth = token) => {
     const response = await fetch(
       `${server.url}/threads/${threadId}/files?name=${encodeURIComponent(name)}`,
-      { method: 'POST', headers: { 'Content-Type': type, ...bearer(auth) }, body: bytes },
+      {
+        method: 'POST',
+        headers: { 'Content-Type': type, ...bearer(auth) },
+        body: bytes as BodyInit,
+      },
     );
     return { status: response.status, body: await response.json() };
   };
