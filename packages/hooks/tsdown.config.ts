@@ -1,7 +1,14 @@
 import { defineConfig } from 'tsdown';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/core/index.ts', 'src/ai-sdk/index.ts'],
+  entry: [
+    'src/index.ts',
+    'src/core/index.ts',
+    'src/ai-sdk/index.ts',
+    'src/attachments/index.ts',
+    'src/threads/index.ts',
+    'src/upload/index.ts',
+  ],
   format: 'esm',
   dts: true,
   platform: 'neutral',

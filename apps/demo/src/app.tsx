@@ -1,12 +1,17 @@
 import { useResumableChat } from '@resumable/hooks';
-import { messageText } from '@resumable/protocol';
+import {
+  type ThreadEntry,
+  type ThreadsController,
+  useThreads,
+  useTrackThread,
+} from '@resumable/hooks/threads';
 import { ResumableChatView } from '@resumable/ui';
 import { useEffect, useState } from 'react';
 import { ChaosPanel } from './chaos-panel.js';
 import { Inspector } from './inspector.js';
 import { ServerRunButton } from './server-run.js';
-import { ThreadList } from './thread-list.js';
-import { type ThreadEntry, threads, useThreads } from './threads.js';
+import { ThreadsPanel } from './thread-list.js';
+import { syncUrl, useCurrentThread } from './threads.js';
 import { onWire } from './wire.js';
 
 /** Where the demo's API lives (Vite proxies it to the API server). */
@@ -24,8 +29,9 @@ const PROMPTS = [
 type Panel = 'threads' | 'side';
 
 export function App() {
-  const { threads: list, currentId } = useThreads();
-  const current = list.find((t) => t.id === currentId) ?? list[0]!;
+  const threads = useThreads({ endpoint: ENDPOINT });
+  const [currentId, select] = useCurrentThread(threads);
+  const current = threads.threads.find((t) => t.id === currentId);
   const [open, setOpen] = useState<Panel | null>(null);
   const toggle = (panel: Panel) => setOpen((now) => (now === panel ? null : panel));
   // Esc closes an open drawer (and only then: otherwise Esc belongs to the chat's Stop).
@@ -61,14 +67,32 @@ export function App() {
           Chaos &amp; inspector
         </button>
       </header>
-      <ThreadList open={open === 'threads'} onPicked={() => setOpen(null)} />
+      <ThreadsPanel
+        threads={threads}
+        current={current}
+        open={open === 'threads'}
+        onSelect={(id) => {
+          select(id);
+          setOpen(null);
+        }}
+      />
       {/* A fresh chat per conversation: switching threads never mixes two sessions. */}
-      <Chat key={current.id} entry={current} sideOpen={open === 'side'} />
+      {current ? (
+        <Chat key={current.id} entry={current} threads={threads} sideOpen={open === 'side'} />
+      ) : null}
     </div>
   );
 }
 
-function Chat({ entry, sideOpen }: { entry: ThreadEntry; sideOpen: boolean }) {
+function Chat({
+  entry,
+  threads,
+  sideOpen,
+}: {
+  entry: ThreadEntry;
+  threads: ThreadsController;
+  sideOpen: boolean;
+}) {
   // The thread this chat was opened on; a draft learns its id from its first run, and
   // must not be re-mounted when it does.
   const [{ threadId, token }] = useState(entry);
@@ -81,28 +105,20 @@ function Chat({ entry, sideOpen }: { entry: ThreadEntry; sideOpen: boolean }) {
     ...(token ? { token } : {}),
   });
 
+  // The list learns the thread, its token, its title (the first prompt) and activity.
+  useTrackThread(threads, entry.id, chat);
   // The run's answer carries the thread's token: keep it for the "another device" link.
+  const { touch } = threads;
   useEffect(
     () =>
       onWire((event) => {
         if (event.kind === 'run') {
-          threads.update(entry.id, { threadId: event.threadId, token: event.token });
+          void touch(entry.id, { threadId: event.threadId, token: event.token });
         }
       }),
-    [entry.id],
+    [entry.id, touch],
   );
-
-  useEffect(() => {
-    if (chat.threadId && chat.threadId !== entry.threadId) {
-      threads.update(entry.id, { threadId: chat.threadId });
-    }
-  }, [chat.threadId, entry.id, entry.threadId]);
-
-  const firstPrompt = chat.messages.find((m) => m.role === 'user');
-  const title = firstPrompt ? messageText(firstPrompt).slice(0, 60) : null;
-  useEffect(() => {
-    if (title && entry.title !== title) threads.update(entry.id, { title });
-  }, [title, entry.id, entry.title]);
+  useEffect(() => syncUrl(entry.threadId), [entry.threadId]);
 
   return (
     <>

@@ -1,48 +1,28 @@
+import type { ThreadEntry, ThreadsController } from '@resumable/hooks/threads';
+import { ThreadList } from '@resumable/ui';
 import { useState } from 'react';
-import { deviceLink, threads, useThreads } from './threads.js';
+import { deviceLink } from './threads.js';
 
 /**
- * New / switch conversations. The list lives in localStorage, shared by all tabs. On a
- * narrow screen it is a drawer (`open`), closed again once a conversation is picked.
+ * The kit's `<ThreadList>` (new / switch / rename / delete) plus the demo's links to open the
+ * conversation elsewhere. On a narrow screen it is a drawer (`open`), closed again once a
+ * conversation is picked.
  */
-export function ThreadList({ open, onPicked }: { open: boolean; onPicked: () => void }) {
-  const { threads: list, currentId } = useThreads();
-  const current = list.find((t) => t.id === currentId);
+export function ThreadsPanel({
+  threads,
+  current,
+  onSelect,
+  open,
+}: {
+  threads: ThreadsController;
+  current: ThreadEntry | undefined;
+  onSelect: (id: string) => void;
+  open: boolean;
+}) {
   const [copied, setCopied] = useState(false);
   return (
-    <nav
-      id="demo-threads"
-      className="demo-threads"
-      aria-label="Conversations"
-      data-open={open || undefined}
-    >
-      <button
-        type="button"
-        className="demo-new"
-        onClick={() => {
-          threads.create();
-          onPicked();
-        }}
-      >
-        New conversation
-      </button>
-      <ul>
-        {list.map((thread) => (
-          <li key={thread.id}>
-            <button
-              type="button"
-              aria-current={thread.id === currentId ? 'page' : undefined}
-              onClick={() => {
-                threads.select(thread.id);
-                onPicked();
-              }}
-              title={thread.threadId ?? 'not started yet'}
-            >
-              {thread.title}
-            </button>
-          </li>
-        ))}
-      </ul>
+    <div id="demo-threads" className="demo-threads" data-open={open || undefined}>
+      <ThreadList threads={threads} currentId={current?.id ?? null} onSelect={onSelect} />
       {current?.threadId ? (
         <a
           className="demo-link"
@@ -67,6 +47,6 @@ export function ThreadList({ open, onPicked }: { open: boolean; onPicked: () => 
           {copied ? 'Link copied' : 'Copy a link for another device'}
         </button>
       ) : null}
-    </nav>
+    </div>
   );
 }

@@ -1,127 +1,42 @@
-import { useSyncExternalStore } from 'react';
+import type { ThreadsController } from '@resumable/hooks/threads';
+import { useEffect, useRef, useState } from 'react';
 
 /**
- * The demo's conversation list, kept in localStorage so it survives reloads and is shared
- * by every tab (the `storage` event keeps tabs in sync). A conversation gets its server
- * `threadId` from the first run's answer; until then it is a local draft.
+ * Which conversation this tab shows, and the page's URL for it. The list itself is
+ * `useThreads()` (IndexedDB, shared by the tabs); here only the per-tab choice
+ * (sessionStorage, localStorage for a fresh tab) and the `?thread=<id>#token=` link that
+ * opens a conversation in another tab or on another device.
  */
 
-export interface ThreadEntry {
-  /** Local id, stable from creation (the React key of its chat). */
-  id: string;
-  /** The server's thread id, once the first prompt started a run. */
-  threadId: string | null;
-  /**
-   * The thread's capability token, when this browser did not start the thread (opened from
-   * a link with `#token=`). A browser that started it keeps the token in IndexedDB.
-   */
-  token?: string;
-  title: string;
-  createdAt: number;
-}
-
-export interface ThreadsState {
-  threads: ThreadEntry[];
-  currentId: string;
-}
-
-const KEY = 'resumable-demo:threads';
 const CURRENT_KEY = 'resumable-demo:current';
-const listeners = new Set<() => void>();
-let state: ThreadsState = load();
 
-function newEntry(threadId: string | null = null): ThreadEntry {
-  return { id: crypto.randomUUID(), threadId, title: 'New conversation', createdAt: Date.now() };
+function storedCurrent(): string | null {
+  return sessionStorage.getItem(CURRENT_KEY) ?? localStorage.getItem(CURRENT_KEY);
 }
 
-function isEntry(value: unknown): value is ThreadEntry {
-  const v = value as ThreadEntry;
-  return (
-    typeof v === 'object' &&
-    v !== null &&
-    typeof v.id === 'string' &&
-    (v.threadId === null || typeof v.threadId === 'string') &&
-    typeof v.title === 'string' &&
-    (v.token === undefined || typeof v.token === 'string')
-  );
+function storeCurrent(id: string): void {
+  sessionStorage.setItem(CURRENT_KEY, id);
+  localStorage.setItem(CURRENT_KEY, id);
 }
 
-function load(): ThreadsState {
-  let threads: ThreadEntry[] = [];
-  try {
-    const parsed: unknown = JSON.parse(localStorage.getItem(KEY) ?? '[]');
-    if (Array.isArray(parsed)) threads = parsed.filter(isEntry);
-  } catch {
-    // A corrupt list is replaced, never a reason not to start.
-  }
-  // `?thread=<id>` opens (or joins, from another tab) a server thread; another device also
-  // needs the thread's token, passed in the fragment (`#token=`) so it never reaches a server.
-  const fromUrl = new URLSearchParams(location.search).get('thread');
-  const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? undefined;
-  let current = sessionStorage.getItem(CURRENT_KEY) ?? localStorage.getItem(CURRENT_KEY);
-  if (fromUrl) {
-    let entry = threads.find((t) => t.threadId === fromUrl);
-    if (!entry) {
-      entry = { ...newEntry(fromUrl), title: 'Joined conversation', ...(token ? { token } : {}) };
-      threads = [entry, ...threads];
-    }
-    current = entry.id;
-  }
-  if (threads.length === 0) threads = [newEntry()];
-  if (!threads.some((t) => t.id === current)) current = threads[0]!.id;
-  return { threads, currentId: current! };
+/**
+ * `?thread=<id>` opens (or joins, from another tab) a server thread; another device also
+ * needs the thread's token, passed in the fragment (`#token=`) so it never reaches a server.
+ */
+function linkTarget(): { threadId: string; token: string | null } | null {
+  const threadId = new URLSearchParams(location.search).get('thread');
+  if (!threadId) return null;
+  return { threadId, token: new URLSearchParams(location.hash.slice(1)).get('token') };
 }
 
-function commit(next: ThreadsState) {
-  state = next;
-  localStorage.setItem(KEY, JSON.stringify(next.threads));
-  // Per tab (sessionStorage) so two tabs can show different threads; localStorage is the
-  // fallback for a fresh tab.
-  sessionStorage.setItem(CURRENT_KEY, next.currentId);
-  localStorage.setItem(CURRENT_KEY, next.currentId);
-  syncUrl();
-  for (const listener of listeners) listener();
-}
-
-function syncUrl() {
-  const current = state.threads.find((t) => t.id === state.currentId);
+/** Keeps `?thread=` naming the conversation shown (the fragment's token is dropped). */
+export function syncUrl(threadId: string | null): void {
   const url = new URL(location.href);
-  if (current?.threadId) url.searchParams.set('thread', current.threadId);
+  if (threadId) url.searchParams.set('thread', threadId);
   else url.searchParams.delete('thread');
   url.hash = '';
   if (url.href !== location.href) history.replaceState(null, '', url);
 }
-
-window.addEventListener('storage', (event) => {
-  if (event.key !== KEY) return;
-  const fresh = load();
-  state = { threads: fresh.threads, currentId: state.currentId };
-  for (const listener of listeners) listener();
-});
-
-export const threads = {
-  get: () => state,
-  subscribe(listener: () => void) {
-    listeners.add(listener);
-    return () => listeners.delete(listener);
-  },
-  create() {
-    const entry = newEntry();
-    commit({ threads: [entry, ...state.threads], currentId: entry.id });
-  },
-  select(id: string) {
-    if (state.threads.some((t) => t.id === id)) commit({ ...state, currentId: id });
-  },
-  /** Records the server thread of a draft and names it after its first prompt. */
-  update(id: string, patch: Partial<Pick<ThreadEntry, 'threadId' | 'title' | 'token'>>) {
-    commit({
-      ...state,
-      threads: state.threads.map((t) => (t.id === id ? { ...t, ...patch } : t)),
-    });
-  },
-};
-
-syncUrl();
 
 /** A link that opens the thread on another device (it carries the thread's capability). */
 export function deviceLink(threadId: string, token: string): string {
@@ -131,6 +46,50 @@ export function deviceLink(threadId: string, token: string): string {
   return url.href;
 }
 
-export function useThreads(): ThreadsState {
-  return useSyncExternalStore(threads.subscribe, threads.get);
+/**
+ * The conversation this tab shows: the link's, else the one shown last, else the newest;
+ * a first visit gets a new one. Null until the list has been read.
+ */
+export function useCurrentThread(
+  threads: ThreadsController,
+): [string | null, (id: string) => void] {
+  const [currentId, setCurrentId] = useState<string | null>(null);
+  const started = useRef(false);
+  const { loaded, threads: list } = threads;
+  useEffect(() => {
+    if (!loaded) return;
+    const newest = () => {
+      if (list[0]) setCurrentId(list[0].id);
+      else void threads.create().then(setCurrentId);
+    };
+    if (!started.current) {
+      // Once per page (StrictMode runs effects twice): one join, at most one new entry.
+      started.current = true;
+      const link = linkTarget();
+      const last = storedCurrent();
+      if (link) {
+        const known = list.find((t) => t.threadId === link.threadId);
+        const id = known?.id ?? crypto.randomUUID();
+        if (!known || (link.token && !known.token)) {
+          const token = link.token ? { token: link.token } : {};
+          void threads.touch(id, { threadId: link.threadId, ...token });
+        }
+        setCurrentId(id);
+      } else if (last && list.some((t) => t.id === last)) {
+        setCurrentId(last);
+      } else {
+        newest();
+      }
+    } else if (currentId !== null && !list.some((t) => t.id === currentId)) {
+      // The shown conversation was deleted (here or in another tab): show the newest.
+      newest();
+    }
+  }, [loaded, list, currentId, threads]);
+  useEffect(() => {
+    if (currentId) storeCurrent(currentId);
+  }, [currentId]);
+  return [
+    currentId !== null && list.some((t) => t.id === currentId) ? currentId : null,
+    setCurrentId,
+  ];
 }

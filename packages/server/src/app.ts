@@ -2,6 +2,9 @@ import type { Hono } from 'hono';
 import { scriptedAgent } from './agents/scripted.js';
 import type { Agent } from './agents/types.js';
 import { type Authorize, tokenPolicy } from './auth.js';
+import { DirectoryFiles } from './files/directory.js';
+import { KNOWN_FILE_TYPES } from './files/sniff.js';
+import type { FileLimits } from './http/file-routes.js';
 import { createHttpApp } from './http.js';
 import { type RunLimits, RunManager } from './run-manager.js';
 import { DEFAULT_LIMITS } from './runs/options.js';
@@ -14,6 +17,32 @@ export interface ServerLimits extends RunLimits {
    * @default 1048576 (1 MiB)
    */
   maxBodyBytes: number;
+}
+
+/** Uploaded files (`POST /threads/{id}/files`). */
+export interface FileOptions {
+  /**
+   * Keep uploads in this directory (`<dir>/<threadId>/<fileId>`) instead of the store.
+   * @default the store: memory, SQLite BLOBs, or Redis
+   */
+  directory?: string;
+  /**
+   * Largest file; larger answers `413 payload_too_large`.
+   * @default 10485760 (10 MiB)
+   */
+  maxFileBytes?: number;
+  /**
+   * Most bytes of files one thread may hold; an upload past it answers `413`.
+   * @default 52428800 (50 MiB)
+   */
+  maxThreadBytes?: number;
+  /**
+   * Content types accepted, as sniffed from the bytes; others answer `415`. A subset of
+   * `image/png`, `image/jpeg`, `image/gif`, `image/webp`, `application/pdf`, `text/plain`,
+   * `text/markdown`.
+   * @default all of them
+   */
+  allowedTypes?: readonly string[];
 }
 
 export interface ResumableServerOptions {
@@ -38,6 +67,7 @@ export interface ResumableServerOptions {
    */
   cors?: { origins: string[] };
   limits?: Partial<ServerLimits>;
+  files?: FileOptions;
   retention?: {
     /**
      * Hours a finished run's events are kept (its snapshot is kept with the thread).
@@ -129,8 +159,11 @@ export function createResumableApp(options: ResumableServerOptions = {}): Resuma
   }
   const store =
     typeof options.store === 'object' ? options.store : openStore(options.store ?? 'memory');
+  const basePath = options.basePath ?? '';
+  const files = fileLimits(options.files ?? {}, store);
   const manager = new RunManager({
     store,
+    files: { store: files.files, basePath: basePath === '/' ? '' : basePath.replace(/\/$/, '') },
     agent: options.agent ?? scriptedAgent(),
     limits: runLimits,
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
@@ -156,7 +189,8 @@ export function createResumableApp(options: ResumableServerOptions = {}): Resuma
     authorize: options.authorize ?? tokenPolicy,
     corsOrigins: options.cors?.origins ?? [],
     maxBodyBytes,
-    basePath: options.basePath ?? '',
+    basePath,
+    files,
     ready,
     ...(options.clientAddress ? { clientAddress: options.clientAddress } : {}),
   });
@@ -175,5 +209,23 @@ export function createResumableApp(options: ResumableServerOptions = {}): Resuma
       })();
       return closed;
     },
+  };
+}
+
+/** The file options with their defaults, checked. */
+function fileLimits(options: FileOptions, store: EventStore): Omit<FileLimits, 'basePath'> {
+  const known = new Set<string>(KNOWN_FILE_TYPES);
+  const allowedTypes = options.allowedTypes ?? KNOWN_FILE_TYPES;
+  const unknown = allowedTypes.filter((type) => !known.has(type));
+  if (unknown.length > 0) {
+    throw new RangeError(
+      `files.allowedTypes: the server cannot recognise ${unknown.join(', ')} (it knows ${[...known].join(', ')})`,
+    );
+  }
+  return {
+    files: options.directory ? new DirectoryFiles(options.directory) : store.files,
+    maxFileBytes: options.maxFileBytes ?? 10 * 1024 * 1024,
+    maxThreadBytes: options.maxThreadBytes ?? 50 * 1024 * 1024,
+    allowedTypes,
   };
 }

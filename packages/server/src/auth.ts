@@ -4,8 +4,11 @@ import type { ThreadRecord } from './stores/types.js';
 
 /** What a request wants to touch. */
 export interface AuthorizeTarget {
-  /** `create`: start a run; `read`: events, status, history; `cancel`: cancel a run. */
-  action: 'create' | 'read' | 'cancel';
+  /**
+   * `create`: start a run; `read`: events, status, history, files; `cancel`: cancel a run;
+   * `update`: rename the thread; `delete`: delete it; `upload`: add a file to it.
+   */
+  action: 'create' | 'read' | 'cancel' | 'update' | 'delete' | 'upload';
   threadId: string;
   runId?: string;
   /** The thread as stored; null when `create` starts a new thread. */

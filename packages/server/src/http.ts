@@ -4,6 +4,7 @@ import { cors } from 'hono/cors';
 import { type Authorize, tokenOf } from './auth.js';
 import { RouteContext } from './http/context.js';
 import { errorResponse } from './http/errors.js';
+import { type FileLimits, fileRoutes } from './http/file-routes.js';
 import {
   allowedMethod,
   errorFor,
@@ -13,6 +14,7 @@ import {
 } from './http/guards.js';
 import { postRunsRoute } from './http/post-runs.js';
 import { runRoutes } from './http/run-routes.js';
+import { threadEditRoutes } from './http/thread-edit-routes.js';
 import { threadEventsRoute } from './http/thread-events-route.js';
 import { threadRoutes } from './http/thread-routes.js';
 import type { RunManager } from './run-manager.js';
@@ -23,6 +25,8 @@ export interface HttpOptions {
   /** Origins allowed to call the API from a browser; none by default. */
   corsOrigins: readonly string[];
   maxBodyBytes: number;
+  /** Uploaded files: where they are kept and their limits. */
+  files: Omit<FileLimits, 'basePath'>;
   /** Mount point of every route, e.g. `/api`; `''` for the root. */
   basePath: string;
   /** Requests wait for it, so nobody reads a run that start-up is about to close. */
@@ -65,7 +69,7 @@ export function createHttpApp(options: HttpOptions): Hono {
       '*',
       cors({
         origin: (origin) => (allowed.has(origin) ? origin : null),
-        allowMethods: ['GET', 'POST', 'OPTIONS'],
+        allowMethods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
         allowHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID', 'Accept'],
         exposeHeaders: RUN_HEADERS,
         maxAge: 600,
@@ -76,16 +80,25 @@ export function createHttpApp(options: HttpOptions): Hono {
   app.use('*', jsonBodiesOnly);
   const ctx = new RouteContext(options.manager, options.authorize);
   const clientAddress = options.clientAddress ?? socketAddress;
+  const basePath = options.basePath === '/' ? '' : options.basePath.replace(/\/$/, '');
+  const { files } = options.files;
   app.route(
     '/',
     postRunsRoute(ctx, {
       maxBodyBytes: options.maxBodyBytes,
+      files,
+      basePath,
       clientAddress: (c) => clientAddress(c.req.raw, c.env),
     }),
   );
   app.route('/', runRoutes(ctx));
   app.route('/', threadRoutes(ctx));
   app.route('/', threadEventsRoute(ctx));
+  app.route('/', fileRoutes(ctx, { ...options.files, basePath }));
+  app.route(
+    '/',
+    threadEditRoutes(ctx, { files, clientAddress: (c) => clientAddress(c.req.raw, c.env) }),
+  );
   return root;
 }
 

@@ -13,11 +13,15 @@ export type { Agent, AgentContext, AgentLimits } from './agents/types.js';
 export {
   createResumableApp,
   DEFAULT_MAX_BODY_BYTES,
+  type FileOptions,
   type ResumableApp,
   type ResumableServerOptions,
   type ServerLimits,
 } from './app.js';
 export { type Authorize, type AuthorizeTarget, tokenOf, tokenPolicy } from './auth.js';
+export { DirectoryFiles } from './files/directory.js';
+export type { ReadFile } from './files/references.js';
+export { KNOWN_FILE_TYPES } from './files/sniff.js';
 export {
   createResumableHandler,
   type ResumableHandler,

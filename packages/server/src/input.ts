@@ -23,6 +23,8 @@ const ROLES = new Set([
 export type RunRequest = Omit<RunAgentInput, 'threadId' | 'runId'> & {
   threadId?: string;
   runId?: string;
+  /** The message the run hangs under (protocol.md, "Branches"); null = a new root. */
+  parentMessageId?: string | null;
 };
 
 function bad(message: string): ResumableError {
@@ -90,6 +92,14 @@ export function parseRunRequest(body: unknown): RunRequest {
     out.runId = b.runId;
   } else {
     delete out.runId;
+  }
+  if (b.parentMessageId !== undefined) {
+    if (
+      b.parentMessageId !== null &&
+      (typeof b.parentMessageId !== 'string' || !isValidId(b.parentMessageId))
+    ) {
+      throw bad('parentMessageId must be null or a message id');
+    }
   }
   if (
     b.forwardedProps !== undefined &&

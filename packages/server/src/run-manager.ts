@@ -1,6 +1,8 @@
 import type { RunAgentInput } from '@resumable/protocol';
 import { ResumableError, type RunSnapshot, snapshotOf } from '@resumable/protocol';
 import type { Agent } from './agents/types.js';
+import { type BranchPlan, planBranch } from './branches/history.js';
+import { fileReader } from './files/references.js';
 import { Admission, type Ticket } from './runs/admission.js';
 import { cancelledEvent, foldStoredRun, isTerminalJson, lostEvent } from './runs/events.js';
 import { FanOut, type StreamOpen } from './runs/fan-out.js';
@@ -44,6 +46,7 @@ export class RunManager {
   private readonly leaseMs: number;
   private readonly orphanSweepMs: number;
   private readonly log: (message: string) => void;
+  private readonly files: RunManagerOptions['files'];
   private readonly active = new Map<string, ActiveRun>();
   /** Runs being created (admitted, not yet stored): a racing duplicate waits for them. */
   private readonly creating = new Map<string, Promise<RunRecord | null>>();
@@ -70,6 +73,7 @@ export class RunManager {
     this.leaseMs = options.leaseMs ?? 15_000;
     this.orphanSweepMs = options.orphanSweepMs ?? 60_000;
     this.log = options.log ?? ((message) => console.warn(`[resumable] ${message}`));
+    this.files = options.files;
     this.admission = new Admission({ ...this.limits, store: this.store });
     this.fanOut = new FanOut({
       store: this.store,
@@ -182,6 +186,7 @@ export class RunManager {
   async startRun(
     input: RunAgentInput,
     client: StartingClient = { address: null, threadExists: true, bytes: 0 },
+    parentMessageId?: string | null,
   ): Promise<{ created: boolean; run: RunRecord }> {
     if (this.closing) throw new ResumableError('store_unavailable', 'the server is shutting down');
     const twin = this.creating.get(input.runId);
@@ -197,7 +202,7 @@ export class RunManager {
       if (existing) return { created: false, run: existing };
       throw full;
     }
-    const creating = this.create(input, client);
+    const creating = this.create(input, client, parentMessageId);
     this.creating.set(
       input.runId,
       creating.then(
@@ -215,13 +220,15 @@ export class RunManager {
   private async create(
     input: RunAgentInput,
     client: StartingClient,
+    parentMessageId: string | null | undefined,
   ): Promise<{ created: boolean; run: RunRecord }> {
     // Answers are claimed before admission, so of two racing answers the second learns
     // who answered (409 interrupt_answered) rather than that a run is in progress.
-    const plan = client.threadExists ? await planResume(this.store, input) : null;
-    const unclaim = plan ? await claimPlan(this.store, input, plan) : async () => {};
+    const resumePlan = client.threadExists ? await planResume(this.store, input) : null;
+    const unclaim = resumePlan ? await claimPlan(this.store, input, resumePlan) : async () => {};
     let ticket: Ticket;
     let result: { created: boolean; run: RunRecord };
+    let plan: BranchPlan;
     try {
       ticket = await this.admission.admit({
         runId: input.runId,
@@ -229,11 +236,20 @@ export class RunManager {
         ...client,
       });
       try {
+        // Where the run hangs in the thread's tree; an unknown parent is refused here,
+        // before anything is stored.
+        plan = await planBranch(
+          this.store,
+          input,
+          parentMessageId,
+          this.limits.agentHistoryMessages,
+        );
         result = await this.store.createRun({
           runId: input.runId,
           threadId: input.threadId,
           createdAt: Date.now(),
           owner: this.instanceId,
+          replyTo: plan.replyTo,
         });
       } catch (error) {
         ticket.release();
@@ -270,10 +286,15 @@ export class RunManager {
       if (this.store.acquireLease) {
         await this.store.acquireLease(input.runId, this.instanceId, this.leaseMs);
       }
-      // Read before this run's prompt is added, so the history holds the turns before it.
-      agentInput = await this.withHistory(plan ? { ...input, resume: plan.resume } : input);
-      const prompt = input.messages.filter((m) => m.role !== 'assistant' && m.role !== 'tool');
-      if (prompt.length > 0) await this.store.putMessages(input.threadId, input.runId, prompt);
+      // The answers it carries, the branch up to the run's parent, then the request's messages.
+      const answering = resumePlan ? { ...input, resume: resumePlan.resume } : input;
+      agentInput =
+        plan.history.length > 0
+          ? { ...answering, messages: [...plan.history, ...input.messages] }
+          : answering;
+      if (plan.prompt.length > 0) {
+        await this.store.putMessages(input.threadId, input.runId, plan.prompt);
+      }
     } catch (error) {
       this.log(`run ${input.runId}: lease or history not saved: ${String(error)}`);
     }
@@ -350,18 +371,6 @@ export class RunManager {
     await this.threads.close(2000);
   }
 
-  /** The agent's input: the thread's recent stored turns, then the request's messages. */
-  private async withHistory(input: RunAgentInput): Promise<RunAgentInput> {
-    const limit = this.limits.agentHistoryMessages;
-    if (limit <= 0) return input;
-    const page = await this.store.listMessages(input.threadId, null, limit);
-    // A request that repeats a stored message carries the conversation itself (an AG-UI
-    // HttpAgent sends it whole): it is taken as it is.
-    const sent = new Set(input.messages.map((m) => m.id));
-    if (page.messages.length === 0 || page.messages.some((m) => sent.has(m.id))) return input;
-    return { ...input, messages: [...page.messages, ...input.messages] };
-  }
-
   /** Deletes events past retention now (also runs at start-up and every 10 minutes). */
   async pruneExpiredEvents(): Promise<void> {
     try {
@@ -378,6 +387,9 @@ export class RunManager {
       log: this.log,
       agentTimeoutMs: this.limits.agentTimeoutMs,
       maxRunMs: this.limits.maxRunMs,
+      ...(this.files
+        ? { readFile: fileReader(this.files.store, this.files.basePath, run.record.threadId) }
+        : {}),
     });
     this.active.delete(runId);
     ticket.release();

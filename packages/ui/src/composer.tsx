@@ -1,4 +1,8 @@
+import type { Attachment } from '@resumable/hooks';
+import type { AttachmentsController } from '@resumable/hooks/attachments';
 import {
+  type ClipboardEvent,
+  type DragEvent,
   type FormEvent,
   type KeyboardEvent,
   useId,
@@ -6,13 +10,23 @@ import {
   useRef,
   useState,
 } from 'react';
+import { PaperclipIcon } from './attachment-icons.js';
+import {
+  type AttachmentLabels,
+  DEFAULT_ATTACHMENT_LABELS,
+  useMergedLabels,
+} from './attachment-labels.js';
+import { AttachmentTray } from './composer-attachments.js';
 import { cx } from './cx.js';
 import { SendIcon, StopIcon } from './icons.js';
 import { type ChatLabels, useLabels } from './labels.js';
 
 export interface ComposerProps {
-  /** Called with the trimmed text; the textarea clears at once (the prompt is in the outbox). */
-  onSend: (text: string) => void | Promise<void>;
+  /**
+   * Called with the trimmed text (and the uploaded files, when there are any); the textarea
+   * and the files clear at once (the prompt is in the outbox).
+   */
+  onSend: (text: string, attachments?: Attachment[]) => void | Promise<void>;
   /** Called by the Stop button while a reply streams (cancels the run on the server). */
   onStop?: () => void | Promise<void>;
   /** A reply is streaming: the Send button becomes Stop. @default false */
@@ -23,7 +37,13 @@ export interface ComposerProps {
   disabled?: boolean;
   /** Focus the textarea on mount. @default false */
   autoFocus?: boolean;
-  labels?: Partial<ChatLabels>;
+  /**
+   * Files by picker, paste and drop (`useAttachments(controller)` from
+   * `@resumable/hooks/attachments`). Send waits while one uploads or has failed.
+   * @default undefined (no attach button)
+   */
+  attachments?: AttachmentsController | undefined;
+  labels?: Partial<ChatLabels & AttachmentLabels>;
   className?: string;
 }
 
@@ -38,22 +58,31 @@ export function Composer({
   offline = false,
   disabled = false,
   autoFocus = false,
+  attachments,
   labels: labelsProp,
   className,
 }: ComposerProps) {
   const labels = useLabels(labelsProp);
+  const fileLabels = useMergedLabels(DEFAULT_ATTACHMENT_LABELS, labelsProp);
   const [text, setText] = useState('');
+  const [dragging, setDragging] = useState(false);
   const composing = useRef(false);
   const input = useRef<HTMLTextAreaElement>(null);
+  const picker = useRef<HTMLInputElement>(null);
   useAutosize(input, text);
   const hintId = useId();
-  const canSend = !disabled && !isStreaming && text.trim() !== '';
+  const files = attachments?.status ?? 'empty';
+  const waiting = files === 'uploading' || files === 'failed';
+  const canSend =
+    !disabled && !isStreaming && !waiting && (text.trim() !== '' || files === 'ready');
 
   const send = () => {
     if (!canSend) return;
     const value = text.trim();
+    const uploaded = attachments?.attachments() ?? [];
     setText('');
-    void onSend(value);
+    attachments?.clear();
+    void (uploaded.length > 0 ? onSend(value, uploaded) : onSend(value));
     // A click on Send moved focus to the button: hand it back for the next message.
     input.current?.focus();
   };
@@ -72,13 +101,75 @@ export function Composer({
     send();
   };
 
+  // Files pasted (a screenshot) or dropped go to the attachments; text pastes as usual.
+  const onPaste = (e: ClipboardEvent) => {
+    if (!attachments || e.clipboardData.files.length === 0) return;
+    e.preventDefault();
+    attachments.add(Array.from(e.clipboardData.files));
+  };
+  const hasFiles = (e: DragEvent) => Array.from(e.dataTransfer.types).includes('Files');
+  const dropZone = attachments
+    ? {
+        onDragOver: (e: DragEvent) => {
+          if (!hasFiles(e)) return;
+          e.preventDefault();
+          setDragging(true);
+        },
+        onDragLeave: (e: DragEvent) => {
+          if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setDragging(false);
+        },
+        onDrop: (e: DragEvent) => {
+          if (e.dataTransfer.files.length === 0) return;
+          e.preventDefault();
+          setDragging(false);
+          attachments.add(Array.from(e.dataTransfer.files));
+        },
+      }
+    : {};
+
   return (
     <form
       className={cx('rc-composer', className)}
       onSubmit={onSubmit}
       data-offline={offline || undefined}
+      data-dragging={dragging || undefined}
+      {...dropZone}
     >
+      {attachments ? <AttachmentTray attachments={attachments} labels={fileLabels} /> : null}
+      {dragging ? (
+        <p className="rc-composer__drop" aria-hidden="true">
+          {fileLabels.dropFiles}
+        </p>
+      ) : null}
       <div className="rc-composer__box">
+        {attachments ? (
+          <>
+            <input
+              ref={picker}
+              type="file"
+              multiple
+              hidden
+              tabIndex={-1}
+              data-part="file-input"
+              onChange={(e) => {
+                const chosen = Array.from(e.currentTarget.files ?? []);
+                // Cleared, so picking the same file again after removing it fires a change.
+                e.currentTarget.value = '';
+                if (chosen.length > 0) attachments.add(chosen);
+              }}
+            />
+            <button
+              type="button"
+              className="rc-composer__button rc-composer__button--attach"
+              aria-label={fileLabels.attachFiles}
+              title={fileLabels.attachFiles}
+              disabled={disabled}
+              onClick={() => picker.current?.click()}
+            >
+              <PaperclipIcon />
+            </button>
+          </>
+        ) : null}
         <textarea
           ref={input}
           className="rc-composer__input"
@@ -92,6 +183,7 @@ export function Composer({
           autoFocus={autoFocus}
           onChange={(e) => setText(e.target.value)}
           onKeyDown={onKeyDown}
+          onPaste={onPaste}
           onCompositionStart={() => {
             composing.current = true;
           }}
@@ -119,7 +211,7 @@ export function Composer({
             type="submit"
             className="rc-composer__button"
             aria-label={labels.send}
-            title={labels.send}
+            title={waiting ? fileLabels.waitForUploads : labels.send}
             disabled={!canSend}
           >
             <SendIcon />

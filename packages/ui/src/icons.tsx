@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 
 // Inline icons (no icon font, no dependency). Decorative: every button carries its own name.
-function Icon({ children, filled = false }: { children: ReactNode; filled?: boolean }) {
+export function Icon({ children, filled = false }: { children: ReactNode; filled?: boolean }) {
   return (
     <svg
       aria-hidden="true"

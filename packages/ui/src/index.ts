@@ -1,5 +1,14 @@
+export {
+  type AllLabels,
+  type AttachmentLabels,
+  DEFAULT_ATTACHMENT_LABELS,
+  DEFAULT_THREAD_LIST_LABELS,
+  type ThreadListLabels,
+} from './attachment-labels.js';
+export { BranchNav, type BranchNavProps } from './branch-nav.js';
 export { ChatRoot, type ChatRootProps } from './chat-root.js';
 export { Composer, type ComposerProps } from './composer.js';
+export { AttachmentTray, rejectedText } from './composer-attachments.js';
 export {
   ConnectionStatus,
   type ConnectionStatusProps,
@@ -32,6 +41,20 @@ export {
   splitBlocks,
 } from './markdown.js';
 export { Message, type MessageProps } from './message.js';
+export {
+  branchActions,
+  type MessageActionHandlers,
+  MessageActions,
+  type MessageActionsProps,
+} from './message-actions.js';
+export { MessageEditor, type MessageEditorProps } from './message-editor.js';
+export {
+  FileTokenContext,
+  fileSrc,
+  type MessageFile,
+  MessageFiles,
+  messageFiles,
+} from './message-files.js';
 export { MessageList, type MessageListProps } from './message-list.js';
 export { type MessageStatus, messageStatus } from './message-status.js';
 export { ReplyAnnouncer, type ReplyAnnouncerProps } from './reply-announcer.js';
@@ -41,6 +64,7 @@ export {
   type ResumableChatViewOptions,
   type ResumableChatViewProps,
 } from './resumable-chat-view.js';
+export { ThreadList, type ThreadListProps } from './thread-list.js';
 export {
   prettyJson,
   ToolCall,

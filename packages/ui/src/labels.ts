@@ -94,6 +94,24 @@ export interface ChatLabels extends InterruptLabels {
   retryNow: string;
   /** Stops the reply in progress (also the Esc key). @default 'Stop (Esc)' */
   stopHint: string;
+  /** Asks for a new answer to the same prompt, kept beside the old one. @default 'Regenerate' */
+  regenerate: string;
+  /** Opens the inline editor on a prompt. @default 'Edit message' */
+  editMessage: string;
+  /** Accessible name of the inline editor's text box. @default 'Edit your message' */
+  editInput: string;
+  /** Closes the inline editor unchanged (also Esc). @default 'Cancel' */
+  cancelEdit: string;
+  /** Sends the edited prompt on a new branch (also Ctrl/Cmd+Enter). @default 'Save' */
+  saveEdit: string;
+  /** Branch navigation, to the version before. @default 'Previous version' */
+  previousBranch: string;
+  /** Branch navigation, to the version after. @default 'Next version' */
+  nextBranch: string;
+  /** The visible position among versions (1-based), e.g. `2 / 3`. */
+  branchPosition: (position: number, count: number) => string;
+  /** Accessible name of the ‹ n / m › group (1-based), e.g. `Version 2 of 3`. */
+  branchNav: (position: number, count: number) => string;
 }
 
 export const DEFAULT_LABELS: ChatLabels = {
@@ -148,6 +166,15 @@ export const DEFAULT_LABELS: ChatLabels = {
   retry: 'Retry',
   retryNow: 'Retry now',
   stopHint: 'Stop (Esc)',
+  regenerate: 'Regenerate',
+  editMessage: 'Edit message',
+  editInput: 'Edit your message',
+  cancelEdit: 'Cancel',
+  saveEdit: 'Save',
+  previousBranch: 'Previous version',
+  nextBranch: 'Next version',
+  branchPosition: (position, count) => `${position} / ${count}`,
+  branchNav: (position, count) => `Version ${position} of ${count}`,
 };
 
 /**

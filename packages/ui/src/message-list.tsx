@@ -6,8 +6,9 @@ import { ArrowDownIcon } from './icons.js';
 import { type ChatLabels, useLabels } from './labels.js';
 import type { CodeRenderer, ImagePolicy } from './markdown.js';
 import { Message, type MessageProps } from './message.js';
+import type { MessageActionHandlers } from './message-actions.js';
 
-export interface MessageListProps {
+export interface MessageListProps extends MessageActionHandlers {
   messages: readonly ChatMessage[];
   /**
    * A reply is on its way: shows a typing indicator until its first message appears.
@@ -56,6 +57,9 @@ export function MessageList({
   messageComponent = Message,
   labels: labelsProp,
   className,
+  onRegenerate,
+  onEdit,
+  onSwitchBranch,
 }: MessageListProps) {
   const labels = useLabels(labelsProp);
   const { scrollRef, contentRef, isAtBottom, scrollToBottom } = useStickToBottom({
@@ -107,13 +111,16 @@ export function MessageList({
           ) : null}
           {rows.map(({ message, toolResults }) => (
             <MessageRow
-              key={message.id}
+              key={rowKey(message)}
               component={messageComponent}
               message={message}
               toolResults={toolResults}
               allowRemoteImages={allowRemoteImages}
               renderCode={renderCode}
               labels={labels}
+              onRegenerate={onRegenerate}
+              onEdit={onEdit}
+              onSwitchBranch={onSwitchBranch}
             />
           ))}
           {awaitingReply ? (
@@ -185,8 +192,20 @@ const MessageRow = memo(
     sameItems(a.toolResults, b.toolResults) &&
     a.allowRemoteImages === b.allowRemoteImages &&
     a.renderCode === b.renderCode &&
-    a.labels === b.labels,
+    a.labels === b.labels &&
+    a.onRegenerate === b.onRegenerate &&
+    a.onEdit === b.onEdit &&
+    a.onSwitchBranch === b.onSwitchBranch,
 );
+
+/**
+ * Versions of one message (‹ n / m ›) share a row: switching keeps the row, hence the
+ * focus on its ‹ › buttons. Two rows never share a key: siblings have one parent, and the
+ * transcript shows one child of each.
+ */
+function rowKey(message: ChatMessage): string {
+  return message.branch?.siblingIds[0] ?? message.id;
+}
 
 function sameItems<T>(a: ReadonlyArray<T> | undefined, b: ReadonlyArray<T> | undefined): boolean {
   if (a === b) return true;

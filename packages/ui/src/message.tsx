@@ -1,15 +1,17 @@
 import { messageText } from '@resumable/protocol';
-import { memo, useState } from 'react';
+import { memo, useRef, useState } from 'react';
 import type { ChatMessage } from './controller-types.js';
-import { CopyButton } from './copy-button.js';
 import { cx } from './cx.js';
 import { InterruptSlot } from './interrupts/context.js';
 import { type ChatLabels, useLabels } from './labels.js';
 import { type CodeRenderer, type ImagePolicy, Markdown } from './markdown.js';
+import { act, type MessageActionHandlers, MessageActions } from './message-actions.js';
+import { MessageEditor } from './message-editor.js';
+import { MessageFiles } from './message-files.js';
 import { messageStatus } from './message-status.js';
 import { ToolCall, toolResultText } from './tool-call.js';
 
-export interface MessageProps {
+export interface MessageProps extends MessageActionHandlers {
   message: ChatMessage;
   /**
    * For an assistant message with tool calls: the `role: 'tool'` message answering each call,
@@ -37,22 +39,41 @@ export const Message = memo(function Message({
   renderCode,
   labels: labelsProp,
   className,
+  onRegenerate,
+  onEdit,
+  onSwitchBranch,
 }: MessageProps) {
   const labels = useLabels(labelsProp);
+  // Its tools show while the pointer is over it or focus is inside it (and by CSS on touch).
+  const [hovered, setHovered] = useState(false);
+  const [focused, setFocused] = useState(false);
   const status = messageStatus(message);
   const role = message.role;
   if (role === 'system' || role === 'developer' || role === 'activity') return null;
 
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: hover and focus only reveal its buttons
     <div
       className={cx('rc-message', `rc-message--${role}`, className)}
       data-message-id={message.id}
       data-role={role}
       data-status={status}
       data-pending={message.pending}
+      data-active={hovered || focused || undefined}
+      onMouseEnter={() => setHovered(true)}
+      onMouseLeave={() => setHovered(false)}
+      onFocus={() => setFocused(true)}
+      onBlur={(e) => {
+        if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setFocused(false);
+      }}
     >
       {role === 'user' ? (
-        <UserBody message={message} labels={labels} />
+        <UserBody
+          message={message}
+          labels={labels}
+          onEdit={onEdit}
+          onSwitchBranch={onSwitchBranch}
+        />
       ) : role === 'assistant' ? (
         <AssistantBody
           message={message}
@@ -60,6 +81,8 @@ export const Message = memo(function Message({
           labels={labels}
           allowRemoteImages={allowRemoteImages}
           renderCode={renderCode}
+          onRegenerate={onRegenerate}
+          onSwitchBranch={onSwitchBranch}
         />
       ) : role === 'reasoning' ? (
         <ReasoningBody message={message} labels={labels} />
@@ -90,7 +113,10 @@ function areMessagePropsEqual(a: MessageProps, b: MessageProps): boolean {
     a.allowRemoteImages === b.allowRemoteImages &&
     a.renderCode === b.renderCode &&
     a.labels === b.labels &&
-    a.className === b.className
+    a.className === b.className &&
+    a.onRegenerate === b.onRegenerate &&
+    a.onEdit === b.onEdit &&
+    a.onSwitchBranch === b.onSwitchBranch
   );
 }
 
@@ -108,18 +134,56 @@ function EndedBadge({ status, labels }: { status: 'stopped' | 'error'; labels: C
   );
 }
 
-function UserBody({ message, labels }: { message: ChatMessage; labels: ChatLabels }) {
+function UserBody({
+  message,
+  labels,
+  onEdit,
+  onSwitchBranch,
+}: Pick<MessageActionHandlers, 'onEdit' | 'onSwitchBranch'> & {
+  message: ChatMessage;
+  labels: ChatLabels;
+}) {
+  const [editing, setEditing] = useState(false);
+  const editButton = useRef<HTMLButtonElement>(null);
+  const text = messageText(message);
+  // Back on the Edit button once the editor closes, so keyboard focus is not lost.
+  const close = () => {
+    setEditing(false);
+    setTimeout(() => editButton.current?.focus(), 0);
+  };
+  if (editing && onEdit) {
+    return (
+      <MessageEditor
+        initial={text}
+        labels={labels}
+        onCancel={close}
+        onSave={(next) => {
+          close();
+          act(() => onEdit(message.id, next));
+        }}
+      />
+    );
+  }
   return (
     <>
       <span className="rc-sr-only">{labels.user}: </span>
       <div className="rc-message__bubble" data-part="text">
-        {messageText(message)}
+        {text}
       </div>
+      <MessageFiles message={message} />
       {message.pending ? (
         <span className="rc-message__pending" data-part="pending">
           {message.pending === 'queued' ? labels.queued : labels.sending}
         </span>
-      ) : null}
+      ) : (
+        <MessageActions
+          message={message}
+          labels={labels}
+          onSwitchBranch={onSwitchBranch}
+          onStartEdit={onEdit ? () => setEditing(true) : undefined}
+          editButtonRef={editButton}
+        />
+      )}
     </>
   );
 }
@@ -130,7 +194,9 @@ function AssistantBody({
   labels,
   allowRemoteImages,
   renderCode,
-}: {
+  onRegenerate,
+  onSwitchBranch,
+}: Pick<MessageActionHandlers, 'onRegenerate' | 'onSwitchBranch'> & {
   message: ChatMessage;
   toolResults: ReadonlyArray<ChatMessage | undefined> | undefined;
   labels: ChatLabels;
@@ -172,14 +238,20 @@ function AssistantBody({
           labels={labels}
         />
       ))}
-      {!message.streaming && (text !== '' || message.ended) ? (
-        <div className="rc-message__actions">
-          {text !== '' ? (
-            <CopyButton text={text} label={labels.copyMessage} copiedLabel={labels.copied} />
-          ) : null}
+      {message.streaming ? (
+        // While it streams only ‹ n / m › (a regenerated answer): no copy of half a text.
+        <MessageActions message={message} labels={labels} onSwitchBranch={onSwitchBranch} />
+      ) : (
+        <MessageActions
+          message={message}
+          copyText={text}
+          labels={labels}
+          onRegenerate={onRegenerate}
+          onSwitchBranch={onSwitchBranch}
+        >
           {message.ended ? <EndedBadge status={message.ended} labels={labels} /> : null}
-        </div>
-      ) : null}
+        </MessageActions>
+      )}
     </>
   );
 }

@@ -1,5 +1,7 @@
+import { type AttachmentLimits, useAttachments } from '@resumable/hooks/attachments';
 import { messageText } from '@resumable/protocol';
 import { type ComponentType, type KeyboardEvent, useMemo } from 'react';
+import type { AttachmentLabels } from './attachment-labels.js';
 import { ChatRoot } from './chat-root.js';
 import { Composer } from './composer.js';
 import { ConnectionStatus } from './connection-status.js';
@@ -9,12 +11,13 @@ import { InterruptsContext, UnanchoredInterrupts } from './interrupts/context.js
 import { type ChatLabels, useLabels } from './labels.js';
 import type { CodeRenderer, ImagePolicy } from './markdown.js';
 import type { MessageProps } from './message.js';
+import { FileTokenContext } from './message-files.js';
 import { MessageList } from './message-list.js';
 import { ReplyAnnouncer } from './reply-announcer.js';
 
 export interface ResumableChatViewOptions {
   /** Strings to replace (i18n); the rest keep their English defaults. */
-  labels?: Partial<ChatLabels>;
+  labels?: Partial<ChatLabels & AttachmentLabels>;
   className?: string;
   /**
    * Force a theme; by default it follows `prefers-color-scheme`. Sets `data-theme` on the root.
@@ -34,6 +37,12 @@ export interface ResumableChatViewOptions {
    * @default 1000
    */
   graceMs?: number;
+  /**
+   * Limits checked before a file is uploaded. Files can be attached when the controller
+   * has `upload` (`useResumableChat` does); `false` hides the attach button.
+   * @default DEFAULT_ATTACHMENT_LIMITS (10 MiB a file, 25 MiB a prompt, 10 files)
+   */
+  attachments?: AttachmentLimits | false;
 }
 
 export interface ResumableChatViewProps extends ResumableChatViewOptions {
@@ -55,6 +64,7 @@ export function ResumableChatView({
   autoFocus = false,
   messageComponent,
   graceMs = 1000,
+  attachments: limits,
 }: ResumableChatViewProps) {
   const labels = useLabels(labelsProp);
   const c = controller;
@@ -69,6 +79,7 @@ export function ResumableChatView({
     [c.interrupts, c.resolve, c.cancel, c.rerunTool, labels],
   );
   const messageIds = useMemo(() => new Set(c.messages.map((m) => m.id)), [c.messages]);
+  const files = useAttachments(c, limits === false ? undefined : limits);
   const stop = () => c.stop().catch(reported);
   const onKeyDown = (e: KeyboardEvent) => {
     // Esc stops the answer, as in ChatGPT; an open <details> or menu keeps its own Esc.
@@ -77,44 +88,49 @@ export function ResumableChatView({
     void stop();
   };
   return (
-    <ChatRoot className={className} theme={theme} onKeyDown={onKeyDown}>
-      <ConnectionStatus
-        connection={c.connection}
-        status={c.status}
-        error={c.error}
-        unsent={hasUnsent(c)}
-        onRetry={retryAction(c)}
-        graceMs={graceMs}
-        labels={labels}
-      />
-      <InterruptsContext.Provider value={hitl}>
-        <MessageList
-          messages={c.messages}
-          isStreaming={c.isStreaming}
-          hasOlder={c.hasOlder}
-          isLoadingOlder={c.isLoadingOlder}
-          isRestoring={c.hydrated === false}
-          onLoadOlder={() => {
-            c.loadOlder().catch(reported);
-          }}
-          allowRemoteImages={allowRemoteImages}
-          {...(renderCode ? { renderCode } : {})}
+    <FileTokenContext.Provider value={c.token ?? null}>
+      <ChatRoot className={className} theme={theme} onKeyDown={onKeyDown}>
+        <ConnectionStatus
+          connection={c.connection}
+          status={c.status}
+          error={c.error}
+          unsent={hasUnsent(c)}
+          onRetry={retryAction(c)}
+          graceMs={graceMs}
           labels={labels}
-          {...(messageComponent ? { messageComponent } : {})}
         />
-        <UnanchoredInterrupts messageIds={messageIds} />
-      </InterruptsContext.Provider>
-      <Composer
-        onSend={(text) => c.send(text).catch(reported)}
-        onStop={stop}
-        isStreaming={c.isStreaming}
-        offline={c.connection.phase === 'offline'}
-        autoFocus={autoFocus}
-        labels={labels}
-      />
-      <ReplyAnnouncer isStreaming={c.isStreaming} status={c.status} labels={labels} />
-      <InterruptAnnouncer interrupts={c.interrupts} labels={labels} />
-    </ChatRoot>
+        <InterruptsContext.Provider value={hitl}>
+          <MessageList
+            messages={c.messages}
+            isStreaming={c.isStreaming}
+            hasOlder={c.hasOlder}
+            isLoadingOlder={c.isLoadingOlder}
+            isRestoring={c.hydrated === false}
+            onLoadOlder={() => {
+              c.loadOlder().catch(reported);
+            }}
+            allowRemoteImages={allowRemoteImages}
+            {...(renderCode ? { renderCode } : {})}
+            labels={labels}
+            {...(messageComponent ? { messageComponent } : {})}
+          />
+          <UnanchoredInterrupts messageIds={messageIds} />
+        </InterruptsContext.Provider>
+        <Composer
+          onSend={(text, attached) =>
+            (attached ? c.send(text, { attachments: attached }) : c.send(text)).catch(reported)
+          }
+          attachments={files.enabled && limits !== false ? files : undefined}
+          onStop={stop}
+          isStreaming={c.isStreaming}
+          offline={c.connection.phase === 'offline'}
+          autoFocus={autoFocus}
+          labels={labels}
+        />
+        <ReplyAnnouncer isStreaming={c.isStreaming} status={c.status} labels={labels} />
+        <InterruptAnnouncer interrupts={c.interrupts} labels={labels} />
+      </ChatRoot>
+    </FileTokenContext.Provider>
   );
 }
 

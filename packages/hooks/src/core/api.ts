@@ -136,11 +136,13 @@ export class RunApi {
   async getThreadMessages(
     threadId: string,
     token: string | null,
-    page: { before?: string | null; limit?: number },
+    page: { before?: string | null; limit?: number; through?: string | null },
   ): Promise<HistoryPage> {
     const query = new URLSearchParams();
     if (page.before) query.set('before', page.before);
     if (page.limit) query.set('limit', String(page.limit));
+    // One branch of the thread's tree: the one through this message (its newest descendants).
+    if (page.through) query.set('through', page.through);
     const qs = query.toString();
     const { body } = await this.request<{ messages?: unknown; nextBefore?: unknown } | null>(
       `${this.endpoint}/threads/${encodeURIComponent(threadId)}/messages${qs ? `?${qs}` : ''}`,

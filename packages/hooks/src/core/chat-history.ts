@@ -1,3 +1,4 @@
+import { isTerminalStatus } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import type { RunApi } from './api.js';
 import type { ChatState } from './chat-state.js';
@@ -5,28 +6,65 @@ import { toResumable } from './session.js';
 
 /**
  * `GET /threads/:id/messages`: the newest page (`before` null) replaces the history, an
- * older one goes in front. A failure is the chat's error; the pages it has stay.
+ * older one goes in front; both of the branch shown (`through`), or of the branch
+ * `switchTo`, which becomes the one shown when its page arrives. A page that arrives after
+ * the user moved to another branch or thread is dropped. A pinned branch the server does
+ * not know (`message_not_found`) is let go: the newest is loaded instead. A failure is the
+ * chat's error; the pages it has stay.
  */
 export async function loadHistoryPage(
   store: StoreApi<ChatState>,
   api: RunApi,
-  pageSize: number,
+  pageSize: number | undefined,
   before: string | null,
+  switchTo?: string,
 ): Promise<void> {
-  const { threadId, token } = store.getState();
+  const start = store.getState();
+  const { threadId, token } = start;
+  const through = switchTo ?? start.through;
   if (!threadId) return;
   store.setState({ isLoadingOlder: true });
   try {
-    const page = await api.getThreadMessages(threadId, token, { before, limit: pageSize });
-    const history =
-      before === null ? page.messages : [...page.messages, ...store.getState().history];
+    const page = await api.getThreadMessages(threadId, token, {
+      before,
+      limit: pageSize ?? 50,
+      through,
+    });
+    const now = store.getState();
+    if (now.threadId !== threadId || now.through !== start.through) {
+      store.setState({ isLoadingOlder: false });
+      return;
+    }
     store.setState({
-      history,
+      history: before === null ? page.messages : [...page.messages, ...now.history],
       nextBefore: page.nextBefore,
       hasOlder: page.nextBefore !== null,
       isLoadingOlder: false,
+      // A switched-to branch's page holds its finished runs; those kept here may be elsewhere.
+      ...(before === null && through !== null ? { through, settled: [] } : {}),
     });
   } catch (error) {
-    store.setState({ isLoadingOlder: false, error: toResumable(error) });
+    const typed = toResumable(error);
+    store.setState({ isLoadingOlder: false });
+    if (switchTo !== undefined) throw typed;
+    if (
+      typed.code === 'message_not_found' &&
+      through !== null &&
+      store.getState().through === through
+    ) {
+      store.setState({ through: null });
+      return loadHistoryPage(store, api, pageSize, null);
+    }
+    store.setState({ error: typed });
   }
+}
+
+/** `GET /threads/:id`: the thread's newest run when it is still going, else null. */
+export async function activeRunOf(
+  api: RunApi,
+  threadId: string,
+  token: string | null,
+): Promise<string | null> {
+  const [newest] = await api.getThread(threadId, token);
+  return newest && !isTerminalStatus(newest.status) ? newest.runId : null;
 }

@@ -44,6 +44,16 @@ export interface ChatRecord {
   outbox: OutboxItem[];
   /** The prompt of the latest run (the server's run log may not echo it back). */
   prompt: { runId: string; message: ChatMessage } | null;
+  /** The branch shown when it is not the newest, with its page, so a reload shows it at once. */
+  branch?: { through: string; history: ChatMessage[] };
+  /** The latest run regenerates the answer to this prompt. */
+  regenerated?: Regenerated | null;
+}
+
+/** The current run answers `parentId` again (a regenerate: it has no prompt of its own). */
+export interface Regenerated {
+  runId: string;
+  parentId: string;
 }
 
 /** What a tab tells the others when it started a run on a key. */
@@ -53,7 +63,7 @@ export interface TabRunMessage {
   runId: string;
   threadId: string;
   token: string | null;
-  /** Absent for a continuation answering interrupts (it has no prompt). */
+  /** Absent for a regenerate or a continuation answering interrupts (they have no prompt). */
   prompt?: ChatMessage;
 }
 
@@ -80,6 +90,13 @@ export interface ChatState {
   /** History, settled runs, the current run and the outbox, deduplicated by id. */
   messages: readonly ChatMessage[];
   /**
+   * The branch shown: the one through this message (`switchBranch`), or null for the
+   * newest (where a new run goes). Persisted.
+   */
+  through: string | null;
+  /** The current run is a regenerate of the answer to this prompt. Persisted. */
+  regenerated: Regenerated | null;
+  /**
    * True once both persisted records (the chat's and its run's) are read and composed: the
    * first state with it already holds the stored prompt and reply together.
    */
@@ -97,7 +114,11 @@ export function parseChatRecord(value: unknown, key: string): ChatRecord | Resum
       typeof item === 'object' &&
       item !== null &&
       typeof item.runId === 'string' &&
-      typeof item.text === 'string',
+      typeof item.text === 'string' &&
+      (item.kind === undefined || item.kind === 'regenerate') &&
+      (item.parentMessageId === undefined ||
+        item.parentMessageId === null ||
+        typeof item.parentMessageId === 'string'),
   );
   return {
     v: 1,
@@ -106,7 +127,35 @@ export function parseChatRecord(value: unknown, key: string): ChatRecord | Resum
     token: typeof r.token === 'string' ? r.token : null,
     outbox,
     prompt: r.prompt && typeof r.prompt.runId === 'string' ? r.prompt : null,
+    ...branchRecordOf(r),
   };
+}
+
+/** The record's branch fields, checked (a bad one is dropped: the newest branch shows). */
+function branchRecordOf(r: Partial<ChatRecord>): Pick<ChatRecord, 'branch' | 'regenerated'> {
+  const out: Pick<ChatRecord, 'branch' | 'regenerated'> = {};
+  const b = r.branch;
+  if (b && typeof b.through === 'string' && Array.isArray(b.history)) {
+    const history = b.history.filter(
+      (m) => typeof m === 'object' && m !== null && typeof m.id === 'string',
+    );
+    out.branch = { through: b.through, history };
+  }
+  const g = r.regenerated;
+  if (g && typeof g.runId === 'string' && typeof g.parentId === 'string') {
+    out.regenerated = { runId: g.runId, parentId: g.parentId };
+  }
+  return out;
+}
+
+/** A pinned branch's page kept in the record at most (the newest of it). */
+const MAX_RECORDED_HISTORY = 100;
+
+/** What a read record restores (`token`: the one the app gave, which wins). */
+export function chatStateOf(record: ChatRecord, token: string | undefined): Partial<ChatState> {
+  const { threadId, outbox, prompt, branch, regenerated = null } = record;
+  const pinned = branch ? { through: branch.through, history: branch.history } : {};
+  return { threadId, token: token ?? record.token, outbox, prompt, regenerated, ...pinned };
 }
 
 /** A conversation with nothing loaded: the state at construction and after `reset()`. */
@@ -124,6 +173,8 @@ export function emptyChatState(threadId: string | null, token: string | null): C
     isLoadingOlder: false,
     error: null,
     messages: [],
+    through: null,
+    regenerated: null,
     hydrated: false,
   };
 }
@@ -146,6 +197,8 @@ export function composeMessages(
   tail.push(...runMessages);
   for (const item of chat.outbox) {
     if (item.resume) continue; // an answer to interrupts shows on its card, not as a prompt
+    // A regenerate waiting has no prompt to show: the branch view ends at its parent.
+    if (item.kind === 'regenerate') continue;
     tail.push(optimistic(item, chat.sending?.runId === item.runId ? 'sending' : 'queued'));
   }
   const tailIds = new Set(tail.map((m) => m.id));
@@ -177,13 +230,17 @@ export function settledMessages(
     status: RunStatus;
   },
   prompt: ChatState['prompt'],
+  regenerated: Regenerated | null = null,
 ): ChatMessage[] {
   const done: ChatMessage[] = [];
   if (prompt && (run.runId === null || run.runId === prompt.runId)) done.push(prompt.message);
   if (run.runId === null) return done;
   const cut = run.stopped && !isTerminalStatus(run.status);
-  for (const m of run.messages) {
-    if (cut && m.streaming) {
+  for (const [i, m] of run.messages.entries()) {
+    if (i === 0 && regenerated?.runId === run.runId) {
+      // Settled, it keeps the parent the run was started under (it has no prompt before it).
+      done.push({ ...m, parentId: regenerated.parentId } as ChatMessage);
+    } else if (cut && m.streaming) {
       const { streaming: _open, ...rest } = m;
       done.push({ ...rest, ended: 'stopped' } as ChatMessage);
     } else {
@@ -193,10 +250,35 @@ export function settledMessages(
   return done;
 }
 
+/**
+ * The state update that moves the finished run's prompt and reply into `settled` before a
+ * new run starts (null when there is nothing to move).
+ */
+export function settleCurrentRun(
+  chat: ChatState,
+  run: Parameters<typeof settledMessages>[0],
+): Partial<ChatState> | null {
+  const { prompt, settled, regenerated } = chat;
+  const done = settledMessages(run, prompt, regenerated);
+  if (done.length === 0 && prompt === null) return null;
+  return { settled: [...settled, ...done], prompt: null, regenerated: null };
+}
+
 /** What `chat:<key>` holds for a chat state. */
 export function chatRecordOf(key: string, state: ChatState): ChatRecord {
-  const { threadId, token, outbox, prompt } = state;
-  return { v: 1, key, threadId, token, outbox: [...outbox], prompt };
+  const { threadId, token, outbox, prompt, through, regenerated, history } = state;
+  return {
+    v: 1,
+    key,
+    threadId,
+    token,
+    outbox: [...outbox],
+    prompt,
+    ...(through === null
+      ? {}
+      : { branch: { through, history: history.slice(-MAX_RECORDED_HISTORY) } }),
+    ...(regenerated === null ? {} : { regenerated }),
+  };
 }
 
 /** Writes `chat:<key>` for `state`; a failed write is a warning (the page keeps going). */
@@ -257,7 +339,8 @@ export function isBusy(run: {
 /** The user message an outbox item shows before the server has it. */
 export function optimisticMessage(item: OutboxItem): ChatMessage {
   const id = item.messageId ?? `user-${item.runId}`;
-  return { id, role: 'user', content: item.text, pending: 'queued' } as ChatMessage;
+  const parent = item.parentMessageId === undefined ? {} : { parentId: item.parentMessageId };
+  return { id, role: 'user', content: item.text, pending: 'queued', ...parent } as ChatMessage;
 }
 
 /** The outbox with item `runId` marked refused by `error` (unchanged when null). */

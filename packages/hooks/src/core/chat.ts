@@ -1,28 +1,31 @@
 import { isTerminalStatus, ResumableError } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import { createStore } from 'zustand/vanilla';
-import { loadHistoryPage } from './chat-history.js';
+import { BranchView, branchInput, forkedRun, pinnedParent, regeneratedOf } from './branches.js';
+import { activeRunOf, loadHistoryPage } from './chat-history.js';
 import type { ChatSessionOptions, ChatState, TabRunMessage } from './chat-state.js';
 import {
   chatRecordKey,
+  chatStateOf,
   DEFAULT_MAX_OUTBOX,
   emptyChatState,
   isBusy,
   loadChatRecord,
   parseTabMessage,
   persistChatRecord,
-  settledMessages,
+  settleCurrentRun,
   withItemError,
 } from './chat-state.js';
 import { startConversation } from './conversation-start.js';
 import type { TabChannel } from './env.js';
 import { KeepAlive } from './keepalive.js';
-import { OptimisticMessages } from './optimistic.js';
+import { OptimisticMessages, userContent } from './optimistic.js';
 import { Retrier } from './retrier.js';
+import { SerialLoop } from './serial.js';
 import type { RunSession } from './session.js';
 import { toResumable } from './session.js';
 import type { RunSessionState } from './store.js';
-import type { OutboxItem } from './types.js';
+import type { OutboxItem, SendOptions } from './types.js';
 
 export type { ChatRecord, ChatSessionOptions, ChatState } from './chat-state.js';
 export { chatRecordKey } from './chat-state.js';
@@ -39,13 +42,14 @@ export class ChatSession {
   private readonly keepAlive: KeepAlive;
   private unsubscribers: (() => void)[] = [];
   private loading: Promise<void> | null = null;
-  private draining: Promise<void> | null = null;
+  private readonly draining = new SerialLoop();
   private disposed = false;
   /** Read by tests: bounded by the outbox (entries leave when their run is confirmed). */
   readonly optimistic = new OptimisticMessages();
   private channel: TabChannel | null = null;
   /** The prompt POST's failures in a row and its pending retry. */
   private readonly retries: Retrier;
+  readonly branches = new BranchView();
 
   constructor(options: ChatSessionOptions, run: RunSession) {
     this.options = options;
@@ -126,8 +130,7 @@ export class ChatSession {
     if (record instanceof ResumableError) {
       this.options.onWarning?.(record);
     } else if (record && (this.options.threadId ?? record.threadId) === record.threadId) {
-      const { threadId, outbox, prompt } = record;
-      this.store.setState({ threadId, token: this.options.token ?? record.token, outbox, prompt });
+      this.store.setState(chatStateOf(record, this.options.token));
     }
     await this.run.hydrate();
     const runState = this.run.getState();
@@ -146,21 +149,19 @@ export class ChatSession {
   /** `GET /threads/:id`: a run still going (another tab, another device) is joined. */
   private async joinActiveRun(threadId: string, token: string | null): Promise<void> {
     try {
-      const runs = await this.run.api.getThread(threadId, token);
-      const newest = runs[0];
-      if (!newest || isTerminalStatus(newest.status)) return;
-      if (this.run.getState().runId === newest.runId) return;
-      const prompt = this.getState().prompt;
-      if (prompt && prompt.runId !== newest.runId) this.settleCurrent();
-      await this.run.attach({ runId: newest.runId, threadId, token });
+      const runId = await activeRunOf(this.run.api, threadId, token);
+      if (runId === null || this.run.getState().runId === runId) return;
+      if ((this.getState().prompt?.runId ?? runId) !== runId) this.settleCurrent();
+      await this.run.attach({ runId, threadId, token });
     } catch (error) {
       this.options.onWarning?.(toResumable(error));
     }
   }
 
-  private async loadPage(before: string | null): Promise<void> {
-    await loadHistoryPage(this.store, this.run.api, this.options.pageSize ?? 50, before);
+  async loadPage(before: string | null, switchTo?: string): Promise<void> {
+    await loadHistoryPage(this.store, this.run.api, this.options.pageSize, before, switchTo);
     this.compose();
+    if (this.getState().through !== null) await this.persist(); // the pinned branch's page
   }
 
   async loadOlder(): Promise<void> {
@@ -170,27 +171,30 @@ export class ChatSession {
   }
 
   /**
-   * Sends a prompt. Shown at once (optimistic); while offline or while a reply streams it
-   * waits in the persisted outbox and goes out when it can. Rejects with
-   * `too_many_requests` when `maxOutbox` prompts already wait. Resolves with the run id
-   * the prompt starts (`null` for an empty prompt) once it is queued and a send tried.
+   * Sends a prompt: shown at once, kept in the persisted outbox while offline or while a
+   * reply streams (`too_many_requests` past `maxOutbox`). Resolves with its run id (`null`
+   * for an empty prompt) once it is queued and a send tried.
    */
-  async send(text: string): Promise<string | null> {
+  async send(text: string, options: SendOptions = {}): Promise<string | null> {
     const trimmed = text.trim();
-    if (trimmed === '') return null;
+    const files = options.attachments?.length ? { attachments: options.attachments } : null;
+    if (trimmed === '' && !files) return null;
     const { randomUUID, now } = this.run.env;
     return this.enqueue({
       runId: randomUUID(),
       text: trimmed,
       createdAt: now(),
       messageId: randomUUID(),
+      ...files,
+      ...pinnedParent(this.getState()),
     });
   }
 
   /**
-   * Queues an outbox item: a prompt, or (with `resume`) the continuation answering
-   * interrupts (`interrupt-session.ts`). Persisted, sent when it can, once (its `runId` is
-   * fixed). Rejects with `too_many_requests` when `maxOutbox` items already wait.
+   * Queues an outbox item: a prompt, a regenerate, an edit (its new branch is shown), or
+   * (with `resume`) the continuation answering interrupts (`interrupt-session.ts`).
+   * Persisted, sent when it can, once (its `runId` is fixed). Rejects with
+   * `too_many_requests` when `maxOutbox` items already wait.
    */
   async enqueue(item: OutboxItem): Promise<string> {
     const { outbox, sending } = this.getState();
@@ -200,11 +204,11 @@ export class ChatSession {
       throw new ResumableError('too_many_requests', `${max} prompts are already waiting`);
     }
     // Shown as "sending" straight away when it will go out now, "queued" otherwise.
-    const now =
-      outbox.length === 0 && sending === null && this.run.env.online.get() && !this.busy();
+    const now = !outbox.length && !sending && this.run.env.online.get() && !this.busy();
     this.store.setState({
       outbox: [...outbox, item],
       error: null,
+      through: null,
       ...(now ? { sending: item } : {}),
     });
     this.compose();
@@ -245,6 +249,15 @@ export class ChatSession {
     void this.drain();
   }
 
+  /** Makes a thread created for a first upload this chat's own (persisted). */
+  async adoptThread(threadId: string, token: string): Promise<void> {
+    const current = this.getState().threadId;
+    if (current === threadId) return;
+    if (current !== null) throw new ResumableError('bad_request', `the chat has thread ${current}`);
+    this.store.setState({ threadId, token });
+    await this.persist();
+  }
+
   /** A new conversation: forgets the thread, the run and the outbox. */
   reset(): void {
     this.retries.reset();
@@ -255,8 +268,6 @@ export class ChatSession {
     void this.run.storage.delete(chatRecordKey(this.options.key)).catch(() => {});
   }
 
-  // ── outbox ─────────────────────────────────────────────────────────────────────────────
-
   private busy(): boolean {
     return isBusy(this.run.getState());
   }
@@ -266,21 +277,11 @@ export class ChatSession {
    * Concurrent callers share the drain in progress (and are answered when it ends).
    */
   private drain(): Promise<void> {
-    if (this.draining) return this.draining;
-    const loop = async () => {
-      for (let guard = 0; guard < 100 && !this.disposed; guard++) {
-        const item = this.getState().outbox[0];
-        if (!item || item.error || !this.run.env.online.get() || this.busy()) return;
-        const sent = await this.dispatch(item);
-        if (!sent) return;
-      }
-    };
-    // `.finally` runs after this assignment even when the loop ends synchronously.
-    const draining: Promise<void> = loop().finally(() => {
-      if (this.draining === draining) this.draining = null;
+    return this.draining.run(() => {
+      const item = this.getState().outbox[0];
+      if (this.disposed || !item || item.error || !this.run.env.online.get()) return false;
+      return !this.busy() && this.dispatch(item);
     });
-    this.draining = draining;
-    return draining;
   }
 
   private async dispatch(item: OutboxItem): Promise<boolean> {
@@ -295,8 +296,10 @@ export class ChatSession {
         runId: item.runId,
         ...(threadId ? { threadId } : {}),
         token,
-        messages: item.resume ? [] : [{ id: message.id, role: 'user', content: item.text }],
-        ...(item.resume ? { resume: item.resume } : {}),
+        ...(item.resume
+          ? { messages: [], resume: item.resume }
+          : { messages: [{ id: message.id, role: 'user', content: userContent(item) }] }),
+        ...branchInput(item),
       });
       const outbox = this.outboxWithout(item.runId);
       const { pending: _p, ...accepted } = message;
@@ -308,7 +311,8 @@ export class ChatSession {
         token: started.token ?? token,
         outbox,
         sending: null,
-        prompt: item.resume ? null : { runId: started.runId, message: accepted },
+        prompt: promptless(item) ? null : { runId: started.runId, message: accepted },
+        regenerated: regeneratedOf(item, started.runId),
       });
       this.compose();
       await this.persist();
@@ -318,7 +322,7 @@ export class ChatSession {
         runId: started.runId,
         threadId: started.threadId,
         token: started.token ?? token,
-        ...(item.resume ? {} : { prompt: accepted }),
+        ...(promptless(item) ? {} : { prompt: accepted }),
       } satisfies TabRunMessage);
       return true;
     } catch (error) {
@@ -382,13 +386,12 @@ export class ChatSession {
 
   /** Moves the finished run's prompt and reply into `settled` before a new run starts. */
   private settleCurrent(): void {
-    const { prompt, settled } = this.getState();
-    const done = settledMessages(this.run.getState(), prompt);
-    if (done.length === 0 && prompt === null) return;
-    this.store.setState({ settled: [...settled, ...done], prompt: null });
+    const settled = settleCurrentRun(this.getState(), this.run.getState());
+    if (settled) this.store.setState(settled);
   }
 
-  private persist(): Promise<void> {
+  /** Writes the chat record (outbox, thread, branch shown); a failure is a warning. */
+  persist(): Promise<void> {
     return persistChatRecord(this.run.storage, this.options, this.getState());
   }
 
@@ -398,14 +401,34 @@ export class ChatSession {
 
   private onRunChange(state: RunSessionState, prev: RunSessionState): void {
     if (state.messages !== prev.messages || state.runId !== prev.runId) this.compose();
-    if (isTerminalStatus(state.status) && !isTerminalStatus(prev.status)) void this.drain();
+    if (isTerminalStatus(state.status) && !isTerminalStatus(prev.status)) {
+      if (forkedRun(this.getState(), state.runId)) void this.loadPage(null);
+      void this.drain();
+    }
     if (state.threadId && !this.getState().threadId)
       this.store.setState({ threadId: state.threadId });
   }
 
-  /** The transcript, republished only when one of its parts changed. */
-  private compose(): void {
-    const messages = this.optimistic.compose(this.getState(), this.run.getState());
+  /** The transcript (the branch shown), republished only when one of its parts changed. */
+  compose(): void {
+    const messages = this.branches.derive(this.optimistic, this.getState(), this.run.getState());
     if (messages !== null) this.store.setState({ messages });
   }
+
+  regenerate(messageId?: string): Promise<string> {
+    return import('./branch-actions.js').then((b) => b.regenerate(this, messageId));
+  }
+
+  edit(messageId: string, content: string): Promise<string> {
+    return import('./branch-actions.js').then((b) => b.edit(this, messageId, content));
+  }
+
+  switchBranch(messageId: string, index: number): Promise<void> {
+    return import('./branch-actions.js').then((b) => b.switchBranch(this, messageId, index));
+  }
+}
+
+/** An outbox item that shows no prompt: an answer to interrupts, or a regenerate. */
+function promptless(item: OutboxItem): boolean {
+  return item.resume !== undefined || item.kind === 'regenerate';
 }

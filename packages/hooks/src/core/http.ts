@@ -93,7 +93,7 @@ export function timeoutError(what: string, ms: number): ResumableError {
 }
 
 export interface JsonRequest {
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   headers?: Record<string, string>;
   body?: unknown;
   signal?: AbortSignal;

@@ -27,6 +27,8 @@ export type {
   ServerInterrupt,
 } from './interrupts.js';
 export { deriveInterrupts, openBatch } from './interrupts.js';
+export type { FilePart } from './optimistic.js';
+export { filePart, userContent } from './optimistic.js';
 export type { RunRecord } from './record.js';
 export { mergeRecord, parseRecord, RECORD_VERSION, recordOf, runRecordKey } from './record.js';
 export type { ClientOptions } from './registry.js';
@@ -46,10 +48,14 @@ export { initialConnection } from './store.js';
 export type { StreamOutcome, StreamRequest } from './transport.js';
 export { readEventStream } from './transport.js';
 export type {
+  Attachment,
+  BranchInfo,
   ChatController,
   ChatMessage,
   ConnectionInfo,
   ConnectionPhase,
   InterruptControls,
   OutboxItem,
+  SendOptions,
+  UploadOptions,
 } from './types.js';

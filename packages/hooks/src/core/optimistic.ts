@@ -1,7 +1,36 @@
 import type { ChatState } from './chat-state.js';
 import { composeMessages, optimisticMessage } from './chat-state.js';
 import type { RunSessionState } from './store.js';
-import type { ChatMessage, OutboxItem } from './types.js';
+import type { Attachment, ChatMessage, OutboxItem } from './types.js';
+
+/** An AG-UI image or document part referencing an uploaded file by its URL. */
+export interface FilePart {
+  type: 'image' | 'document';
+  source: { type: 'url'; value: string; mimeType: string };
+  /** What the transcript shows for it (name, size) without fetching the file. */
+  metadata: { fileId: string; name: string; size: number };
+}
+
+export function filePart(a: Attachment): FilePart {
+  return {
+    type: a.mimeType.startsWith('image/') ? 'image' : 'document',
+    source: { type: 'url', value: a.url, mimeType: a.mimeType },
+    metadata: { fileId: a.fileId, name: a.name, size: a.size },
+  };
+}
+
+/**
+ * The user message's AG-UI `content`: the text alone (a plain string, as before), or a
+ * text part followed by one part per attached file.
+ */
+export function userContent(
+  item: Pick<OutboxItem, 'text' | 'attachments'>,
+): string | Array<{ type: 'text'; text: string } | FilePart> {
+  const files = item.attachments ?? [];
+  if (files.length === 0) return item.text;
+  const text = item.text === '' ? [] : [{ type: 'text' as const, text: item.text }];
+  return [...text, ...files.map(filePart)];
+}
 
 /**
  * The outbox's optimistic user messages, by run id: one object per waiting prompt (its
@@ -37,7 +66,9 @@ export class OptimisticMessages {
 
   /** The prompt's message, as `pending` when given (a new object only when it changes). */
   of(item: OutboxItem, pending?: 'sending' | 'queued'): ChatMessage {
-    const base = this.byRun.get(item.runId) ?? optimisticMessage(item);
+    const base =
+      this.byRun.get(item.runId) ??
+      ({ ...optimisticMessage(item), content: userContent(item) } as ChatMessage);
     const next =
       pending === undefined || base.pending === pending
         ? base

@@ -60,12 +60,60 @@ export interface OutboxItem {
   resume?: { interruptId: string; status: 'resolved' | 'cancelled'; payload?: unknown }[];
   /** Set when the server refused the prompt (not a network error): `retry()` re-sends it. */
   error?: { code: string; message: string };
+  /** Files already uploaded to the thread that the prompt carries (persisted with it). */
+  attachments?: readonly Attachment[];
+  /** `regenerate`: no prompt, a new answer to `parentMessageId`. Absent: a prompt (send or edit). */
+  kind?: 'regenerate';
+  /**
+   * The message the run hangs under (`POST /runs` `parentMessageId`; null = the root). Absent:
+   * after the thread's current leaf, as before branches.
+   */
+  parentMessageId?: string | null;
+}
+
+/** Where a message sits among the other answers (or prompts) to the same parent. */
+export interface BranchInfo {
+  /** 0-based position among its siblings, in creation order. */
+  index: number;
+  count: number;
+  /** Every sibling's id (this message's too), in creation order. */
+  siblingIds: readonly string[];
+}
+
+/** A file uploaded to the thread (`POST /threads/{id}/files`), as the server described it. */
+export interface Attachment {
+  fileId: string;
+  /** Where the server serves it (needs the thread's token: header, or `?token=`). */
+  url: string;
+  /** The type the server sniffed and accepted. */
+  mimeType: string;
+  size: number;
+  name: string;
+}
+
+/** What `send` takes besides the text. */
+export interface SendOptions {
+  /** Uploaded files the prompt references (AG-UI image / document parts). @default [] */
+  attachments?: readonly Attachment[];
+}
+
+/** One upload: its file name, progress callback and abort signal. */
+export interface UploadOptions {
+  /** The file name the server keeps (a `File`'s own name by default). */
+  name?: string;
+  /** Bytes sent so far of `total`, as the browser reports them. */
+  onProgress?: (loaded: number, total: number) => void;
+  signal?: AbortSignal;
 }
 
 /** A message as the UI shows it: the folded AG-UI message, plus an optimistic marker. */
 export type ChatMessage = RunMessage & {
   /** A user message shown before the server has it (sending or queued offline). */
   pending?: 'sending' | 'queued';
+  /** The message this one follows in the thread's tree (null: the root). */
+  parentId?: string | null;
+  /** Set when the message has siblings (regenerated answers, edited prompts): ‹ n / m ›. */
+  branch?: BranchInfo;
 };
 
 /** Human in the loop: what `useResumableChat` adds for interrupts (`interrupt-session.ts`). */
@@ -98,7 +146,15 @@ export interface ChatController extends Partial<InterruptControls> {
   outbox: readonly OutboxItem[];
   hasOlder: boolean;
   isLoadingOlder: boolean;
-  send(text: string): Promise<void>;
+  /** Sends a prompt; `options.attachments` are files `upload` returned. */
+  send(text: string, options?: SendOptions): Promise<void>;
+  /**
+   * Uploads a file to the thread (creating the thread first when there is none yet) and
+   * resolves with what the prompt references. Absent when the controller cannot upload.
+   */
+  upload?: (file: Blob, options?: UploadOptions) => Promise<Attachment>;
+  /** The thread's capability, for `<img src="…?token=">` of its files. @default null */
+  token?: string | null;
   /** Cancels the run on the server (never a mere disconnect). */
   stop(): Promise<void>;
   /** Reconnects now after an error, or re-sends a failed prompt. */
@@ -106,4 +162,13 @@ export interface ChatController extends Partial<InterruptControls> {
   loadOlder(): Promise<void>;
   /** Starts a new conversation (a new thread on the next send). */
   reset(): void;
+  /**
+   * A new answer to the prompt of `messageId` (default: the last answer) beside the old one;
+   * it becomes the branch shown. Queued like `send` while offline or while a reply streams.
+   */
+  regenerate?(messageId?: string): Promise<void>;
+  /** The prompt `messageId` asked again as `content`, on a new branch beside it. */
+  edit?(messageId: string, content: string): Promise<void>;
+  /** Shows sibling `index` (0-based) of `messageId` and its newest continuation. */
+  switchBranch?(messageId: string, index: number): Promise<void>;
 }

@@ -49,3 +49,10 @@ export function useResumableClient(endpoint?: string): ResumableClient {
   }
   return defaultClient(endpoint);
 }
+
+/** `useResumableClient`, or null where there is neither a provider nor an `endpoint`. */
+export function useOptionalClient(endpoint?: string): ResumableClient | null {
+  const client = useContext(ClientContext);
+  if (client && (endpoint === undefined || endpoint === client.options.endpoint)) return client;
+  return endpoint === undefined ? null : defaultClient(endpoint);
+}

@@ -4,9 +4,14 @@ import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
 import type { BrowserTools } from '../core/browser-tools.js';
 import { toolDeclarations } from '../core/browser-tools.js';
-import type { ChatSessionOptions, ChatState } from '../core/chat.js';
+import type { ChatSession, ChatSessionOptions, ChatState } from '../core/chat.js';
 import type { RunSessionState } from '../core/store.js';
-import type { ChatController, InterruptControls } from '../core/types.js';
+import type {
+  ChatController,
+  InterruptControls,
+  SendOptions,
+  UploadOptions,
+} from '../core/types.js';
 import { useResumableClient } from './provider.js';
 import { useInterrupts } from './use-interrupts.js';
 import { useRetained } from './use-resumable-run.js';
@@ -52,11 +57,18 @@ export function useResumableChat(options: UseResumableChatOptions = {}): Resumab
   const runState = useStore(chat.run.store, useShallow(selectRun));
   // The controller's send stays Promise<void>; the run id is `ChatSession.send`'s.
   const send = useCallback(
-    async (text: string) => {
-      await chat.send(text);
+    async (text: string, options?: SendOptions) => {
+      await chat.send(text, options);
     },
     [chat],
   );
+  // Loaded on first use (dynamic imports inside): out of the first paint.
+  const upload = useCallback(
+    (file: Blob, options?: UploadOptions) =>
+      import('../core/upload.js').then((m) => m.uploadToChat(chat, file, options)),
+    [chat],
+  );
+  const branches = useMemo(() => branchCommands(chat), [chat]);
   const stop = useCallback(() => chat.stop(), [chat]);
   const retry = useCallback(() => chat.retry(), [chat]);
   const loadOlder = useCallback(() => chat.loadOlder(), [chat]);
@@ -79,13 +91,16 @@ export function useResumableChat(options: UseResumableChatOptions = {}): Resumab
       isLoadingOlder: chatState.isLoadingOlder,
       hydrated: chatState.hydrated,
       ...hitl,
+      token: chatState.token,
       send,
+      upload,
+      ...branches,
       stop,
       retry,
       loadOlder,
       reset,
     }),
-    [chatState, runState, hitl, send, stop, retry, loadOlder, reset],
+    [chatState, runState, hitl, send, stop, retry, loadOlder, reset, upload, branches],
   );
 }
 
@@ -110,7 +125,21 @@ const selectChat = (s: ChatState) => ({
   hasOlder: s.hasOlder,
   isLoadingOlder: s.isLoadingOlder,
   hydrated: s.hydrated,
+  token: s.token,
 });
+
+/** The controller's regenerate / edit / switchBranch (resolve once queued or shown). */
+function branchCommands(chat: ChatSession) {
+  return {
+    regenerate: async (messageId?: string) => {
+      await chat.regenerate(messageId);
+    },
+    edit: async (messageId: string, content: string) => {
+      await chat.edit(messageId, content);
+    },
+    switchBranch: (messageId: string, index: number) => chat.switchBranch(messageId, index),
+  };
+}
 
 const selectRun = (s: RunSessionState) => ({
   threadId: s.threadId,

@@ -1,8 +1,14 @@
 import type { AGUIEvent, RunAgentInput } from '@resumable/protocol';
+import type { ReadFile } from '../files/references.js';
 
 export interface AgentContext {
   /** Aborted when the run is cancelled, times out or the server shuts down: stop producing. */
   signal: AbortSignal;
+  /**
+   * Reads a file of this run's thread by the URL an `image` / `document` part names (the
+   * model cannot fetch it: it needs the thread's token). Null for any other URL.
+   */
+  readFile?: ReadFile;
 }
 
 /** The server's limits on one run, for an agent's `validate`. */

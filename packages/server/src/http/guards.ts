@@ -11,12 +11,18 @@ const ROUTES: ReadonlyArray<readonly [RegExp, string]> = [
   [/^\/runs\/[^/]+\/?$/, 'GET'],
   [/^\/runs\/[^/]+\/events\/?$/, 'GET'],
   [/^\/runs\/[^/]+\/cancel\/?$/, 'POST'],
-  [/^\/threads\/[^/]+\/?$/, 'GET'],
+  [/^\/threads\/?$/, 'POST'],
+  [/^\/threads\/[^/]+\/?$/, 'GET, PATCH, DELETE'],
   [/^\/threads\/[^/]+\/messages\/?$/, 'GET'],
   [/^\/threads\/[^/]+\/events\/?$/, 'GET'],
+  [/^\/threads\/[^/]+\/files\/?$/, 'POST'],
+  [/^\/threads\/[^/]+\/files\/[^/]+\/?$/, 'GET'],
 ];
 
-/** The method `path` (under `basePath`) is served with, or null for no such route. */
+/** `POST /threads/:id/files` takes the file's raw bytes, not JSON. */
+const UPLOAD = /\/threads\/[^/]+\/files\/?$/;
+
+/** The methods `path` (under `basePath`) is served with, or null for no such route. */
 export function allowedMethod(basePath: string, path: string): string | null {
   const base = basePath === '/' ? '' : basePath.replace(/\/$/, '');
   if (!path.startsWith(base)) return null;
@@ -47,12 +53,13 @@ export function refuseHead(basePath: string): MiddlewareHandler {
 }
 
 /**
- * A `POST` body must be `application/json`: a form or `text/plain` POST is what any web
- * page can send from a visitor's browser without a CORS preflight. A `POST` without a
- * body (cancel) needs no type.
+ * A `POST` or `PATCH` body must be `application/json`: a form or `text/plain` POST is what
+ * any web page can send from a visitor's browser without a CORS preflight. A `POST`
+ * without a body (cancel) needs no type; an upload is checked by its own route (it needs
+ * the thread's token, which a cross-site form does not have).
  */
 export const jsonBodiesOnly: MiddlewareHandler = async (c, next) => {
-  if (c.req.method === 'POST') {
+  if ((c.req.method === 'POST' && !UPLOAD.test(c.req.path)) || c.req.method === 'PATCH') {
     const type = c.req.header('content-type');
     const mediaType = type?.split(';')[0]?.trim().toLowerCase();
     if (mediaType !== 'application/json' && (type !== undefined || hasBody(c.req.raw))) {

@@ -3,14 +3,18 @@ import { ResumableError } from '@resumable/protocol';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { authorizeOrThrow, newToken, tokenPolicy } from '../auth.js';
+import { checkFileReferences } from '../files/references.js';
 import { parseRunRequest, type RunRequest } from '../input.js';
 import { notOpen } from '../runs/interrupts.js';
-import type { RunRecord, ThreadRecord } from '../stores/types.js';
+import type { FileStore, RunRecord, ThreadRecord } from '../stores/types.js';
 import type { RouteContext } from './context.js';
 import { BODY_READ } from './guards.js';
 
 export interface PostRunsOptions {
   maxBodyBytes: number;
+  /** Uploaded files (prompts may name only their own thread's) and the routes' mount point. */
+  files: FileStore;
+  basePath: string;
   /** The client's address for the per-address limits; null when unknown. */
   clientAddress: (c: Context) => string | null;
 }
@@ -91,9 +95,15 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
       if (thread === null) throw error;
       return twinRun(error, thread);
     }
+    // File parts must name this thread's own uploads (a new thread has none).
+    const files = thread ? options.files : null;
+    await checkFileReferences(input.messages, threadId, options.basePath, files);
     let threadExists = thread !== null;
     const address = options.clientAddress(c);
     if (!thread) {
+      if (typeof parsed.parentMessageId === 'string') {
+        throw new ResumableError('message_not_found', `thread ${threadId} has no messages yet`);
+      }
       // A POST refused for a limit must not leave its new thread behind (a retry would
       // then need the token it was never given); a new thread has no interrupt to answer.
       const [answer] = input.resume ?? [];
@@ -121,7 +131,11 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
         }
       }
     }
-    const { created, run } = await manager.startRun(input, { address, threadExists, bytes });
+    const { created, run } = await manager.startRun(
+      input,
+      { address, threadExists, bytes },
+      parsed.parentMessageId,
+    );
     return created ? { created: run, thread } : { existing: run };
   };
 
@@ -147,8 +161,9 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
       }
       // Everything that could fail later is refused here, before anything is stored.
       const parsed = parseRunRequest(body);
+      const { parentMessageId: _parent, ...request } = parsed;
       const input = {
-        ...parsed,
+        ...request,
         threadId: parsed.threadId ?? crypto.randomUUID(),
         runId: parsed.runId ?? crypto.randomUUID(),
         state: parsed.state ?? {},

@@ -1,7 +1,10 @@
 import { ResumableError } from '@resumable/protocol';
 import { Hono } from 'hono';
 import { authorizeOrThrow } from '../auth.js';
+import { pageBranch } from '../branches/history.js';
+import { isValidId } from '../input.js';
 import { interruptViews } from '../runs/interrupts.js';
+import type { RunRecord, ThreadRecord } from '../stores/types.js';
 import { pageLimit, type RouteContext } from './context.js';
 
 /** `GET /threads/:id` (its runs) and `GET /threads/:id/messages` (history pages). */
@@ -23,16 +26,8 @@ export function threadRoutes(ctx: RouteContext): Hono {
       ? await interruptViews(ctx.store, interrupted.snapshot)
       : [];
     return c.json({
-      threadId,
-      createdAt: new Date(thread.createdAt).toISOString(),
+      ...threadJson(thread, runs),
       lastOffset,
-      runs: runs.map((run) => ({
-        runId: run.runId,
-        status: run.status,
-        lastOffset: run.lastOffset,
-        createdAt: new Date(run.createdAt).toISOString(),
-        endedAt: run.endedAt === null ? null : new Date(run.endedAt).toISOString(),
-      })),
       waiting: interrupts.some((i) => i.status === 'open'),
       interrupts,
     });
@@ -54,8 +49,41 @@ export function threadRoutes(ctx: RouteContext): Hono {
       }
       before = Number(beforeText);
     }
-    return c.json(await ctx.store.listMessages(threadId, before, limit));
+    const through = c.req.query('through') ?? '';
+    if (through !== '' && !isValidId(through)) {
+      throw new ResumableError('bad_request', 'through must be a message id');
+    }
+    return c.json(
+      await pageBranch(ctx.store, threadId, {
+        before,
+        limit,
+        through: through === '' ? null : through,
+      }),
+    );
   });
 
   return routes;
+}
+
+/**
+ * The `GET /threads/:id` body. `updatedAt` is the thread's last activity: its newest run's
+ * start or end, or its last rename, whichever is later.
+ */
+export function threadJson(thread: ThreadRecord, runs: readonly RunRecord[]) {
+  const newest = runs[0];
+  const activity = newest ? (newest.endedAt ?? newest.createdAt) : 0;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return {
+    threadId: thread.threadId,
+    title: thread.title ?? null,
+    createdAt: iso(thread.createdAt),
+    updatedAt: iso(Math.max(thread.updatedAt ?? thread.createdAt, activity)),
+    runs: runs.map((run) => ({
+      runId: run.runId,
+      status: run.status,
+      lastOffset: run.lastOffset,
+      createdAt: iso(run.createdAt),
+      endedAt: run.endedAt === null ? null : iso(run.endedAt),
+    })),
+  };
 }

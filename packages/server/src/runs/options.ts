@@ -1,5 +1,5 @@
 import type { Agent } from '../agents/types.js';
-import type { EventStore } from '../stores/types.js';
+import type { EventStore, FileStore } from '../stores/types.js';
 import { type ClientLimits, DEFAULT_CLIENT_LIMITS } from './admission.js';
 
 export interface RunLimits extends ClientLimits {
@@ -131,6 +131,12 @@ export interface RunManagerOptions {
    * @default 1000
    */
   threadEventsKept?: number;
+  /**
+   * Where uploaded files are, so agents can read the ones a prompt names
+   * (`AgentContext.readFile`). `basePath` is the routes' mount point (the file URLs').
+   * @default none: agents get no `readFile`
+   */
+  files?: { store: FileStore; basePath: string };
 }
 
 /** Who starts a run, for the per-client limits. */

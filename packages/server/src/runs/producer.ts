@@ -1,6 +1,7 @@
 import type { AGUIEvent, RunAgentInput } from '@resumable/protocol';
 import { checkEvent, EventType, isTerminalEvent, ResumableError } from '@resumable/protocol';
 import type { Agent } from '../agents/types.js';
+import type { ReadFile } from '../files/references.js';
 import type { RunRecord } from '../stores/types.js';
 import type { Hub } from '../subscription.js';
 import { startClocks } from './deadlines.js';
@@ -59,6 +60,8 @@ export interface ProduceOptions {
   agentTimeoutMs: number;
   /** Duration after which the run ends `run_timeout`. */
   maxRunMs: number;
+  /** Given to the agent (`AgentContext.readFile`). */
+  readFile?: ReadFile;
 }
 
 /**
@@ -86,7 +89,11 @@ export async function produce(
       run.end(runError('run_timeout', `the run reached its limit of ${options.maxRunMs} ms`)),
   });
   try {
-    const iterator = options.agent(input, { signal: run.abort.signal })[Symbol.asyncIterator]();
+    const context = {
+      signal: run.abort.signal,
+      ...(options.readFile ? { readFile: options.readFile } : {}),
+    };
+    const iterator = options.agent(input, context)[Symbol.asyncIterator]();
     // Cancel must not wait for an agent that ignores its signal: race every step.
     const aborted = new Promise<typeof ABORTED>((resolve) => {
       if (run.abort.signal.aborted) resolve(ABORTED);

@@ -1,5 +1,6 @@
 import type { AGUIEvent, RunState } from '@resumable/protocol';
 import { applyEnvelopes, EventType, snapshotOf } from '@resumable/protocol';
+import { putAnswer } from '../branches/history.js';
 import { sleep } from '../sleep.js';
 import type { EventStore, RunRecord } from '../stores/types.js';
 import { AppendConflictError } from '../stores/types.js';
@@ -86,9 +87,7 @@ export class Recovery {
     }
     this.options.hub(record.runId)?.publish(stored, true);
     this.options.onEnded?.(final);
-    await store
-      .putMessages(record.threadId, record.runId, final.messages.map(stripRunFields))
-      .catch(() => {});
+    await putAnswer(store, record, final.messages.map(stripRunFields)).catch(() => {});
   }
 
   /** Appends `terminal` with backoff until it is stored, the run ended otherwise, or shutdown. */

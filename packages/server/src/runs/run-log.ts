@@ -6,6 +6,7 @@ import {
   isTerminalEvent,
   snapshotOf,
 } from '@resumable/protocol';
+import { putAnswer } from '../branches/history.js';
 import { sleep } from '../sleep.js';
 import type { EventStore, RunEnd, RunRecord, StoredEvent } from '../stores/types.js';
 import { AppendConflictError } from '../stores/types.js';
@@ -199,9 +200,9 @@ export class RunLog {
     this.publish(stored, end !== undefined);
     if (end) {
       const messages = end.snapshot.messages.map(stripRunFields);
-      await store
-        .putMessages(record.threadId, record.runId, messages)
-        .catch((error) => this.options.log(`run ${record.runId}: history not saved: ${error}`));
+      await putAnswer(store, record, messages).catch((error) =>
+        this.options.log(`run ${record.runId}: history not saved: ${error}`),
+      );
     }
   }
 

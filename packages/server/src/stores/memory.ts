@@ -1,6 +1,7 @@
 import type { Message } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
 import { withLazySnapshot } from './lazy-snapshot.js';
+import { MemoryFiles } from './memory-files.js';
 import { MemoryInterruptLedger } from './memory-interrupts.js';
 import { MemoryThreadLog } from './thread-log.js';
 import type {
@@ -10,6 +11,7 @@ import type {
   RunEnd,
   RunRecord,
   StoredEvent,
+  ThreadEdits,
   ThreadRecord,
 } from './types.js';
 import { AppendConflictError } from './types.js';
@@ -58,6 +60,25 @@ export class MemoryStore implements EventStore {
   private readonly maxEventBytes: number;
   /** The thread event logs (protocol.md, "Thread event stream"). */
   readonly threadLog = new MemoryThreadLog((threadId) => this.threads.has(threadId));
+  readonly files = new MemoryFiles();
+  readonly threadEdits: ThreadEdits = {
+    rename: async (threadId, title, updatedAt) => {
+      const thread = this.threads.get(threadId);
+      if (!thread) return false;
+      Object.assign(thread.record, { title, updatedAt });
+      return true;
+    },
+    remove: async (threadId) => {
+      const thread = this.threads.get(threadId);
+      if (!thread) return;
+      for (const runId of thread.runs) {
+        const run = this.runs.get(runId);
+        if (run) this.dropEvents(run);
+        this.runs.delete(runId);
+      }
+      this.threads.delete(threadId);
+    },
+  };
 
   constructor(options: MemoryStoreOptions = {}) {
     this.maxEventBytes = options.maxEventBytes ?? 256 * 1024 * 1024;

@@ -5,10 +5,11 @@ import { quit, whenReady } from './redis/connection.js';
 import { RedisInterruptLedger } from './redis/interrupts.js';
 import { entryId, offsetOf, RedisKeys } from './redis/keys.js';
 import type { RedisStoreOptions } from './redis/options.js';
-import { messagePage, toRecord } from './redis/records.js';
+import { messagePage, THREAD_FIELDS, threadOf, toRecord } from './redis/records.js';
 import { SCRIPTS, type ScriptCommands } from './redis/scripts.js';
 import { TailReader, unavailable } from './redis/tail.js';
 import { RedisThreadLog } from './redis/thread-log.js';
+import { RedisFiles, RedisThreadEdits } from './redis/threads.js';
 import type {
   EventStore,
   MessagePage,
@@ -57,6 +58,8 @@ export class RedisStore implements EventStore {
   private subscriber: Redis | null = null;
   private closed = false;
   readonly threadLog = new RedisThreadLog(this); // protocol.md, "Thread event stream"
+  readonly threadEdits = new RedisThreadEdits(this);
+  readonly files = new RedisFiles(this);
 
   constructor(options: RedisStoreOptions = {}) {
     this.url = options.url ?? 'redis://127.0.0.1:6379';
@@ -103,13 +106,8 @@ export class RedisStore implements EventStore {
   }
 
   async getThread(threadId: string): Promise<ThreadRecord | null> {
-    const fields = await this.call('getThread', (c) =>
-      c.hmget(this.keys.thread(threadId), 'token', 'createdAt', 'firstRunId'),
-    );
-    const [token, createdAt, firstRunId] = fields;
-    if (token == null || createdAt == null) return null;
-    const thread = { threadId, token, createdAt: Number(createdAt) };
-    return firstRunId == null ? thread : { ...thread, firstRunId };
+    const key = this.keys.thread(threadId);
+    return threadOf(threadId, await this.call('getThread', (c) => c.hmget(key, ...THREAD_FIELDS)));
   }
 
   // ---- runs ------------------------------------------------------------------------------
@@ -128,6 +126,7 @@ export class RedisStore implements EventStore {
         run.createdAt,
         run.owner,
         this.leaseMs,
+        ...(run.replyTo === undefined ? [] : [run.replyTo ?? '']),
       ),
     )) as [number, string[]?];
     if (reply[0] === -1) throw new Error(`thread ${run.threadId} does not exist`);

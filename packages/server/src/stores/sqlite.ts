@@ -4,6 +4,7 @@ import type { Message, RunSnapshot } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
 import Database from 'libsql';
 import { withLazySnapshot } from './lazy-snapshot.js';
+import { SqliteFiles, SqliteThreadEdits } from './sqlite-extras.js';
 import { SqliteInterruptLedger } from './sqlite-interrupts.js';
 import { SqliteThreadLog } from './sqlite-thread-log.js';
 import type {
@@ -29,7 +30,7 @@ export interface SqliteStoreOptions {
   synchronous?: 'NORMAL' | 'FULL';
 }
 
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS threads (
@@ -37,7 +38,9 @@ CREATE TABLE IF NOT EXISTS threads (
   token      TEXT NOT NULL,
   created_at INTEGER NOT NULL,
   next_seq   INTEGER NOT NULL DEFAULT 1,
-  first_run_id TEXT
+  first_run_id TEXT,
+  title      TEXT,
+  updated_at INTEGER
 );
 CREATE TABLE IF NOT EXISTS runs (
   run_id        TEXT PRIMARY KEY,
@@ -48,7 +51,8 @@ CREATE TABLE IF NOT EXISTS runs (
   last_offset   INTEGER NOT NULL DEFAULT 0,
   events_pruned INTEGER NOT NULL DEFAULT 0,
   snapshot      TEXT,
-  owner         TEXT
+  owner         TEXT,
+  reply_to      TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_by_thread ON runs (thread_id, created_at);
 CREATE INDEX IF NOT EXISTS runs_running ON runs (status) WHERE status = 'running';
@@ -69,6 +73,15 @@ CREATE TABLE IF NOT EXISTS messages (
 );
 `;
 
+interface ThreadRow {
+  thread_id: string;
+  token: string;
+  created_at: number;
+  first_run_id: string | null;
+  title: string | null;
+  updated_at: number | null;
+}
+
 /** A run's row without its snapshot text, which is read only when it is served. */
 interface RunRow {
   run_id: string;
@@ -80,10 +93,12 @@ interface RunRow {
   events_pruned: number;
   has_snapshot: number;
   owner: string | null;
+  /** NULL: a run from before branches; '': an answer at the root. */
+  reply_to: string | null;
 }
 
 const RUN_HEAD = `run_id, thread_id, status, created_at, ended_at, last_offset, events_pruned,
-  snapshot IS NOT NULL AS has_snapshot, owner`;
+  snapshot IS NOT NULL AS has_snapshot, owner, reply_to`;
 
 /**
  * An embedded SQLite file (via `libsql`, a better-sqlite3-compatible driver whose npm
@@ -110,6 +125,8 @@ export class SqliteStore implements EventStore {
   private closed = false;
   /** The thread event logs (protocol.md, "Thread event stream"). */
   readonly threadLog: SqliteThreadLog;
+  readonly threadEdits: SqliteThreadEdits;
+  readonly files: SqliteFiles;
 
   constructor(options: SqliteStoreOptions) {
     this.path = options.path;
@@ -119,7 +136,9 @@ export class SqliteStore implements EventStore {
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
     db.pragma('busy_timeout = 5000');
-    const version = db.pragma('user_version', { simple: true }) as number;
+    // libsql ignores `simple: true` and answers `{user_version: n}`: read either shape.
+    const pragma = db.pragma('user_version', { simple: true }) as number | { user_version: number };
+    const version = typeof pragma === 'number' ? pragma : Number(pragma.user_version);
     if (version > SCHEMA_VERSION) {
       throw new Error(
         `${options.path} has schema version ${version}; this server knows ${SCHEMA_VERSION}`,
@@ -128,6 +147,13 @@ export class SqliteStore implements EventStore {
     db.exec(SCHEMA);
     // Version 2 adds the run that created a thread (see `ThreadRecord.firstRunId`).
     if (version === 1) db.exec('ALTER TABLE threads ADD COLUMN first_run_id TEXT');
+    // Version 3 adds branches (`RunRecord.replyTo`; NULL = a run from before them, whose
+    // messages chain in insertion order) and thread titles.
+    if (version === 1 || version === 2) {
+      db.exec(`ALTER TABLE runs ADD COLUMN reply_to TEXT;
+        ALTER TABLE threads ADD COLUMN title TEXT;
+        ALTER TABLE threads ADD COLUMN updated_at INTEGER;`);
+    }
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
     this.interrupts = new SqliteInterruptLedger(db, (fn) => this.guard(fn));
 
@@ -136,11 +162,12 @@ export class SqliteStore implements EventStore {
         'INSERT OR IGNORE INTO threads (thread_id, token, created_at, first_run_id) VALUES (?, ?, ?, ?)',
       ),
       getThread: db.prepare(
-        'SELECT thread_id, token, created_at, first_run_id FROM threads WHERE thread_id = ?',
+        `SELECT thread_id, token, created_at, first_run_id, title, updated_at
+         FROM threads WHERE thread_id = ?`,
       ),
       insertRun: db.prepare(
-        `INSERT OR IGNORE INTO runs (run_id, thread_id, status, created_at, owner)
-         VALUES (?, ?, 'running', ?, ?)`,
+        `INSERT OR IGNORE INTO runs (run_id, thread_id, status, created_at, owner, reply_to)
+         VALUES (?, ?, 'running', ?, ?, ?)`,
       ),
       getRun: db.prepare(`SELECT ${RUN_HEAD} FROM runs WHERE run_id = ?`),
       getSnapshot: db.prepare('SELECT snapshot FROM runs WHERE run_id = ?'),
@@ -181,6 +208,8 @@ export class SqliteStore implements EventStore {
     };
 
     const s = this.stmt;
+    this.threadEdits = new SqliteThreadEdits(db, (fn) => this.guard(fn));
+    this.files = new SqliteFiles(db, (fn) => this.guard(fn));
     this.appendTx = db.transaction(
       (runId: string, events: readonly StoredEvent[], end?: RunEnd) => {
         const head = s.runHead.get(runId) as { status: string; last_offset: number } | undefined;
@@ -229,17 +258,28 @@ export class SqliteStore implements EventStore {
   }
 
   async getThread(threadId: string): Promise<ThreadRecord | null> {
-    const row = this.guard(() => this.stmt.getThread.get(threadId)) as
-      | { thread_id: string; token: string; created_at: number; first_run_id: string | null }
-      | undefined;
+    const row = this.guard(() => this.stmt.getThread.get(threadId)) as ThreadRow | undefined;
     if (!row) return null;
-    const thread = { threadId: row.thread_id, token: row.token, createdAt: row.created_at };
-    return row.first_run_id === null ? thread : { ...thread, firstRunId: row.first_run_id };
+    return {
+      threadId: row.thread_id,
+      token: row.token,
+      createdAt: row.created_at,
+      ...(row.first_run_id === null ? {} : { firstRunId: row.first_run_id }),
+      ...(row.title === null ? {} : { title: row.title }),
+      ...(row.updated_at === null ? {} : { updatedAt: row.updated_at }),
+    };
   }
 
   async createRun(run: NewRun): Promise<{ created: boolean; run: RunRecord }> {
     const created = this.guard(
-      () => this.stmt.insertRun.run(run.runId, run.threadId, run.createdAt, run.owner).changes > 0,
+      () =>
+        this.stmt.insertRun.run(
+          run.runId,
+          run.threadId,
+          run.createdAt,
+          run.owner,
+          run.replyTo === undefined ? null : (run.replyTo ?? ''),
+        ).changes > 0,
     );
     const record = await this.getRun(run.runId);
     return { created, run: record! };
@@ -355,5 +395,6 @@ function headOf(row: RunRow): Omit<RunRecord, 'snapshot'> {
     lastOffset: row.last_offset,
     eventsPruned: row.events_pruned === 1,
     owner: row.owner,
+    ...(row.reply_to === null ? {} : { replyTo: row.reply_to === '' ? null : row.reply_to }),
   };
 }

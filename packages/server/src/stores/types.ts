@@ -37,6 +37,10 @@ export interface ThreadRecord {
    * duplicate of that very POST racing the first is recognised by it (and nobody else).
    */
   firstRunId?: string;
+  /** Set by `PATCH /threads/{id}`; absent until then. */
+  title?: string;
+  /** Epoch milliseconds of the last rename (runs count as activity too: see the route). */
+  updatedAt?: number;
 }
 
 export interface RunRecord {
@@ -55,6 +59,12 @@ export interface RunRecord {
   snapshot: RunSnapshot | null;
   /** Id of the server instance that runs the agent (see `RunManagerOptions.instanceId`). */
   owner: string | null;
+  /**
+   * The message the run's answer follows in the thread's tree (its last new prompt, or the
+   * prompt a regenerate answers again); null for an answer at the root; absent for runs
+   * stored before branches existed.
+   */
+  replyTo?: string | null;
 }
 
 export interface NewRun {
@@ -62,6 +72,8 @@ export interface NewRun {
   threadId: string;
   createdAt: number;
   owner: string;
+  /** See `RunRecord.replyTo`. */
+  replyTo?: string | null;
 }
 
 /** One event of a run's log. */
@@ -172,6 +184,11 @@ export interface EventStore {
   /** Deletes the events of runs that ended before `endedBefore` (epoch ms); returns runs pruned. */
   pruneEvents(endedBefore: number): Promise<number>;
 
+  /** Renaming and deleting threads. */
+  readonly threadEdits: ThreadEdits;
+  /** Where the store keeps uploaded files (an app may keep them in a directory instead). */
+  readonly files: FileStore;
+
   /** Releases connections and files; the store is unusable afterwards. */
   close(): Promise<void>;
 
@@ -224,4 +241,43 @@ export class AppendConflictError extends Error {
   ) {
     super(`run ${runId}: append at offset ${gotOffset}, the log expects ${expectedOffset}`);
   }
+}
+
+/** `PATCH` / `DELETE /threads/{id}` on the store. */
+export interface ThreadEdits {
+  /** Sets the thread's title; false when there is no such thread. */
+  rename(threadId: string, title: string, updatedAt: number): Promise<boolean>;
+  /**
+   * Deletes the thread, its runs, their events and its history (its files are the
+   * `FileStore`'s). The caller has ended the thread's running runs first.
+   */
+  remove(threadId: string): Promise<void>;
+}
+
+/** An uploaded file's description (`POST /threads/{id}/files`). */
+export interface StoredFile {
+  fileId: string;
+  threadId: string;
+  /** The name the client gave, for `Content-Disposition`. */
+  name: string;
+  /** Sniffed from the bytes, never taken from the client. */
+  mimeType: string;
+  size: number;
+  /** Epoch milliseconds. */
+  createdAt: number;
+}
+
+/** Uploaded files, per thread. */
+export interface FileStore {
+  /**
+   * Stores the file unless the thread's files would then exceed `maxThreadBytes`: false
+   * (and nothing stored) in that case.
+   */
+  put(file: StoredFile, bytes: Uint8Array, maxThreadBytes: number): Promise<boolean>;
+  /** The file's description, without its bytes (what validating a prompt needs). */
+  head(threadId: string, fileId: string): Promise<StoredFile | null>;
+  /** The file and its bytes. */
+  get(threadId: string, fileId: string): Promise<{ file: StoredFile; bytes: Uint8Array } | null>;
+  /** Deletes every file of the thread. */
+  removeThread(threadId: string): Promise<void>;
 }

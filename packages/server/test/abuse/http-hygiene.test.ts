@@ -54,8 +54,11 @@ describe('abuse: HEAD, early answers, content types', () => {
   it.each([
     ['/runs/x/events', 'GET'],
     ['/runs/x', 'GET'],
-    ['/threads/x', 'GET'],
+    ['/threads/x', 'GET, PATCH, DELETE'],
     ['/threads/x/messages', 'GET'],
+    ['/threads', 'POST'],
+    ['/threads/x/files', 'POST'],
+    ['/threads/x/files/f', 'GET'],
     ['/runs', 'POST'],
     ['/runs/x/cancel', 'POST'],
   ])('HEAD %s answers 405 method_not_allowed with Allow: %s', async (path, allow) => {
@@ -72,7 +75,9 @@ describe('abuse: HEAD, early answers, content types', () => {
     ['DELETE', '/runs/x', 'GET'],
     ['GET', '/runs', 'POST'],
     ['GET', '/runs/x/cancel', 'POST'],
-    ['PATCH', '/threads/x', 'GET'],
+    ['PUT', '/threads/x', 'GET, PATCH, DELETE'],
+    ['GET', '/threads', 'POST'],
+    ['DELETE', '/threads/x/files/f', 'GET'],
   ])('%s %s answers 405 naming the method the route serves (%s)', async (method, path, allow) => {
     const answer = await fetch(`${server.url}${path}`, { method });
     expect([answer.status, answer.headers.get('allow'), await answer.json()]).toEqual([

@@ -10,6 +10,8 @@
  * | `thread:<id>:messages` | hash | message id → message JSON |
  * | `thread:<id>:interrupts` | hash | interrupt id → `runId|status|answeredAt` of its answer |
  * | `thread:<id>:events` | stream | the thread's event log, id `<offset>-0`, field `e` = JSON |
+ * | `thread:<id>:files` | hash | file id → file JSON (`StoredFile`); `:bytes` → their total size |
+ * | `thread:<id>:file:<fileId>` | string | the file's bytes |
  * | `run:<id>` | hash | the `RunRecord` (status, lastOffset, snapshot, owner, …) |
  * | `run:<id>:events` | stream | one entry per event, id `<offset>-0`, field `e` = JSON |
  * | `run:<id>:lease` | string | the owning instance's id, with a TTL |
@@ -37,6 +39,12 @@ export class RedisKeys {
   }
   threadEvents(threadId: string): string {
     return `${this.prefix}thread:${threadId}:events`;
+  }
+  files(threadId: string): string {
+    return `${this.prefix}thread:${threadId}:files`;
+  }
+  file(threadId: string, fileId: string): string {
+    return `${this.prefix}thread:${threadId}:file:${fileId}`;
   }
   run(runId: string): string {
     return `${this.prefix}run:${runId}`;

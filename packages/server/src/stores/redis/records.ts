@@ -1,6 +1,6 @@
 import type { Message, RunSnapshot } from '@resumable/protocol';
 import { withLazySnapshot } from '../lazy-snapshot.js';
-import type { MessagePage, RunRecord, StoredRunStatus } from '../types.js';
+import type { MessagePage, RunRecord, StoredRunStatus, ThreadRecord } from '../types.js';
 
 export function toRecord(flat: string[], streamExists: number): RunRecord | null {
   if (!flat || flat.length === 0) return null;
@@ -19,6 +19,8 @@ export function toRecord(flat: string[], streamExists: number): RunRecord | null
     // Pruned by a sweep, or the stream's TTL ran out.
     eventsPruned: h.eventsPruned === '1' || (ended && lastOffset > 0 && streamExists === 0),
     owner: h.owner ?? null,
+    // Absent: a run from before branches; '': an answer at the root.
+    ...(h.replyTo === undefined ? {} : { replyTo: h.replyTo === '' ? null : h.replyTo }),
   };
   const text = h.snapshot;
   if (!text) return { ...head, snapshot: null };
@@ -42,4 +44,21 @@ export function messagePage(
   }
   const oldestSeq = take > 0 ? Number(rows[(take - 1) * 2 + 1]) : null;
   return { messages, nextBefore: found > limit ? oldestSeq : null };
+}
+
+/** The thread hash fields `threadOf` reads, in its order. */
+export const THREAD_FIELDS = ['token', 'createdAt', 'firstRunId', 'title', 'updatedAt'] as const;
+
+/** A thread from its `THREAD_FIELDS` values (HMGET); null when it does not exist. */
+export function threadOf(threadId: string, fields: Array<string | null>): ThreadRecord | null {
+  const [token, createdAt, firstRunId, title, updatedAt] = fields;
+  if (token == null || createdAt == null) return null;
+  return {
+    threadId,
+    token,
+    createdAt: Number(createdAt),
+    ...(firstRunId == null ? {} : { firstRunId }),
+    ...(title == null ? {} : { title }),
+    ...(updatedAt == null ? {} : { updatedAt: Number(updatedAt) }),
+  };
 }

@@ -1,0 +1,22 @@
+// Attachments: a separate entry (`@resumable/hooks/attachments`), so a page that shows a
+// transcript does not load it. The upload itself (`@resumable/hooks/upload`) is loaded by
+// `useResumableChat`'s `upload` on first use.
+export type {
+  AttachmentDraftState,
+  AttachmentLimits,
+  DraftFile,
+  DraftPhase,
+  DraftStatus,
+  RejectedFile,
+  RejectReason,
+  UploadFn,
+} from '../core/attachments.js';
+export {
+  AttachmentDraft,
+  DEFAULT_ATTACHMENT_LIMITS,
+  draftStatus,
+  formatBytes,
+  transition,
+} from '../core/attachments.js';
+export type { AttachmentsController } from '../react/use-attachments.js';
+export { useAttachments } from '../react/use-attachments.js';

@@ -1,0 +1,292 @@
+import { ResumableError } from '@resumable/protocol';
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import { type HeadersOption, RunApi } from './api.js';
+import { chatRecordKey } from './chat-state.js';
+import { createEnvironment, type TabChannel } from './env.js';
+import { runRecordKey } from './record.js';
+import type { RecordStorage } from './storage.js';
+import { defaultStorage } from './storage.js';
+import { deleteThread, renameThread } from './thread-api.js';
+
+/**
+ * The conversations this browser knows, newest first: a bounded index in the records
+ * storage (IndexedDB), or an app's own list (`ThreadSource`). Framework-free; `useThreads`
+ * is its React adapter.
+ */
+
+export interface ThreadEntry {
+  /** Local id, stable from creation: the chat's persistence key (`useResumableChat({key})`). */
+  id: string;
+  /** The server's thread, once the first upload or prompt created it. */
+  threadId: string | null;
+  /** The thread's capability (`PATCH` / `DELETE` need it). */
+  token: string | null;
+  /** Null until the first prompt names it, or a rename. */
+  title: string | null;
+  /** Last activity, epoch ms (the list's order). */
+  updatedAt: number;
+}
+
+/** Where the list lives. Apps that keep a list per user on their server implement this. */
+export interface ThreadSource {
+  /** Every entry, in any order. */
+  list(): Promise<ThreadEntry[]>;
+  /** Inserts or replaces the entry with `entry.id`. */
+  put(entry: ThreadEntry): Promise<void>;
+  /** Renames the thread (on the server too, when it has one). */
+  rename(entry: ThreadEntry, title: string): Promise<void>;
+  /** Deletes the thread everywhere: the server's copy and this browser's records. */
+  remove(entry: ThreadEntry): Promise<void>;
+}
+
+export interface LocalThreadSourceOptions {
+  /** Base URL of the server routes, e.g. `/api`. */
+  endpoint: string;
+  /** @default the page's records storage (IndexedDB, memory without it) */
+  storage?: RecordStorage;
+  /** Entries kept; the least recently active are dropped past it. @default 100 */
+  maxThreads?: number;
+  /** @default globalThis.fetch */
+  fetch?: typeof fetch;
+  /** Extra request headers (auth), as for the sessions. @default {} */
+  headers?: HeadersOption;
+}
+
+export const THREAD_INDEX_KEY = 'threads:index';
+export const DEFAULT_MAX_THREADS = 100;
+
+function isEntry(value: unknown): value is ThreadEntry {
+  const v = value as ThreadEntry;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.id === 'string' &&
+    (v.threadId === null || typeof v.threadId === 'string') &&
+    (v.token === null || typeof v.token === 'string') &&
+    (v.title === null || typeof v.title === 'string') &&
+    Number.isFinite(v.updatedAt)
+  );
+}
+
+/** Newest first; ties by id, so two tabs show one order. */
+export function sortThreads(entries: readonly ThreadEntry[]): ThreadEntry[] {
+  return [...entries].sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : 1));
+}
+
+function readEntries(raw: unknown): ThreadEntry[] {
+  const entries = (raw as { entries?: unknown } | undefined)?.entries;
+  return Array.isArray(entries) ? entries.filter(isEntry) : [];
+}
+
+/**
+ * The default source: one record (`threads:index`) in the records storage, updated in one
+ * transaction per change; `rename` and `remove` call the server with the thread's token,
+ * and `remove` also deletes the chat's records of this browser.
+ */
+export function localThreadSource(options: LocalThreadSourceOptions): ThreadSource {
+  const storage = options.storage ?? defaultStorage();
+  const max = options.maxThreads ?? DEFAULT_MAX_THREADS;
+  const api = new RunApi({
+    endpoint: options.endpoint,
+    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    now: Date.now,
+    headers: options.headers,
+  });
+  const forget = async (ids: readonly string[]) => {
+    await Promise.all(
+      ids.flatMap((id) => [storage.delete(chatRecordKey(id)), storage.delete(runRecordKey(id))]),
+    );
+  };
+  const change = async (edit: (entries: ThreadEntry[]) => ThreadEntry[]) => {
+    let dropped: string[] = [];
+    await storage.update(THREAD_INDEX_KEY, (raw) => {
+      const next = sortThreads(edit(readEntries(raw)));
+      dropped = next.slice(max).map((e) => e.id);
+      return { v: 1, entries: next.slice(0, max) };
+    });
+    if (dropped.length > 0) await forget(dropped);
+  };
+  return {
+    list: async () => readEntries(await storage.get(THREAD_INDEX_KEY)),
+    put: (entry) => change((entries) => [...entries.filter((e) => e.id !== entry.id), entry]),
+    async rename(entry, title) {
+      if (entry.threadId) await renameThread(api, entry.threadId, entry.token, title);
+    },
+    async remove(entry) {
+      if (entry.threadId) {
+        try {
+          await deleteThread(api, entry.threadId, entry.token);
+        } catch (error) {
+          // Gone already (deleted from another device): only the local records remain.
+          if (!(error instanceof ResumableError && error.code === 'thread_not_found')) throw error;
+        }
+      }
+      await change((entries) => entries.filter((e) => e.id !== entry.id));
+      await forget([entry.id]);
+    },
+  };
+}
+
+export interface ThreadIndexState {
+  /** Newest first. */
+  threads: readonly ThreadEntry[];
+  /** False until the source's list has been read once. */
+  loaded: boolean;
+  /** The last failed change (a rename or delete the server refused), or null. */
+  error: ResumableError | null;
+}
+
+/** What a chat tells the index as it goes (`useTrackThread`). */
+export type ThreadPatch = Partial<Pick<ThreadEntry, 'threadId' | 'token' | 'title'>> & {
+  /** Something happened in the conversation (a prompt, a reply): it moves to the top. */
+  active?: boolean;
+};
+
+const MAX_TITLE = 60;
+
+/** A title from a prompt: its first line, at most 60 characters. */
+export function titleFromPrompt(text: string): string | null {
+  const line = text.trim().split('\n')[0]!.trim();
+  if (line === '') return null;
+  return line.length > MAX_TITLE ? `${line.slice(0, MAX_TITLE - 1)}…` : line;
+}
+
+export class ThreadIndex {
+  readonly store: StoreApi<ThreadIndexState>;
+  private readonly source: ThreadSource;
+  private readonly channel: TabChannel | null;
+  private loading: Promise<void> | null = null;
+
+  constructor(
+    source: ThreadSource,
+    private readonly env: { now(): number; randomUUID(): string } = createEnvironment(),
+    channelName: string | null = 'resumable:threads',
+  ) {
+    this.source = source;
+    this.store = createStore<ThreadIndexState>()(() => ({
+      threads: [],
+      loaded: false,
+      error: null,
+    }));
+    // Another tab changed the list: read it again.
+    this.channel = channelName ? createEnvironment().channel(channelName) : null;
+    this.channel?.subscribe(() => void this.reload());
+  }
+
+  getState(): ThreadIndexState {
+    return this.store.getState();
+  }
+
+  get(id: string): ThreadEntry | undefined {
+    return this.getState().threads.find((t) => t.id === id);
+  }
+
+  /** Reads the list once (later calls share the first read). */
+  load(): Promise<void> {
+    this.loading ??= this.reload();
+    return this.loading;
+  }
+
+  private async reload(): Promise<void> {
+    try {
+      const threads = sortThreads(await this.source.list());
+      this.store.setState({ threads, loaded: true });
+    } catch (error) {
+      this.store.setState({ loaded: true, error: asError(error) });
+    }
+  }
+
+  private async save(entry: ThreadEntry): Promise<void> {
+    const others = this.getState().threads.filter((t) => t.id !== entry.id);
+    this.store.setState({ threads: sortThreads([...others, entry]) });
+    await this.source.put(entry);
+    this.channel?.post({ type: 'threads' });
+  }
+
+  /** A new, empty conversation at the top; resolves with its id (the chat's key). */
+  async create(): Promise<string> {
+    const entry: ThreadEntry = {
+      id: this.env.randomUUID(),
+      threadId: null,
+      token: null,
+      title: null,
+      updatedAt: this.env.now(),
+    };
+    await this.save(entry);
+    return entry.id;
+  }
+
+  /**
+   * Records what a chat learned: its server thread and token, its title (kept once set:
+   * a rename wins over the first prompt), activity. Unknown ids are added.
+   */
+  async touch(id: string, patch: ThreadPatch): Promise<void> {
+    const old = this.get(id);
+    const base: ThreadEntry = old ?? {
+      id,
+      threadId: null,
+      token: null,
+      title: null,
+      updatedAt: this.env.now(),
+    };
+    const next: ThreadEntry = {
+      ...base,
+      ...(patch.threadId ? { threadId: patch.threadId } : {}),
+      ...(patch.token ? { token: patch.token } : {}),
+      ...(base.title === null && patch.title ? { title: patch.title } : {}),
+      ...(patch.active ? { updatedAt: this.env.now() } : {}),
+    };
+    if (old && sameEntry(old, next)) return;
+    await this.save(next);
+  }
+
+  async rename(id: string, title: string): Promise<void> {
+    const entry = this.get(id);
+    const trimmed = title.trim();
+    if (!entry || trimmed === '') return;
+    await this.change(async () => {
+      await this.source.rename(entry, trimmed);
+      await this.save({ ...entry, title: trimmed });
+    });
+  }
+
+  /** Deletes the conversation on the server and every local record of it. */
+  async remove(id: string): Promise<void> {
+    const entry = this.get(id);
+    if (!entry) return;
+    await this.change(async () => {
+      await this.source.remove(entry);
+      this.store.setState({ threads: this.getState().threads.filter((t) => t.id !== id) });
+      this.channel?.post({ type: 'threads' });
+    });
+  }
+
+  private async change(run: () => Promise<void>): Promise<void> {
+    this.store.setState({ error: null });
+    try {
+      await run();
+    } catch (error) {
+      this.store.setState({ error: asError(error) });
+      throw error;
+    }
+  }
+
+  dispose(): void {
+    this.channel?.close();
+  }
+}
+
+function sameEntry(a: ThreadEntry, b: ThreadEntry): boolean {
+  return (
+    a.threadId === b.threadId &&
+    a.token === b.token &&
+    a.title === b.title &&
+    a.updatedAt === b.updatedAt
+  );
+}
+
+function asError(error: unknown): ResumableError {
+  return error instanceof ResumableError
+    ? error
+    : new ResumableError('storage_unavailable', String((error as Error)?.message ?? error));
+}

@@ -1,0 +1,21 @@
+// The thread list: a separate entry (`@resumable/hooks/threads`), so a page with one
+// conversation does not load it.
+export type { CreatedThread } from '../core/thread-api.js';
+export { createThread, deleteThread, renameThread } from '../core/thread-api.js';
+export type {
+  LocalThreadSourceOptions,
+  ThreadEntry,
+  ThreadIndexState,
+  ThreadPatch,
+  ThreadSource,
+} from '../core/thread-index.js';
+export {
+  DEFAULT_MAX_THREADS,
+  localThreadSource,
+  sortThreads,
+  THREAD_INDEX_KEY,
+  ThreadIndex,
+  titleFromPrompt,
+} from '../core/thread-index.js';
+export type { ThreadsController, UseThreadsOptions } from '../react/use-threads.js';
+export { useThreads, useTrackThread } from '../react/use-threads.js';

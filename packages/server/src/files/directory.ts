@@ -1,0 +1,79 @@
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ResumableError } from '@resumable/protocol';
+import type { FileStore, StoredFile } from '../stores/types.js';
+
+/**
+ * Uploaded files in a directory: `<dir>/<threadId>/<fileId>` holds the bytes and
+ * `<fileId>.json` the description. Ids are checked by the routes (a safe alphabet, never
+ * `.` or `..`), so they are safe path segments. The per-thread total is checked and the
+ * file written one upload at a time per thread, in this process; several instances that
+ * share the directory may overshoot the total by their concurrent uploads.
+ */
+export class DirectoryFiles implements FileStore {
+  /** The upload in progress per thread: the next one waits for it. */
+  private readonly writing = new Map<string, Promise<unknown>>();
+
+  constructor(readonly directory: string) {}
+
+  async put(file: StoredFile, bytes: Uint8Array, maxThreadBytes: number): Promise<boolean> {
+    const previous = this.writing.get(file.threadId) ?? Promise.resolve();
+    const next = previous.catch(() => {}).then(() => this.write(file, bytes, maxThreadBytes));
+    this.writing.set(file.threadId, next);
+    try {
+      return await next;
+    } finally {
+      if (this.writing.get(file.threadId) === next) this.writing.delete(file.threadId);
+    }
+  }
+
+  async head(threadId: string, fileId: string): Promise<StoredFile | null> {
+    const text = await this.io(() => readFile(this.path(threadId, `${fileId}.json`), 'utf8'));
+    return text === null ? null : (JSON.parse(text) as StoredFile);
+  }
+
+  async get(threadId: string, fileId: string) {
+    const file = await this.head(threadId, fileId);
+    if (!file) return null;
+    const bytes = await this.io(() => readFile(this.path(threadId, fileId)));
+    return bytes === null ? null : { file, bytes: new Uint8Array(bytes) };
+  }
+
+  async removeThread(threadId: string): Promise<void> {
+    await rm(this.path(threadId), { recursive: true, force: true });
+  }
+
+  private async write(file: StoredFile, bytes: Uint8Array, max: number): Promise<boolean> {
+    const dir = this.path(file.threadId);
+    const names = (await this.io(() => readdir(dir))) ?? [];
+    let used = 0;
+    for (const name of names.filter((n) => n.endsWith('.json'))) {
+      const text = await this.io(() => readFile(join(dir, name), 'utf8'));
+      if (text !== null) used += (JSON.parse(text) as StoredFile).size;
+    }
+    if (used + file.size > max) return false;
+    await mkdir(dir, { recursive: true });
+    // The bytes first: a description always names bytes that exist.
+    await writeFile(join(dir, file.fileId), bytes);
+    await writeFile(join(dir, `${file.fileId}.json`), JSON.stringify(file));
+    return true;
+  }
+
+  private path(threadId: string, name?: string): string {
+    return name === undefined
+      ? join(this.directory, threadId)
+      : join(this.directory, threadId, name);
+  }
+
+  /** A missing file is null; any other failure is `store_unavailable`. */
+  private async io<T>(op: () => Promise<T>): Promise<T | null> {
+    try {
+      return await op();
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'ENOENT') return null;
+      throw new ResumableError('store_unavailable', `file directory: ${String(error)}`, {
+        cause: error,
+      });
+    }
+  }
+}

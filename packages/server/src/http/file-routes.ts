@@ -1,0 +1,128 @@
+import { ResumableError } from '@resumable/protocol';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { authorizeOrThrow } from '../auth.js';
+import { fileUrl } from '../files/references.js';
+import { fileTypeOf } from '../files/sniff.js';
+import { isValidId } from '../input.js';
+import type { FileStore, StoredFile } from '../stores/types.js';
+import type { RouteContext } from './context.js';
+import { BODY_READ } from './guards.js';
+
+export interface FileLimits {
+  files: FileStore;
+  /** Largest file, in bytes. */
+  maxFileBytes: number;
+  /** Most bytes of files one thread may hold. */
+  maxThreadBytes: number;
+  /** Content types accepted (after sniffing). */
+  allowedTypes: readonly string[];
+  /** The routes' mount point, for the file URLs. */
+  basePath: string;
+}
+
+/** Longest file name kept, in characters. */
+const MAX_NAME = 255;
+
+/** `POST /threads/:id/files?name=` (raw bytes) and `GET /threads/:id/files/:fileId`. */
+export function fileRoutes(ctx: RouteContext, options: FileLimits): Hono {
+  const routes = new Hono();
+  const allowed = new Set(options.allowedTypes);
+
+  routes.post(
+    '/threads/:threadId/files',
+    bodyLimit({
+      maxSize: options.maxFileBytes,
+      onError: () => {
+        throw new ResumableError(
+          'payload_too_large',
+          `the file is over the limit of ${options.maxFileBytes} bytes`,
+        );
+      },
+    }),
+    async (c) => {
+      const threadId = c.req.param('threadId');
+      const thread = await ctx.loadThread(threadId);
+      await authorizeOrThrow(ctx.authorize, c.req.raw, { action: 'upload', threadId, thread });
+      const name = nameOf(c.req.query('name'));
+      const bytes = new Uint8Array(await c.req.arrayBuffer());
+      c.set(BODY_READ as never, true as never);
+      const declared = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase() ?? null;
+      const mimeType = fileTypeOf(bytes, declared);
+      if (mimeType === null || !allowed.has(mimeType)) {
+        throw new ResumableError(
+          'unsupported_media_type',
+          mimeType === null
+            ? `the file's bytes are not ${declared ?? 'a known type'}`
+            : `${mimeType} files are not accepted here`,
+        );
+      }
+      const file: StoredFile = {
+        fileId: crypto.randomUUID(),
+        threadId,
+        name,
+        mimeType,
+        size: bytes.length,
+        createdAt: Date.now(),
+      };
+      if (!(await options.files.put(file, bytes, options.maxThreadBytes))) {
+        throw new ResumableError(
+          'payload_too_large',
+          `the thread's files would be over their limit of ${options.maxThreadBytes} bytes`,
+        );
+      }
+      const url = fileUrl(options.basePath, threadId, file.fileId);
+      return c.json({ fileId: file.fileId, url, mimeType, size: file.size, name }, 201, {
+        Location: url,
+      });
+    },
+  );
+
+  routes.get('/threads/:threadId/files/:fileId', async (c) => {
+    const threadId = c.req.param('threadId');
+    const fileId = c.req.param('fileId');
+    const thread = await ctx.loadThread(threadId);
+    await authorizeOrThrow(ctx.authorize, c.req.raw, { action: 'read', threadId, thread });
+    const found = isValidId(fileId) ? await options.files.get(threadId, fileId) : null;
+    if (!found) {
+      throw new ResumableError('file_not_found', `thread ${threadId} has no file ${fileId}`);
+    }
+    const { file, bytes } = found;
+    const image = file.mimeType.startsWith('image/');
+    return new Response(bytes as unknown as BodyInit, {
+      status: 200,
+      headers: {
+        'Content-Type': file.mimeType.startsWith('text/')
+          ? `${file.mimeType}; charset=utf-8`
+          : file.mimeType,
+        'Content-Length': String(bytes.length),
+        'X-Content-Type-Options': 'nosniff',
+        // Served from the API's origin: nothing in a file may run there.
+        'Content-Security-Policy': "default-src 'none'; sandbox",
+        'Cache-Control': 'private, max-age=3600',
+        ...(image ? {} : { 'Content-Disposition': disposition(file.name) }),
+      },
+    });
+  });
+
+  return routes;
+}
+
+/** The `?name=`: 1-255 characters, no path separators or control characters. */
+function nameOf(value: string | undefined): string {
+  const name = value?.trim() ?? '';
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing them is the point
+  if (name === '' || [...name].length > MAX_NAME || /[/\\\u0000-\u001f\u007f]/.test(name)) {
+    throw new ResumableError(
+      'bad_request',
+      `name must be the file's name: 1 to ${MAX_NAME} characters, without / \\ or control characters`,
+    );
+  }
+  return name;
+}
+
+/** `attachment` with the name as RFC 6266 / 5987 says (an ASCII fallback and UTF-8). */
+function disposition(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}

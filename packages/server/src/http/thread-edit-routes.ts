@@ -1,0 +1,107 @@
+import type { RunAgentInput } from '@resumable/protocol';
+import { ResumableError } from '@resumable/protocol';
+import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { authorizeOrThrow, newToken } from '../auth.js';
+import { deleteThread } from '../runs/thread-deletion.js';
+import type { FileStore, ThreadRecord } from '../stores/types.js';
+import type { RouteContext } from './context.js';
+import { BODY_READ } from './guards.js';
+import { threadJson } from './thread-routes.js';
+
+/** Longest thread title, in characters. */
+export const MAX_TITLE_LENGTH = 200;
+/** Largest `POST /threads` / `PATCH /threads/:id` body: a title and some JSON around it. */
+const MAX_EDIT_BODY = 4096;
+
+export interface ThreadEditOptions {
+  files: FileStore;
+  clientAddress: (c: Context) => string | null;
+}
+
+/** `POST /threads` (an empty thread), `PATCH /threads/:id` (rename), `DELETE /threads/:id`. */
+export function threadEditRoutes(ctx: RouteContext, options: ThreadEditOptions): Hono {
+  const routes = new Hono();
+  const limit = bodyLimit({
+    maxSize: MAX_EDIT_BODY,
+    onError: () => {
+      throw new ResumableError(
+        'payload_too_large',
+        `the request body is over the limit of ${MAX_EDIT_BODY} bytes`,
+      );
+    },
+  });
+
+  routes.post('/threads', limit, async (c) => {
+    const body = await jsonBody(c);
+    const title = body.title === undefined || body.title === null ? null : titleOf(body.title);
+    const threadId = crypto.randomUUID();
+    // Refused like a new thread at `POST /runs` when this client is over its limits.
+    const probe = { threadId, runId: threadId, messages: [] } as unknown as RunAgentInput;
+    const bytes = Number(c.req.header('content-length') ?? 0);
+    const address = options.clientAddress(c);
+    ctx.manager.checkAdmission(probe, { address, threadExists: false, bytes });
+    const now = Date.now();
+    const thread: ThreadRecord = {
+      threadId,
+      token: newToken(),
+      createdAt: now,
+      ...(title === null ? {} : { title, updatedAt: now }),
+    };
+    await ctx.store.createThread(thread);
+    if (title !== null) await ctx.store.threadEdits.rename(threadId, title, now);
+    return c.json({ ...threadJson(thread, []), token: thread.token }, 201);
+  });
+
+  routes.patch('/threads/:threadId', limit, async (c) => {
+    const threadId = c.req.param('threadId');
+    const thread = await ctx.loadThread(threadId);
+    await authorizeOrThrow(ctx.authorize, c.req.raw, { action: 'update', threadId, thread });
+    const body = await jsonBody(c);
+    const title = titleOf(body.title);
+    if (!(await ctx.store.threadEdits.rename(threadId, title, Date.now()))) {
+      throw new ResumableError('thread_not_found', `no thread ${threadId}`);
+    }
+    const renamed = await ctx.loadThread(threadId);
+    return c.json(threadJson(renamed, await ctx.store.listRuns(threadId, 20)));
+  });
+
+  routes.delete('/threads/:threadId', async (c) => {
+    const threadId = c.req.param('threadId');
+    const thread = await ctx.loadThread(threadId);
+    await authorizeOrThrow(ctx.authorize, c.req.raw, { action: 'delete', threadId, thread });
+    await deleteThread(ctx.manager, options.files, threadId);
+    return c.body(null, 204);
+  });
+
+  return routes;
+}
+
+async function jsonBody(c: Context): Promise<Record<string, unknown>> {
+  const text = await c.req.text();
+  c.set(BODY_READ as never, true as never);
+  let body: unknown;
+  try {
+    body = text === '' ? {} : JSON.parse(text);
+  } catch {
+    throw new ResumableError('bad_request', 'the body is not valid JSON');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ResumableError('bad_request', 'the body must be a JSON object');
+  }
+  return body as Record<string, unknown>;
+}
+
+/** A title: a string of 1 to 200 characters once trimmed, without control characters. */
+function titleOf(value: unknown): string {
+  const title = typeof value === 'string' ? value.trim() : '';
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing them is the point
+  const control = /[\u0000-\u001f\u007f]/;
+  if (title === '' || [...title].length > MAX_TITLE_LENGTH || control.test(title)) {
+    throw new ResumableError(
+      'bad_request',
+      `title must be a string of 1 to ${MAX_TITLE_LENGTH} characters, without control characters`,
+    );
+  }
+  return title;
+}

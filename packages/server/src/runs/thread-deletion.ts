@@ -1,0 +1,36 @@
+import type { RunManager } from '../run-manager.js';
+import { sleep } from '../sleep.js';
+import type { FileStore } from '../stores/types.js';
+
+/** Most runs a thread can have that a delete looks at (far above any per-thread rate). */
+const MAX_RUNS = 100_000;
+/** How long a delete waits for a run produced on another instance to end. */
+const REMOTE_END_MS = 5000;
+
+/**
+ * Deletes a thread and everything on it: its running runs are cancelled and ended first
+ * (so no producer writes into a deleted thread), then its files, then its runs, their
+ * events and its history.
+ */
+export async function deleteThread(
+  manager: RunManager,
+  files: FileStore,
+  threadId: string,
+): Promise<void> {
+  const { store } = manager;
+  const running = (await store.listRuns(threadId, MAX_RUNS)).filter((r) => r.status === 'running');
+  for (const run of running) {
+    await manager.cancel(run.runId);
+    await manager.waitForRun(run.runId);
+  }
+  // Runs produced on another instance end when it sees the cancel request: wait, bounded.
+  const until = Date.now() + REMOTE_END_MS;
+  for (const run of running) {
+    for (let i = 0; i < 500 && Date.now() < until; i++) {
+      if ((await store.getRun(run.runId))?.status !== 'running') break;
+      await sleep(10);
+    }
+  }
+  await files.removeThread(threadId);
+  await store.threadEdits.remove(threadId);
+}

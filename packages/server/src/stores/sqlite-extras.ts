@@ -1,0 +1,130 @@
+import type Database from 'libsql';
+import type { FileStore, StoredFile, ThreadEdits } from './types.js';
+
+/** Runs a statement with the SQLite store's error mapping (`store_unavailable`). */
+type Guard = <T>(fn: () => T) => T;
+
+/** Renaming and deleting threads in the SQLite store's file. */
+export class SqliteThreadEdits implements ThreadEdits {
+  private readonly renameStmt;
+  private readonly removeTx: (threadId: string) => void;
+
+  constructor(
+    db: Database.Database,
+    private readonly guard: Guard,
+  ) {
+    this.renameStmt = db.prepare(
+      'UPDATE threads SET title = ?, updated_at = ? WHERE thread_id = ?',
+    );
+    const statements = [
+      'DELETE FROM events WHERE run_id IN (SELECT run_id FROM runs WHERE thread_id = ?)',
+      'DELETE FROM runs WHERE thread_id = ?',
+      'DELETE FROM messages WHERE thread_id = ?',
+      'DELETE FROM threads WHERE thread_id = ?',
+    ].map((sql) => db.prepare(sql));
+    this.removeTx = db.transaction((threadId: string) => {
+      for (const statement of statements) statement.run(threadId);
+    });
+  }
+
+  async rename(threadId: string, title: string, updatedAt: number): Promise<boolean> {
+    return this.guard(() => this.renameStmt.run(title, updatedAt, threadId).changes > 0);
+  }
+
+  async remove(threadId: string): Promise<void> {
+    this.guard(() => this.removeTx(threadId));
+  }
+}
+
+const FILES_SCHEMA = `
+CREATE TABLE IF NOT EXISTS files (
+  thread_id  TEXT NOT NULL,
+  file_id    TEXT NOT NULL,
+  name       TEXT NOT NULL,
+  mime_type  TEXT NOT NULL,
+  size       INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  bytes      BLOB NOT NULL,
+  PRIMARY KEY (thread_id, file_id)
+) WITHOUT ROWID;
+`;
+
+interface FileRow {
+  file_id: string;
+  thread_id: string;
+  name: string;
+  mime_type: string;
+  size: number;
+  created_at: number;
+}
+
+const HEAD = 'file_id, thread_id, name, mime_type, size, created_at';
+
+/** Uploaded files as BLOBs in the SQLite store's file (a table of their own). */
+export class SqliteFiles implements FileStore {
+  private readonly stmt;
+  private readonly putTx: (file: StoredFile, bytes: Uint8Array, max: number) => boolean;
+
+  constructor(
+    db: Database.Database,
+    private readonly guard: Guard,
+  ) {
+    db.exec(FILES_SCHEMA);
+    this.stmt = {
+      used: db.prepare('SELECT COALESCE(SUM(size), 0) AS used FROM files WHERE thread_id = ?'),
+      insert: db.prepare(`INSERT INTO files (${HEAD}, bytes) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+      head: db.prepare(`SELECT ${HEAD} FROM files WHERE thread_id = ? AND file_id = ?`),
+      bytes: db.prepare('SELECT bytes FROM files WHERE thread_id = ? AND file_id = ?'),
+      remove: db.prepare('DELETE FROM files WHERE thread_id = ?'),
+    };
+    // The total is checked and the file stored in one transaction: two uploads racing on
+    // one thread cannot both pass the limit.
+    this.putTx = db.transaction((file: StoredFile, bytes: Uint8Array, max: number) => {
+      const { used } = this.stmt.used.get(file.threadId) as { used: number };
+      if (used + file.size > max) return false;
+      this.stmt.insert.run(
+        file.fileId,
+        file.threadId,
+        file.name,
+        file.mimeType,
+        file.size,
+        file.createdAt,
+        Buffer.from(bytes),
+      );
+      return true;
+    });
+  }
+
+  async put(file: StoredFile, bytes: Uint8Array, maxThreadBytes: number): Promise<boolean> {
+    return this.guard(() => this.putTx(file, bytes, maxThreadBytes));
+  }
+
+  async head(threadId: string, fileId: string): Promise<StoredFile | null> {
+    const row = this.guard(() => this.stmt.head.get(threadId, fileId)) as FileRow | undefined;
+    return row ? fileOf(row) : null;
+  }
+
+  async get(threadId: string, fileId: string) {
+    const file = await this.head(threadId, fileId);
+    if (!file) return null;
+    const row = this.guard(() => this.stmt.bytes.get(threadId, fileId)) as
+      | { bytes: Uint8Array }
+      | undefined;
+    return row ? { file, bytes: new Uint8Array(row.bytes) } : null;
+  }
+
+  async removeThread(threadId: string): Promise<void> {
+    this.guard(() => this.stmt.remove.run(threadId));
+  }
+}
+
+function fileOf(row: FileRow): StoredFile {
+  return {
+    fileId: row.file_id,
+    threadId: row.thread_id,
+    name: row.name,
+    mimeType: row.mime_type,
+    size: row.size,
+    createdAt: row.created_at,
+  };
+}

@@ -1,0 +1,73 @@
+import type { KeyboardEvent } from 'react';
+import { ChevronLeftIcon, ChevronRightIcon } from './branch-icons.js';
+import type { BranchInfo } from './controller-types.js';
+import type { ChatLabels } from './labels.js';
+
+export interface BranchNavProps {
+  /** The message shown now (one of `branch.siblingIds`). */
+  messageId: string;
+  branch: BranchInfo;
+  /** Shows sibling `index` (0-based) instead: `controller.switchBranch`. */
+  onSwitch: (messageId: string, index: number) => void;
+  labels: ChatLabels;
+}
+
+/**
+ * ‹ n / m ›: the versions of a message (regenerated answers, edited prompts). Buttons with
+ * names; ← and → (Home, End) move while it has focus. At either end the button stays
+ * focusable (`aria-disabled`), so the keyboard user's focus never falls to the page.
+ */
+export function BranchNav({ messageId, branch, onSwitch, labels }: BranchNavProps) {
+  const { index, count } = branch;
+  const go = (to: number) => {
+    if (to >= 0 && to < count && to !== index) onSwitch(messageId, to);
+  };
+  const onKeyDown = (e: KeyboardEvent) => {
+    const to =
+      e.key === 'ArrowLeft'
+        ? index - 1
+        : e.key === 'ArrowRight'
+          ? index + 1
+          : e.key === 'Home'
+            ? 0
+            : e.key === 'End'
+              ? count - 1
+              : null;
+    if (to === null) return;
+    e.preventDefault();
+    go(to);
+  };
+  return (
+    // A fieldset is a group: its name says which version this is; the keys come from its buttons.
+    <fieldset
+      className="rc-branch-nav"
+      data-part="branch-nav"
+      aria-label={labels.branchNav(index + 1, count)}
+      onKeyDown={onKeyDown}
+    >
+      <button
+        type="button"
+        className="rc-icon-button"
+        aria-label={labels.previousBranch}
+        title={labels.previousBranch}
+        aria-disabled={index === 0 || undefined}
+        onClick={() => go(index - 1)}
+      >
+        <ChevronLeftIcon />
+      </button>
+      <span className="rc-branch-nav__position" aria-hidden="true">
+        {labels.branchPosition(index + 1, count)}
+      </span>
+      <button
+        type="button"
+        className="rc-icon-button"
+        aria-label={labels.nextBranch}
+        title={labels.nextBranch}
+        aria-disabled={index === count - 1 || undefined}
+        onClick={() => go(index + 1)}
+      >
+        <ChevronRightIcon />
+      </button>
+    </fieldset>
+  );
+}

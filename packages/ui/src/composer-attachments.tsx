@@ -1,0 +1,122 @@
+import type { AttachmentsController, DraftFile, RejectedFile } from '@resumable/hooks/attachments';
+import { formatBytes } from '@resumable/hooks/attachments';
+import { useEffect, useState } from 'react';
+import { CloseIcon, FileIcon, RetryIcon } from './attachment-icons.js';
+import type { AttachmentLabels } from './attachment-labels.js';
+
+/** What the composer says about a refused file. */
+export function rejectedText(r: RejectedFile, labels: AttachmentLabels): string {
+  if (r.reason === 'file_too_large') return labels.fileTooLarge(r.name, formatBytes(r.limit));
+  if (r.reason === 'total_too_large') return labels.totalTooLarge(r.name, formatBytes(r.limit));
+  return labels.tooManyFiles(r.name, r.limit);
+}
+
+/**
+ * A preview URL for a file, revoked when the file leaves (removal, send) or the component
+ * unmounts, so previews never leak memory. Null where the runtime has no object URLs.
+ */
+function useObjectUrl(blob: Blob | null): string | null {
+  const [url, setUrl] = useState<string | null>(null);
+  useEffect(() => {
+    if (!blob || typeof URL.createObjectURL !== 'function') return;
+    const made = URL.createObjectURL(blob);
+    setUrl(made);
+    return () => {
+      URL.revokeObjectURL(made);
+      setUrl(null);
+    };
+  }, [blob]);
+  return url;
+}
+
+function AttachmentItem({
+  file,
+  attachments,
+  labels,
+}: {
+  file: DraftFile;
+  attachments: AttachmentsController;
+  labels: AttachmentLabels;
+}) {
+  const preview = useObjectUrl(file.type.startsWith('image/') ? file.file : null);
+  const percent = file.size === 0 ? 100 : Math.floor((file.loaded / file.size) * 100);
+  return (
+    <li className="rc-attachment" data-phase={file.phase}>
+      {preview ? (
+        <img className="rc-attachment__thumb" src={preview} alt="" />
+      ) : (
+        <span className="rc-attachment__icon">
+          <FileIcon />
+        </span>
+      )}
+      <span className="rc-attachment__text">
+        <span className="rc-attachment__name">{file.name}</span>
+        <span className="rc-attachment__size">{formatBytes(file.size)}</span>
+      </span>
+      {file.phase === 'uploading' ? (
+        <progress
+          className="rc-attachment__progress"
+          max={100}
+          value={percent}
+          aria-label={labels.uploading(file.name, percent)}
+        />
+      ) : null}
+      {file.phase === 'failed' ? (
+        <>
+          <span className="rc-attachment__error" role="alert">
+            {labels.uploadFailed(file.name, file.error?.code ?? 'network')}
+          </span>
+          <button
+            type="button"
+            className="rc-attachment__button"
+            aria-label={labels.retryUpload(file.name)}
+            title={labels.retryUpload(file.name)}
+            onClick={() => attachments.retry(file.id)}
+          >
+            <RetryIcon />
+          </button>
+        </>
+      ) : null}
+      <button
+        type="button"
+        className="rc-attachment__button"
+        aria-label={labels.removeAttachment(file.name)}
+        title={labels.removeAttachment(file.name)}
+        onClick={() => attachments.remove(file.id)}
+      >
+        <CloseIcon />
+      </button>
+    </li>
+  );
+}
+
+/** The composer's attached files (previews, progress, remove, retry) and refusals. */
+export function AttachmentTray({
+  attachments,
+  labels,
+}: {
+  attachments: AttachmentsController;
+  labels: AttachmentLabels;
+}) {
+  const { files, rejected } = attachments;
+  if (files.length === 0 && rejected.length === 0) return null;
+  return (
+    <div className="rc-attachments">
+      {rejected.length > 0 ? (
+        <ul className="rc-attachments__rejected" role="alert">
+          {rejected.map((r, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: a list replaced whole, never reordered
+            <li key={i}>{rejectedText(r, labels)}</li>
+          ))}
+        </ul>
+      ) : null}
+      {files.length > 0 ? (
+        <ul className="rc-attachments__list" aria-label={labels.attachments}>
+          {files.map((file) => (
+            <AttachmentItem key={file.id} file={file} attachments={attachments} labels={labels} />
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,112 @@
+import type { ReactNode, Ref } from 'react';
+import { EditIcon, RegenerateIcon } from './branch-icons.js';
+import { BranchNav } from './branch-nav.js';
+import type { ChatController, ChatMessage } from './controller-types.js';
+import { CopyButton } from './copy-button.js';
+import type { ChatLabels } from './labels.js';
+
+/**
+ * What a message can do besides copy: `<MessageList>` and `<Message>` props. A missing one
+ * hides its button. Pass stable functions (the controller's are), and a rejected promise
+ * is the controller's to show (its `error`).
+ */
+export interface MessageActionHandlers {
+  /** A new answer to the prompt of this answer (`controller.regenerate`). */
+  onRegenerate?: ((messageId: string) => unknown) | undefined;
+  /** The prompt asked again as `content` (`controller.edit`); shows the inline editor. */
+  onEdit?: ((messageId: string, content: string) => unknown) | undefined;
+  /** Shows another version (`controller.switchBranch`); shows ‹ n / m ›. */
+  onSwitchBranch?: ((messageId: string, index: number) => unknown) | undefined;
+}
+
+/** The controller's branch actions as `MessageActionHandlers` (only those it has). */
+export function branchActions(
+  c: Pick<ChatController, 'regenerate' | 'edit' | 'switchBranch'>,
+): MessageActionHandlers {
+  return {
+    ...(c.regenerate ? { onRegenerate: c.regenerate } : {}),
+    ...(c.edit ? { onEdit: c.edit } : {}),
+    ...(c.switchBranch ? { onSwitchBranch: c.switchBranch } : {}),
+  };
+}
+
+/** Calls an action; its failure is already the controller's to show. */
+export function act(run: () => unknown): void {
+  void Promise.resolve()
+    .then(run)
+    .catch(() => {});
+}
+
+export interface MessageActionsProps extends MessageActionHandlers {
+  message: ChatMessage;
+  /** The message's text (what Copy copies; no Copy when empty or absent). */
+  copyText?: string;
+  /** Opens the inline editor (prompts). */
+  onStartEdit?: (() => void) | undefined;
+  editButtonRef?: Ref<HTMLButtonElement>;
+  labels: ChatLabels;
+  /** After the buttons (an "ended" badge). */
+  children?: ReactNode;
+}
+
+/**
+ * The row under a message: ‹ n / m › when it has versions (always shown), then its tools —
+ * copy, regenerate (answers), edit (prompts) — shown on hover and on keyboard focus.
+ */
+export function MessageActions({
+  message,
+  copyText,
+  onRegenerate,
+  onSwitchBranch,
+  onStartEdit,
+  editButtonRef,
+  labels,
+  children,
+}: MessageActionsProps) {
+  const branch = message.branch && message.branch.count > 1 ? message.branch : null;
+  const tools = Boolean(copyText) || Boolean(onRegenerate) || Boolean(onStartEdit);
+  if (!branch && !tools && !children) return null;
+  return (
+    <div className="rc-message__actions">
+      {branch && onSwitchBranch ? (
+        <BranchNav
+          messageId={message.id}
+          branch={branch}
+          onSwitch={(id, index) => act(() => onSwitchBranch(id, index))}
+          labels={labels}
+        />
+      ) : null}
+      {tools ? (
+        <div className="rc-message__tools" data-part="tools">
+          {copyText ? (
+            <CopyButton text={copyText} label={labels.copyMessage} copiedLabel={labels.copied} />
+          ) : null}
+          {onRegenerate ? (
+            <button
+              type="button"
+              className="rc-icon-button"
+              aria-label={labels.regenerate}
+              title={labels.regenerate}
+              onClick={() => act(() => onRegenerate(message.id))}
+            >
+              <RegenerateIcon />
+            </button>
+          ) : null}
+          {onStartEdit ? (
+            <button
+              ref={editButtonRef}
+              type="button"
+              className="rc-icon-button"
+              aria-label={labels.editMessage}
+              title={labels.editMessage}
+              onClick={onStartEdit}
+            >
+              <EditIcon />
+            </button>
+          ) : null}
+        </div>
+      ) : null}
+      {children}
+    </div>
+  );
+}
