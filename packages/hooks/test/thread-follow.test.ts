@@ -125,7 +125,10 @@ describe('following a conversation, not a run', () => {
     await first.send('hello');
     await waitFor(() => first.run.getState().status === 'finished', 'run', 10_000);
     const { threadId, token } = first.getState();
-    await waitFor(() => threadStreams('first').length === 1, `thread followed ${JSON.stringify(fetched.get('first'))}`);
+    await waitFor(
+      () => threadStreams('first').length === 1,
+      `thread followed ${JSON.stringify(fetched.get('first'))}`,
+    );
     // The run_ended (offset 2) reached the thread stream and was persisted.
     const stored = () => storage.get(threadRecordKey('c'));
     await expectEventually(async () => (await stored()) as unknown, {
