@@ -97,6 +97,44 @@ describe('tabs share one connection; devices follow the conversation', () => {
     expect((await streams(e2e.stack)).run.open).toBe(0);
   });
 
+  test('a frozen leader lets go: the other tab leads within 1 s; thawed, it follows, and a Stop from it ends the run for both', async () => {
+    const context = await e2e.newContext();
+    const a = await DemoPage.open(context, e2e.stack);
+    const b = await DemoPage.open(context, e2e.stack);
+    await a.send(LONG_PROMPT);
+    const run = await a.run();
+    await b.waitForText(100);
+    const lines = () => Promise.all([a, b].map((t) => t.status.textContent()));
+    await expect
+      .poll(async () => (await lines()).sort(), { timeout: 10_000 })
+      .toEqual(['', LABELS.viaTab]);
+    const [leader, other] = (await lines())[0] === '' ? [a, b] : [b, a];
+    const opened = (await streams(e2e.stack)).run.opened;
+
+    // What Chrome does to a background tab it freezes: the page gets 'freeze', then runs no
+    // more tasks. The DevTools protocol's freeze skips the event, so the test fires it first.
+    const cdp = await context.newCDPSession(leader.page);
+    await leader.page.evaluate(() => document.dispatchEvent(new Event('freeze')));
+    await cdp.send('Page.setWebLifecycleState', { state: 'frozen' });
+    const frozen = Date.now();
+    await expect
+      .poll(async () => (await streams(e2e.stack)).run.opened, { interval: 25, timeout: 5000 })
+      .toBe(opened + 1);
+    expect(Date.now() - frozen).toBeLessThan(1000);
+    expect(other.eventsRequestsFor(run.runId).map((r) => r.after > 0)).toEqual([true]);
+
+    await cdp.send('Page.setWebLifecycleState', { state: 'active' });
+    await leader.page.evaluate(() => document.dispatchEvent(new Event('resume')));
+    await expect.poll(() => leader.status.textContent(), { timeout: 10_000 }).toBe(LABELS.viaTab);
+    await leader.page.getByRole('button', { name: 'Stop', exact: true }).click();
+    const snapshot = await waitForRunEnd(e2e.stack, run as StartedRun);
+    expect(snapshot.status).toBe('cancelled');
+    for (const tab of [leader, other]) {
+      await tab.waitForMessageStatus('stopped');
+      expect(await tab.copiedText()).toBe(serverText(snapshot));
+    }
+  });
+
   test('another device following the thread sees a run started elsewhere, and one started by the server, appear live', async () => {
     const phone = await e2e.openDemo();
     await phone.send('What time is it?');
