@@ -6,7 +6,6 @@ import {
   fetchRun,
   type StartedRun,
   serverText,
-  sleep,
   squash,
   waitForRunEnd,
 } from './demo-page.js';
@@ -174,6 +173,5 @@ describe('tabs share one connection; devices follow the conversation', () => {
       await device.waitForText(60);
     }
     expect(loads).toBe(0);
-    await sleep(0);
   });
 });
