@@ -169,6 +169,20 @@ describe.each(STORES)('thread event stream on the $name store', ({ create }) => 
       numbered([started(runId, 'nightly digest', 'job-1'), ended(runId)], 6),
     );
     expect(server.manager.streamCounts().thread.opened).toBe(opened + 1);
+    // What a thread deletion does after its announcement: this thread's streams end.
+    const other = await thread();
+    const kept = readEvents(
+      `${server.url}/threads/${other.threadId}/events?after=5`,
+      { headers: bearer(other.token) },
+      1,
+    );
+    const dropped = readEvents(`${server.url}/threads/${threadId}/events?after=7`, { headers });
+    await waitFor(() => server.manager.streamCounts().thread.open === 2);
+    expect(server.manager.threads.streams.drop(threadId)).toBe(1);
+    expect((await dropped).frames).toEqual([]);
+    expect(server.manager.streamCounts().thread.open).toBe(1);
+    expect(server.manager.threads.streams.drop(other.threadId)).toBe(1);
+    expect((await kept).frames).toEqual([]);
     // The run itself reads like any other.
     const events = await readEvents(`${server.url}/runs/${runId}/events`, { headers });
     expect(JSON.parse(events.frames.at(-1)!.json)).toMatchObject({ type: 'RUN_FINISHED', runId });

@@ -31,7 +31,10 @@ export interface ChatSessionOptions extends RunSessionOptions {
    * Locks or BroadcastChannel every tab keeps its own. @default true
    */
   shareTabs?: boolean;
-  /** A visible follower tab that heard nothing from the leader this long takes over. @default 3000 */
+  /**
+   * A visible follower tab that heard nothing from the leader this long takes over (a hung
+   * leader; a closed, crashed or frozen one lets go of its lock at once). @default 5000
+   */
   leaderStaleMs?: number;
 }
 

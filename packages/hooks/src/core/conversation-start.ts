@@ -53,6 +53,6 @@ export function startConversation(host: ConversationHost): () => void {
   return () => {
     stopped = true;
     close?.();
-    host.run.shared.setRole('solo');
+    host.run.shared.release();
   };
 }

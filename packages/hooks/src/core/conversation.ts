@@ -10,7 +10,7 @@ import { ThreadFollower } from './thread-stream.js';
 /** The leader's heartbeat period (a hidden tab's timers may run only once a second). */
 export const HEARTBEAT_MS = 500;
 /** A visible follower that heard nothing from the leader this long takes the lock. */
-export const DEFAULT_LEADER_STALE_MS = 3000;
+export const DEFAULT_LEADER_STALE_MS = 5000;
 /** One snapshot request per run in flight at most, re-asked after this. */
 const SYNC_EVERY_MS = 1000;
 
@@ -98,8 +98,10 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
 
   const syncThread = () => {
     if (!follows || closed) return;
-    const { threadId, token } = store.getState();
+    const { threadId, token, sending } = store.getState();
     thread.setThread(threadId, token);
+    // A new thread's token comes with its first POST's answer, a moment after its id.
+    if (token === null && sending !== null) return;
     if (ownNetwork()) thread.start();
   };
 
@@ -177,7 +179,9 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
 
   offs.push(
     store.subscribe((s, p) => {
-      if (s.threadId !== p.threadId || s.token !== p.token) syncThread();
+      if (s.threadId !== p.threadId || s.token !== p.token || s.sending !== p.sending) {
+        syncThread();
+      }
       if (s.prompt !== p.prompt) announce();
     }),
     run.store.subscribe((s, p) => {

@@ -63,6 +63,16 @@ export class SharedStream {
     this.follow();
   }
 
+  /**
+   * The tab is closing the conversation (its chat let go): back to `solo` without writing or
+   * opening anything — a follower's state is the leader's to store.
+   */
+  release(): void {
+    if (this.role === 'solo') return;
+    this.role = 'solo';
+    this.parts.setConnection({ viaTab: false });
+  }
+
   /** A follower's run is live through the leader's batches: the phase says `streaming`. */
   follow(): void {
     const { f } = this.parts;

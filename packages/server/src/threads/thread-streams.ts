@@ -86,11 +86,16 @@ export class ThreadStreams {
     for (const sub of this.subscriptions) sub.ping(now, idleMs);
   }
 
-  /** Closes every stream gracefully (clients resume); returns how many. */
-  drop(): number {
-    const all = [...this.subscriptions];
-    for (const sub of all) sub.close(true);
-    return all.length;
+  /**
+   * Closes the streams (of one thread, or all) gracefully: clients resume, and a deleted
+   * thread's clients get `404` then. Returns how many.
+   */
+  drop(threadId?: string): number {
+    const closing = [...this.subscriptions].filter(
+      (sub) => threadId === undefined || sub.runId === threadId,
+    );
+    for (const sub of closing) sub.close(true);
+    return closing.length;
   }
 
   close(): void {
