@@ -1,5 +1,3 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { HttpAgent } from '@ag-ui/client';
 import { EventEncoder } from '@ag-ui/encoder';
 import { EventType } from '@resumable/protocol';
@@ -13,40 +11,8 @@ import {
   startServer,
   timeLead,
 } from '../src/index.js';
+import { fakeUpstream } from './fake-upstream.js';
 import { bearer, logOf, postRun, prompt, readEvents } from './helpers.js';
-
-type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
-
-/** A fake upstream on 127.0.0.1 whose behaviour each test sets. */
-async function fakeUpstream(): Promise<{
-  url: string;
-  server: Server;
-  handle: (handler: Handler) => void;
-  requests: Array<{ headers: IncomingMessage['headers']; body: unknown }>;
-}> {
-  let handler: Handler = (_req, _body, res) => res.end();
-  const requests: Array<{ headers: IncomingMessage['headers']; body: unknown }> = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => {
-      body += chunk;
-    });
-    req.on('end', () => {
-      requests.push({ headers: req.headers, body: body ? JSON.parse(body) : null });
-      handler(req, body, res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    server,
-    handle: (h) => {
-      handler = h;
-    },
-    requests,
-  };
-}
 
 describe('@ag-ui/client HttpAgent against POST /runs', () => {
   let server: RunningServer;

@@ -1,5 +1,7 @@
 import type { AGUIEvent, Message, RunAgentInput } from '@resumable/protocol';
 import { EventType, messageText, ResumableError } from '@resumable/protocol';
+import { dataUrl, hasFileParts, type PromptPart, promptParts } from '../files/prompt-files.js';
+import type { ReadFile } from '../files/references.js';
 import { fetchUpstream, readSse, type UpstreamTimeouts, upstreamTimeouts } from './sse-reader.js';
 import type { Agent } from './types.js';
 
@@ -48,7 +50,7 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
   const model = options.model ?? process.env.OPENAI_MODEL ?? 'gpt-4o-mini';
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const { timeoutMs, idleTimeoutMs: idleMs } = upstreamTimeouts(options);
-  return async function* (input, { signal }) {
+  return async function* (input, { signal, readFile }) {
     const what = `the OpenAI-compatible endpoint ${baseUrl}`;
     const tools = input.tools.map((tool) => ({
       type: 'function',
@@ -67,7 +69,7 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
         body: JSON.stringify({
           model,
           stream: true,
-          messages: toChatMessages(input),
+          messages: await toChatMessages(input, readFile),
           ...(tools.length > 0 ? { tools } : {}),
           ...options.body,
         }),
@@ -139,8 +141,15 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
   };
 }
 
-/** AG-UI messages (and context) as Chat Completions messages. */
-export function toChatMessages(input: RunAgentInput): unknown[] {
+/**
+ * AG-UI messages (and context) as Chat Completions messages. A user turn that names files
+ * gets content parts: images as `image_url` data: URLs, other files (PDF) as `file` parts
+ * with `file_data` — the bytes read from the store, since the API cannot fetch our URLs.
+ */
+export async function toChatMessages(
+  input: RunAgentInput,
+  readFile?: ReadFile,
+): Promise<unknown[]> {
   const out: unknown[] = [];
   if (input.context.length > 0) {
     out.push({
@@ -150,9 +159,15 @@ export function toChatMessages(input: RunAgentInput): unknown[] {
   }
   for (const m of input.messages as Message[]) {
     switch (m.role) {
+      case 'user':
+        if (hasFileParts(m)) {
+          out.push({ role: 'user', content: chatParts(await promptParts(m, readFile)) });
+          break;
+        }
+        out.push({ role: m.role, content: messageText(m) });
+        break;
       case 'system':
       case 'developer':
-      case 'user':
         out.push({ role: m.role, content: messageText(m) });
         break;
       case 'assistant':
@@ -179,4 +194,14 @@ export function toChatMessages(input: RunAgentInput): unknown[] {
     }
   }
   return out;
+}
+
+function chatParts(parts: PromptPart[]): unknown[] {
+  return parts.map((part) => {
+    if (part.kind === 'text') return { type: 'text', text: part.text };
+    const url = dataUrl(part.file, part.bytes);
+    return part.file.mimeType.startsWith('image/')
+      ? { type: 'image_url', image_url: { url } }
+      : { type: 'file', file: { filename: part.file.name, file_data: url } };
+  });
 }

@@ -40,8 +40,8 @@ export function aiSdkAgent(
   run: (call: AiSdkCall) => AiSdkStream | Promise<AiSdkStream>,
   options: AiSdkAgentOptions = {},
 ): Agent {
-  return async function* (input, { signal }) {
-    const prompt = toModelPrompt(input);
+  return async function* (input, { signal, readFile }) {
+    const prompt = await toModelPrompt(input, readFile);
     const stream = await run({ ...prompt, input, tools: clientTools(input), signal });
     const parts = 'fullStream' in stream ? stream.fullStream : stream;
     yield* aiSdkEvents(parts, {
