@@ -12,17 +12,24 @@ export function ThreadsPanel({
   threads,
   current,
   onSelect,
+  onRemoved,
   open,
 }: {
   threads: ThreadsController;
   current: ThreadEntry | undefined;
   onSelect: (id: string) => void;
+  onRemoved: (id: string) => void;
   open: boolean;
 }) {
   const [copied, setCopied] = useState(false);
   return (
     <div id="demo-threads" className="demo-threads" data-open={open || undefined}>
-      <ThreadList threads={threads} currentId={current?.id ?? null} onSelect={onSelect} />
+      <ThreadList
+        threads={threads}
+        currentId={current?.id ?? null}
+        onSelect={onSelect}
+        onRemoved={onRemoved}
+      />
       {current?.threadId ? (
         <a
           className="demo-link"
