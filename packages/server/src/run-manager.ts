@@ -245,7 +245,7 @@ export class RunManager {
     } catch (error) {
       this.log(`run ${input.runId}: lease or history not saved: ${String(error)}`);
     }
-    void this.runToEnd(run, agentInput, ticket);
+    void this.runToEnd(run, agentInput, ticket, plan.answerIndex);
     return result;
   }
 
@@ -323,13 +323,19 @@ export class RunManager {
     }
   }
 
-  private async runToEnd(run: ActiveRun, input: RunAgentInput, ticket: Ticket): Promise<void> {
+  private async runToEnd(
+    run: ActiveRun,
+    input: RunAgentInput,
+    ticket: Ticket,
+    answerIndex: number,
+  ): Promise<void> {
     const { runId } = run.record;
     await produce(run, input, {
       agent: this.agent,
       log: this.log,
       agentTimeoutMs: this.limits.agentTimeoutMs,
       maxRunMs: this.limits.maxRunMs,
+      answerIndex,
       ...(this.files
         ? { readFile: fileReader(this.files.store, this.files.basePath, run.record.threadId) }
         : {}),
