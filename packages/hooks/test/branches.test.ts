@@ -281,4 +281,27 @@ describe('branches × @resumable/server', () => {
     expect(thread.runs.map((r) => r.runId)).toEqual([runId, other, expect.any(String)]);
     expect(thread.runs.map((r) => r.status)).toEqual(['finished', 'finished', 'finished']);
   });
+
+  it("a second tab on the same key shows the other tab's regenerate as the new branch", async () => {
+    const one = open();
+    await one.send('explain offsets');
+    await settled(one, 'first');
+    const two = open();
+    await waitFor(() => two.getState().messages.length === 2, 'second tab loaded', 5000);
+    const runId = await one.regenerate();
+    await waitFor(
+      () => two.run.getState().runId === runId && two.run.getState().status === 'finished',
+      'second tab followed the regenerate',
+      10_000,
+    );
+    await settled(two, 'second tab page');
+    expect(two.getState().messages.map((m) => m.id)).toEqual([
+      one.getState().messages[0]!.id,
+      `msg-${runId}`,
+    ]);
+    expect(transcript(two)).toEqual([
+      ['user', 'explain offsets', ''],
+      ['assistant', reply('explain offsets'), '2/2'],
+    ]);
+  });
 });

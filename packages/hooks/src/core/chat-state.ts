@@ -52,6 +52,8 @@ export interface TabRunMessage {
   token: string | null;
   /** Absent for a regenerate (it has no prompt). */
   prompt?: ChatMessage;
+  /** A regenerate: the prompt its answer hangs under. */
+  regenerated?: Regenerated | null;
 }
 
 export const DEFAULT_MAX_OUTBOX = 50;
@@ -309,6 +311,9 @@ export function parseTabMessage(
     threadId: m.threadId,
     ...(typeof m.token === 'string' ? { token: m.token } : {}),
     ...(m.prompt ? { prompt: m.prompt } : {}),
+    ...(m.regenerated?.runId === m.runId && typeof m.regenerated.parentId === 'string'
+      ? { regenerated: { runId: m.runId, parentId: m.regenerated.parentId } }
+      : {}),
   };
 }
 

@@ -304,7 +304,7 @@ export class ChatSession {
         runId: started.runId,
         threadId: started.threadId,
         token: started.token ?? token,
-        ...(item.kind ? {} : { prompt: accepted }),
+        ...(item.kind ? { regenerated: regeneratedOf(item, started.runId) } : { prompt: accepted }),
       } satisfies TabRunMessage);
       return true;
     } catch (error) {
@@ -356,6 +356,7 @@ export class ChatSession {
     if (m === null) return;
     const prompt = m.prompt ? { runId: m.runId, message: m.prompt } : null;
     void this.followRun(m.runId, m.threadId, m.token ?? this.getState().token, prompt);
+    if (m.regenerated) this.store.setState({ regenerated: m.regenerated }); // after its settle
   }
 
   /** Moves the finished run's prompt and reply into `settled` before a new run starts. */
