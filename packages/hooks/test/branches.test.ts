@@ -13,10 +13,10 @@ import { ResumableClient } from '../src/core/registry.js';
 import { createIndexedDbStorage, type RecordStorage } from '../src/core/storage.js';
 import { waitFor } from './util.js';
 
-const TOKENS = 6;
+const TOKENS = 16;
 const runInput = { forwardedProps: { script: { tokens: TOKENS, tokensPerSecond: 0, seed: 3 } } };
-/** The scripted reply to `prompt` (it depends on the prompt and the seed only). */
-const reply = (prompt: string) => replyTokens(prompt, TOKENS, 3).join('');
+/** The scripted reply: the n-th answer to `prompt` (a regenerate's n ≥ 1) uses seed + n. */
+const reply = (prompt: string, n = 0) => replyTokens(prompt, TOKENS, 3 + n).join('');
 
 let server: RunningServer;
 let db = 0;
@@ -101,8 +101,9 @@ describe('branches × @resumable/server', () => {
     await settled(chat, 'second answer');
     expect(transcript(chat)).toEqual([
       ['user', 'explain offsets', ''],
-      ['assistant', reply('explain offsets'), '2/2'],
+      ['assistant', reply('explain offsets', 1), '2/2'],
     ]);
+    expect(reply('explain offsets', 1)).not.toBe(reply('explain offsets'));
     expect(chat.getState().messages[1]!.id).toBe(`msg-${second}`);
 
     const third = await chat.regenerate();
@@ -111,7 +112,7 @@ describe('branches × @resumable/server', () => {
       chat.getState().messages[0]!.id,
       `msg-${third}`,
     ]);
-    expect(transcript(chat)[1]![2]).toBe('3/3');
+    expect(transcript(chat)[1]!.slice(1)).toEqual([reply('explain offsets', 2), '3/3']);
     expect(chat.getState().messages[1]!.branch!.siblingIds).toEqual([
       firstAnswer,
       `msg-${second}`,
@@ -270,7 +271,7 @@ describe('branches × @resumable/server', () => {
     expect(posts()).toBe(3);
     expect(transcript(chat)).toEqual([
       ['user', 'explain offsets', ''],
-      ['assistant', reply('explain offsets'), '2/2'],
+      ['assistant', reply('explain offsets', 1), '2/2'],
     ]);
     expect(chat.getState().messages.map((m) => m.id)).toEqual([prompt, `msg-${runId}`]);
     const thread = (await (
@@ -301,7 +302,7 @@ describe('branches × @resumable/server', () => {
     ]);
     expect(transcript(two)).toEqual([
       ['user', 'explain offsets', ''],
-      ['assistant', reply('explain offsets'), '2/2'],
+      ['assistant', reply('explain offsets', 1), '2/2'],
     ]);
   });
 });
