@@ -9,6 +9,7 @@ import type { ChatController } from './controller-types.js';
 import { type ChatLabels, useLabels } from './labels.js';
 import type { CodeRenderer, ImagePolicy } from './markdown.js';
 import type { MessageProps } from './message.js';
+import { branchActions } from './message-actions.js';
 import { FileTokenContext } from './message-files.js';
 import { MessageList } from './message-list.js';
 import { ReplyAnnouncer } from './reply-announcer.js';
@@ -99,6 +100,7 @@ export function ResumableChatView({
           {...(renderCode ? { renderCode } : {})}
           labels={labels}
           {...(messageComponent ? { messageComponent } : {})}
+          {...branchActions(c)}
         />
         <Composer
           onSend={(text, attached) =>
