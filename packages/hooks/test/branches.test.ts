@@ -305,4 +305,52 @@ describe('branches × @resumable/server', () => {
       ['assistant', reply('explain offsets', 1), '2/2'],
     ]);
   });
+
+  it('an edited prompt keeps the files the original carried', async () => {
+    const chat = open();
+    await chat.send('hello');
+    await settled(chat, 'thread made');
+    const { threadId, token } = chat.getState();
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    const uploaded = await fetch(`${server.url}/threads/${threadId}/files?name=dot.png`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'image/png', Authorization: `Bearer ${token}` },
+      body: png,
+    });
+    expect(uploaded.status).toBe(201);
+    const file = (await uploaded.json()) as {
+      fileId: string;
+      url: string;
+      mimeType: string;
+      size: number;
+      name: string;
+    };
+    await chat.send('what is this', { attachments: [file] });
+    await settled(chat, 'answer with the file');
+    await chat.edit(chat.getState().messages[2]!.id, 'describe this');
+    await settled(chat, 'edited answer');
+    const image = {
+      type: 'image',
+      source: { type: 'url', value: file.url, mimeType: 'image/png' },
+      metadata: { fileId: file.fileId, name: 'dot.png', size: png.length },
+    };
+    expect(chat.getState().messages[2]!.content).toEqual([
+      { type: 'text', text: 'describe this' },
+      image,
+    ]);
+    expect(transcript(chat)[2]).toEqual(['user', 'describe this', '2/2']);
+    // As the server stored it: the new prompt on the current branch, with the image.
+    const page = (await (
+      await fetch(`${server.url}/threads/${threadId}/messages`, {
+        headers: { Authorization: `Bearer ${token}` },
+      })
+    ).json()) as { messages: { role: string; content: unknown }[] };
+    expect(page.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
+      'hello',
+      [{ type: 'text', text: 'describe this' }, image],
+    ]);
+  });
 });
