@@ -143,6 +143,11 @@ export class RunManager {
     if (refused) throw refused;
   }
 
+  /** Records a new empty thread against the client's rate, or throws its `429`. */
+  admitThread(address: string | null): void {
+    this.admission.admitThread(address);
+  }
+
   /**
    * Starts a run for a thread that already exists (the HTTP layer creates threads).
    * Idempotent by `input.runId`: when the run exists, nothing starts and `created` is false.
