@@ -23,7 +23,12 @@ export function ThreadsPanel({
 }) {
   const [copied, setCopied] = useState(false);
   return (
-    <div id="demo-threads" className="demo-threads" data-open={open || undefined}>
+    <aside
+      id="demo-threads"
+      className="demo-threads"
+      aria-label="Chats"
+      data-open={open || undefined}
+    >
       <ThreadList
         threads={threads}
         currentId={current?.id ?? null}
@@ -54,6 +59,6 @@ export function ThreadsPanel({
           {copied ? 'Link copied' : 'Copy a link for another device'}
         </button>
       ) : null}
-    </div>
+    </aside>
   );
 }
