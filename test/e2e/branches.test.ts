@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { fetchRun, serverText, sleep, waitForRunEnd } from './demo-page.js';
 import { useDemoStack } from './fixture.js';
+import { screenshot } from './harness.js';
 
 /**
  * Branches in real Chromium against the real server (SQLite): regenerate an answer twice,
@@ -41,6 +42,7 @@ describe('branches in Chromium', () => {
     expect(serverText(await fetchRun(e2e.stack, third!))).not.toBe(expected);
     expect(await demo.assistant.getAttribute('data-message-id')).toBe(`msg-${first!.runId}`);
     expect(await demo.copiedText()).toBe(expected);
+    await screenshot(page, 'branches-1-of-3');
 
     // Reload with the history request held back: the persisted branch shows first.
     const history = /\/api\/threads\/[^/]+\/messages/;
