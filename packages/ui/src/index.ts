@@ -35,7 +35,8 @@ export {
 } from './message-actions.js';
 export { MessageEditor, type MessageEditorProps } from './message-editor.js';
 export {
-  FileTokenContext,
+  type FileAccess,
+  FileAccessContext,
   fileSrc,
   type MessageFile,
   MessageFiles,

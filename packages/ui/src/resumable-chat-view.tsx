@@ -1,6 +1,6 @@
 import { type AttachmentLimits, useAttachments } from '@resumable/hooks/attachments';
 import { messageText } from '@resumable/protocol';
-import type { ComponentType, KeyboardEvent } from 'react';
+import { type ComponentType, type KeyboardEvent, useMemo } from 'react';
 import type { AttachmentLabels } from './attachment-labels.js';
 import { ChatRoot } from './chat-root.js';
 import { Composer } from './composer.js';
@@ -10,7 +10,7 @@ import { type ChatLabels, useLabels } from './labels.js';
 import type { CodeRenderer, ImagePolicy } from './markdown.js';
 import type { MessageProps } from './message.js';
 import { branchActions } from './message-actions.js';
-import { FileTokenContext } from './message-files.js';
+import { FileAccessContext } from './message-files.js';
 import { MessageList } from './message-list.js';
 import { ReplyAnnouncer } from './reply-announcer.js';
 
@@ -42,6 +42,12 @@ export interface ResumableChatViewOptions {
    * @default DEFAULT_ATTACHMENT_LIMITS (10 MiB a file, 25 MiB a prompt, 10 files)
    */
   attachments?: AttachmentLimits | false;
+  /**
+   * The origin of the API serving the thread's files when it is not the page's (e.g.
+   * `https://api.example.com`); `<ResumableChat>` takes it from an absolute `endpoint`.
+   * @default the page's origin
+   */
+  fileOrigin?: string;
 }
 
 export interface ResumableChatViewProps extends ResumableChatViewOptions {
@@ -64,10 +70,13 @@ export function ResumableChatView({
   messageComponent,
   graceMs = 1000,
   attachments: limits,
+  fileOrigin,
 }: ResumableChatViewProps) {
   const labels = useLabels(labelsProp);
   const c = controller;
   const files = useAttachments(c, limits === false ? undefined : limits);
+  const token = c.token ?? null;
+  const access = useMemo(() => ({ token, origin: fileOrigin }), [token, fileOrigin]);
   const stop = () => c.stop().catch(reported);
   const onKeyDown = (e: KeyboardEvent) => {
     // Esc stops the answer, as in ChatGPT; an open <details> or menu keeps its own Esc.
@@ -76,7 +85,7 @@ export function ResumableChatView({
     void stop();
   };
   return (
-    <FileTokenContext.Provider value={c.token ?? null}>
+    <FileAccessContext.Provider value={access}>
       <ChatRoot className={className} theme={theme} onKeyDown={onKeyDown}>
         <ConnectionStatus
           connection={c.connection}
@@ -115,7 +124,7 @@ export function ResumableChatView({
         />
         <ReplyAnnouncer isStreaming={c.isStreaming} status={c.status} labels={labels} />
       </ChatRoot>
-    </FileTokenContext.Provider>
+    </FileAccessContext.Provider>
   );
 }
 
