@@ -6,7 +6,7 @@ import {
   useTrackThread,
 } from '@resumable/hooks/threads';
 import { ResumableChatView } from '@resumable/ui';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { ChaosPanel } from './chaos-panel.js';
 import { Inspector } from './inspector.js';
 import { ServerRunButton } from './server-run.js';
@@ -31,7 +31,12 @@ type Panel = 'threads' | 'side';
 export function App() {
   const threads = useThreads({ endpoint: ENDPOINT });
   const [currentId, select] = useCurrentThread(threads);
-  const current = threads.threads.find((t) => t.id === currentId);
+  // The entry last seen for the current id: the chat stays up if the entry leaves the list
+  // (deleted in another tab) until the user picks another conversation.
+  const seen = useRef<ThreadEntry | undefined>(undefined);
+  const found = threads.threads.find((t) => t.id === currentId);
+  if (found) seen.current = found;
+  const current = found ?? (seen.current?.id === currentId ? seen.current : undefined);
   const [open, setOpen] = useState<Panel | null>(null);
   const toggle = (panel: Panel) => setOpen((now) => (now === panel ? null : panel));
   // Esc closes an open drawer (and only then: otherwise Esc belongs to the chat's Stop).
@@ -74,6 +79,12 @@ export function App() {
         onSelect={(id) => {
           select(id);
           setOpen(null);
+        }}
+        onRemoved={(id) => {
+          if (id !== currentId) return;
+          const next = threads.threads.find((t) => t.id !== id);
+          if (next) select(next.id);
+          else void threads.create().then(select);
         }}
       />
       {/* A fresh chat per conversation: switching threads never mixes two sessions. */}

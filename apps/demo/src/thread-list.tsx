@@ -12,17 +12,29 @@ export function ThreadsPanel({
   threads,
   current,
   onSelect,
+  onRemoved,
   open,
 }: {
   threads: ThreadsController;
   current: ThreadEntry | undefined;
   onSelect: (id: string) => void;
+  onRemoved: (id: string) => void;
   open: boolean;
 }) {
   const [copied, setCopied] = useState(false);
   return (
-    <div id="demo-threads" className="demo-threads" data-open={open || undefined}>
-      <ThreadList threads={threads} currentId={current?.id ?? null} onSelect={onSelect} />
+    <aside
+      id="demo-threads"
+      className="demo-threads"
+      aria-label="Chats"
+      data-open={open || undefined}
+    >
+      <ThreadList
+        threads={threads}
+        currentId={current?.id ?? null}
+        onSelect={onSelect}
+        onRemoved={onRemoved}
+      />
       {current?.threadId ? (
         <a
           className="demo-link"
@@ -47,6 +59,6 @@ export function ThreadsPanel({
           {copied ? 'Link copied' : 'Copy a link for another device'}
         </button>
       ) : null}
-    </div>
+    </aside>
   );
 }

@@ -48,7 +48,8 @@ export function deviceLink(threadId: string, token: string): string {
 
 /**
  * The conversation this tab shows: the link's, else the one shown last, else the newest;
- * a first visit gets a new one. Null until the list has been read.
+ * a first visit gets a new one. Null until the list has been read. A conversation deleted
+ * in another tab stays shown here until the user picks another.
  */
 export function useCurrentThread(
   threads: ThreadsController,
@@ -80,11 +81,8 @@ export function useCurrentThread(
       } else {
         newest();
       }
-    } else if (currentId !== null && !list.some((t) => t.id === currentId)) {
-      // The shown conversation was deleted (here or in another tab): show the newest.
-      newest();
     }
-  }, [loaded, list, currentId, threads]);
+  }, [loaded, list, threads]);
   useEffect(() => {
     if (currentId) storeCurrent(currentId);
   }, [currentId]);

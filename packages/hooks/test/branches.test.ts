@@ -13,10 +13,10 @@ import { ResumableClient } from '../src/core/registry.js';
 import { createIndexedDbStorage, type RecordStorage } from '../src/core/storage.js';
 import { waitFor } from './util.js';
 
-const TOKENS = 6;
+const TOKENS = 16;
 const runInput = { forwardedProps: { script: { tokens: TOKENS, tokensPerSecond: 0, seed: 3 } } };
-/** The scripted reply to `prompt` (it depends on the prompt and the seed only). */
-const reply = (prompt: string) => replyTokens(prompt, TOKENS, 3).join('');
+/** The scripted reply: the n-th answer to `prompt` (a regenerate's n ≥ 1) uses seed + n. */
+const reply = (prompt: string, n = 0) => replyTokens(prompt, TOKENS, 3 + n).join('');
 
 let server: RunningServer;
 let db = 0;
@@ -101,8 +101,9 @@ describe('branches × @resumable/server', () => {
     await settled(chat, 'second answer');
     expect(transcript(chat)).toEqual([
       ['user', 'explain offsets', ''],
-      ['assistant', reply('explain offsets'), '2/2'],
+      ['assistant', reply('explain offsets', 1), '2/2'],
     ]);
+    expect(reply('explain offsets', 1)).not.toBe(reply('explain offsets'));
     expect(chat.getState().messages[1]!.id).toBe(`msg-${second}`);
 
     const third = await chat.regenerate();
@@ -111,7 +112,7 @@ describe('branches × @resumable/server', () => {
       chat.getState().messages[0]!.id,
       `msg-${third}`,
     ]);
-    expect(transcript(chat)[1]![2]).toBe('3/3');
+    expect(transcript(chat)[1]!.slice(1)).toEqual([reply('explain offsets', 2), '3/3']);
     expect(chat.getState().messages[1]!.branch!.siblingIds).toEqual([
       firstAnswer,
       `msg-${second}`,
@@ -270,7 +271,7 @@ describe('branches × @resumable/server', () => {
     expect(posts()).toBe(3);
     expect(transcript(chat)).toEqual([
       ['user', 'explain offsets', ''],
-      ['assistant', reply('explain offsets'), '2/2'],
+      ['assistant', reply('explain offsets', 1), '2/2'],
     ]);
     expect(chat.getState().messages.map((m) => m.id)).toEqual([prompt, `msg-${runId}`]);
     const thread = (await (
@@ -280,5 +281,76 @@ describe('branches × @resumable/server', () => {
     ).json()) as { runs: { runId: string; status: string }[] };
     expect(thread.runs.map((r) => r.runId)).toEqual([runId, other, expect.any(String)]);
     expect(thread.runs.map((r) => r.status)).toEqual(['finished', 'finished', 'finished']);
+  });
+
+  it("a second tab on the same key shows the other tab's regenerate as the new branch", async () => {
+    const one = open();
+    await one.send('explain offsets');
+    await settled(one, 'first');
+    const two = open();
+    await waitFor(() => two.getState().messages.length === 2, 'second tab loaded', 5000);
+    const runId = await one.regenerate();
+    await waitFor(
+      () => two.run.getState().runId === runId && two.run.getState().status === 'finished',
+      'second tab followed the regenerate',
+      10_000,
+    );
+    await settled(two, 'second tab page');
+    expect(two.getState().messages.map((m) => m.id)).toEqual([
+      one.getState().messages[0]!.id,
+      `msg-${runId}`,
+    ]);
+    expect(transcript(two)).toEqual([
+      ['user', 'explain offsets', ''],
+      ['assistant', reply('explain offsets', 1), '2/2'],
+    ]);
+  });
+
+  it('an edited prompt keeps the files the original carried', async () => {
+    const chat = open();
+    await chat.send('hello');
+    await settled(chat, 'thread made');
+    const { threadId, token } = chat.getState();
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    const uploaded = await fetch(`${server.url}/threads/${threadId}/files?name=dot.png`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'image/png', Authorization: `Bearer ${token}` },
+      body: png,
+    });
+    expect(uploaded.status).toBe(201);
+    const file = (await uploaded.json()) as {
+      fileId: string;
+      url: string;
+      mimeType: string;
+      size: number;
+      name: string;
+    };
+    await chat.send('what is this', { attachments: [file] });
+    await settled(chat, 'answer with the file');
+    await chat.edit(chat.getState().messages[2]!.id, 'describe this');
+    await settled(chat, 'edited answer');
+    const image = {
+      type: 'image',
+      source: { type: 'url', value: file.url, mimeType: 'image/png' },
+      metadata: { fileId: file.fileId, name: 'dot.png', size: png.length },
+    };
+    expect(chat.getState().messages[2]!.content).toEqual([
+      { type: 'text', text: 'describe this' },
+      image,
+    ]);
+    expect(transcript(chat)[2]).toEqual(['user', 'describe this', '2/2']);
+    // As the server stored it: the new prompt on the current branch, with the image.
+    const page = (await (
+      await fetch(`${server.url}/threads/${threadId}/messages`, {
+        headers: { Authorization: `Bearer ${token}` },
+      })
+    ).json()) as { messages: { role: string; content: unknown }[] };
+    expect(page.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
+      'hello',
+      [{ type: 'text', text: 'describe this' }, image],
+    ]);
   });
 });

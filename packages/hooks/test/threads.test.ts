@@ -13,6 +13,7 @@ import {
   ThreadIndex,
   titleFromPrompt,
 } from '../src/core/thread-index.js';
+import { waitFor } from './util.js';
 
 let server: RunningServer;
 let storage: RecordStorage;
@@ -145,6 +146,31 @@ describe('ThreadIndex with the local source and the real server', () => {
     const stored = (await storage.get(THREAD_INDEX_KEY)) as { entries: { id: string }[] };
     expect(stored.entries.map((e) => e.id)).toEqual(['k3', 'k2']);
     expect(await storage.get('chat:k1')).toBeUndefined();
+  });
+
+  it('another tab sees each change as it is made, without re-reading the storage', async () => {
+    const source = localThreadSource({ endpoint: server.url, storage });
+    const name = `threads-${Math.random()}`;
+    const one = new ThreadIndex(
+      source,
+      { now: () => ++clock, randomUUID: () => `k${++ids}` },
+      name,
+    );
+    // The other tab's storage is empty (as after a fall back to memory): only messages count.
+    const other = new ThreadIndex(
+      localThreadSource({ endpoint: server.url, storage: createMemoryStorage() }),
+      { now: () => ++clock, randomUUID: () => `x${++ids}` },
+      name,
+    );
+    await Promise.all([one.load(), other.load()]);
+    const id = await one.create();
+    await one.touch(id, { title: 'Shared' });
+    await waitFor(() => other.getState().threads[0]?.title === 'Shared', 'the put seen');
+    expect(list(other)).toEqual([['k1', 'Shared', false]]);
+    await one.remove(id);
+    await waitFor(() => other.getState().threads.length === 0, 'the removal seen');
+    one.dispose();
+    other.dispose();
   });
 
   it('titles come from the first line of the first prompt, at most 60 characters', () => {

@@ -179,6 +179,11 @@ export class RunManager {
     if (refused) throw refused;
   }
 
+  /** Records a new empty thread against the client's rate, or throws its `429`. */
+  admitThread(address: string | null): void {
+    this.admission.admitThread(address);
+  }
+
   /**
    * Starts a run for a thread that already exists (the HTTP layer creates threads).
    * Idempotent by `input.runId`: when the run exists, nothing starts and `created` is false.
@@ -299,7 +304,7 @@ export class RunManager {
       this.log(`run ${input.runId}: lease or history not saved: ${String(error)}`);
     }
     this.threads.runStarted(input);
-    void this.runToEnd(run, agentInput, ticket);
+    void this.runToEnd(run, agentInput, ticket, plan.answerIndex);
     return result;
   }
 
@@ -380,13 +385,19 @@ export class RunManager {
     }
   }
 
-  private async runToEnd(run: ActiveRun, input: RunAgentInput, ticket: Ticket): Promise<void> {
+  private async runToEnd(
+    run: ActiveRun,
+    input: RunAgentInput,
+    ticket: Ticket,
+    answerIndex: number,
+  ): Promise<void> {
     const { runId } = run.record;
     await produce(run, input, {
       agent: this.agent,
       log: this.log,
       agentTimeoutMs: this.limits.agentTimeoutMs,
       maxRunMs: this.limits.maxRunMs,
+      answerIndex,
       ...(this.files
         ? { readFile: fileReader(this.files.store, this.files.basePath, run.record.threadId) }
         : {}),

@@ -3,7 +3,13 @@ import { EventType } from '@resumable/protocol';
 import Database from 'libsql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageBranch } from '../src/branches/history.js';
-import { type Agent, type RunningServer, SqliteStore } from '../src/index.js';
+import {
+  type Agent,
+  MemoryStore,
+  type RunningServer,
+  replyTokens,
+  SqliteStore,
+} from '../src/index.js';
 import { bearer, postRun, readEvents, STORES, serve, tempDir, types } from './helpers.js';
 
 /** Answers `re <last user text>`; records what each run was given. */
@@ -207,6 +213,37 @@ describe('a SQLite file from before branches', () => {
       });
     } finally {
       await store.close();
+      dir.cleanup();
+    }
+  });
+});
+
+describe('the scripted agent on a regenerate', () => {
+  it('answers the n-th regenerate with seed + n, so branches differ in text', async () => {
+    const dir = tempDir();
+    const server = await serve(() => new MemoryStore(), dir.path, { log: () => {} });
+    try {
+      const script = { forwardedProps: { script: { tokens: 12, tokensPerSecond: 0 } } };
+      const first = await postRun(server.url, {
+        messages: [{ id: 'u1', role: 'user', content: 'Explain offsets' }],
+        ...script,
+      });
+      await server.manager.waitForRun(first.json.runId);
+      const { threadId, token } = first.json;
+      const again = await postRun(
+        server.url,
+        { threadId, messages: [], parentMessageId: 'u1', ...script },
+        bearer(token),
+      );
+      await server.manager.waitForRun(again.json.runId);
+      const read = await fetch(`${server.url}/threads/${threadId}/messages`, {
+        headers: bearer(token),
+      });
+      const [, answer] = (await read.json()).messages;
+      expect(answer.content).toBe(replyTokens('Explain offsets', 12, 1).join(''));
+      expect(answer.content).not.toBe(replyTokens('Explain offsets', 12, 0).join(''));
+    } finally {
+      await server.close();
       dir.cleanup();
     }
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bearer, postRun, prompt, STORES } from './helpers.js';
+import { MemoryStore } from '../src/index.js';
+import { bearer, postRun, prompt, STORES, serve, tempDir } from './helpers.js';
 import { FAST, SLOW, useHttpServer } from './http-server.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -114,5 +115,39 @@ describe.each(STORES)('thread rename and delete on the $name store', ({ create }
       messages: [],
       nextBefore: null,
     });
+  });
+});
+
+describe('POST /threads', () => {
+  it('counts against the client address rate like a run start (429 past it)', async () => {
+    const dir = tempDir();
+    const server = await serve(() => new MemoryStore(), dir.path, {
+      limits: { maxRunsPerMinutePerAddress: 2 },
+    });
+    try {
+      const make = () =>
+        fetch(`${server.url}/threads`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: '{}',
+        });
+      expect((await make()).status).toBe(201);
+      expect((await make()).status).toBe(201);
+      const refused = await make();
+      expect([refused.status, refused.headers.get('retry-after'), await refused.json()]).toEqual([
+        429,
+        // The window's oldest start leaves it in 60 s (59 on a machine slower than 1 s here).
+        expect.stringMatching(/^(59|60)$/),
+        {
+          error: {
+            code: 'too_many_requests',
+            message: 'this client started 2 runs or threads in the last minute, its limit',
+          },
+        },
+      ]);
+    } finally {
+      await server.close();
+      dir.cleanup();
+    }
   });
 });

@@ -1,24 +1,5 @@
-import type { ReactNode } from 'react';
-
 // Decorative, like icons.tsx: every button carries its own accessible name.
-function Icon({ children }: { children: ReactNode }) {
-  return (
-    <svg
-      aria-hidden="true"
-      focusable="false"
-      width={16}
-      height={16}
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth={2}
-      strokeLinecap="round"
-      strokeLinejoin="round"
-    >
-      {children}
-    </svg>
-  );
-}
+import { Icon } from './icons.js';
 
 export function PaperclipIcon() {
   return (

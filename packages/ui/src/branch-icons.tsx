@@ -1,6 +1,34 @@
+import type { ReactNode, Ref } from 'react';
 import { Icon } from './icons.js';
 
-// The message actions' icons, beside the kit's own (decorative: every button has a name).
+// The message actions' icons, beside the kit's own (decorative: every button has a name),
+// and the one icon button they sit in.
+
+/**
+ * An icon button named by `label` (also its tooltip). `disabled` keeps it focusable
+ * (`aria-disabled`): a keyboard user's focus never falls to the page when an end is reached.
+ */
+export function ActionButton(props: {
+  label: string;
+  onClick: () => void;
+  disabled?: boolean;
+  buttonRef?: Ref<HTMLButtonElement> | undefined;
+  children: ReactNode;
+}) {
+  return (
+    <button
+      ref={props.buttonRef}
+      type="button"
+      className="rc-icon-button"
+      aria-label={props.label}
+      title={props.label}
+      aria-disabled={props.disabled || undefined}
+      onClick={props.onClick}
+    >
+      {props.children}
+    </button>
+  );
+}
 
 export function RegenerateIcon() {
   return (

@@ -1,5 +1,5 @@
 import type { KeyboardEvent } from 'react';
-import { ChevronLeftIcon, ChevronRightIcon } from './branch-icons.js';
+import { ActionButton, ChevronLeftIcon, ChevronRightIcon } from './branch-icons.js';
 import type { BranchInfo } from './controller-types.js';
 import type { ChatLabels } from './labels.js';
 
@@ -45,29 +45,23 @@ export function BranchNav({ messageId, branch, onSwitch, labels }: BranchNavProp
       aria-label={labels.branchNav(index + 1, count)}
       onKeyDown={onKeyDown}
     >
-      <button
-        type="button"
-        className="rc-icon-button"
-        aria-label={labels.previousBranch}
-        title={labels.previousBranch}
-        aria-disabled={index === 0 || undefined}
+      <ActionButton
+        label={labels.previousBranch}
+        disabled={index === 0}
         onClick={() => go(index - 1)}
       >
         <ChevronLeftIcon />
-      </button>
+      </ActionButton>
       <span className="rc-branch-nav__position" aria-hidden="true">
         {labels.branchPosition(index + 1, count)}
       </span>
-      <button
-        type="button"
-        className="rc-icon-button"
-        aria-label={labels.nextBranch}
-        title={labels.nextBranch}
-        aria-disabled={index === count - 1 || undefined}
+      <ActionButton
+        label={labels.nextBranch}
+        disabled={index === count - 1}
         onClick={() => go(index + 1)}
       >
         <ChevronRightIcon />
-      </button>
+      </ActionButton>
     </fieldset>
   );
 }

@@ -1,6 +1,6 @@
 import type { AttachmentsController, DraftFile, RejectedFile } from '@resumable/hooks/attachments';
 import { formatBytes } from '@resumable/hooks/attachments';
-import { useEffect, useState } from 'react';
+import { type ReactNode, useEffect, useState } from 'react';
 import { CloseIcon, FileIcon, RetryIcon } from './attachment-icons.js';
 import type { AttachmentLabels } from './attachment-labels.js';
 
@@ -27,6 +27,29 @@ function useObjectUrl(blob: Blob | null): string | null {
     };
   }, [blob]);
   return url;
+}
+
+/** An icon button of the tray, named (and titled) by what it does to which file. */
+function TrayButton({
+  label,
+  onClick,
+  children,
+}: {
+  label: string;
+  onClick: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <button
+      type="button"
+      className="rc-attachment__button"
+      aria-label={label}
+      title={label}
+      onClick={onClick}
+    >
+      {children}
+    </button>
+  );
 }
 
 function AttachmentItem({
@@ -66,26 +89,20 @@ function AttachmentItem({
           <span className="rc-attachment__error" role="alert">
             {labels.uploadFailed(file.name, file.error?.code ?? 'network')}
           </span>
-          <button
-            type="button"
-            className="rc-attachment__button"
-            aria-label={labels.retryUpload(file.name)}
-            title={labels.retryUpload(file.name)}
+          <TrayButton
+            label={labels.retryUpload(file.name)}
             onClick={() => attachments.retry(file.id)}
           >
             <RetryIcon />
-          </button>
+          </TrayButton>
         </>
       ) : null}
-      <button
-        type="button"
-        className="rc-attachment__button"
-        aria-label={labels.removeAttachment(file.name)}
-        title={labels.removeAttachment(file.name)}
+      <TrayButton
+        label={labels.removeAttachment(file.name)}
         onClick={() => attachments.remove(file.id)}
       >
         <CloseIcon />
-      </button>
+      </TrayButton>
     </li>
   );
 }

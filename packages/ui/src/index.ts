@@ -49,7 +49,8 @@ export {
 } from './message-actions.js';
 export { MessageEditor, type MessageEditorProps } from './message-editor.js';
 export {
-  FileTokenContext,
+  type FileAccess,
+  FileAccessContext,
   fileSrc,
   type MessageFile,
   MessageFiles,

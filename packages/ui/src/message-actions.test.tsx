@@ -1,5 +1,6 @@
 import { act, fireEvent, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import axe from 'axe-core';
 import { useState } from 'react';
 import { describe, expect, it } from 'vitest';
 import { assistant, user } from '../test/fixtures.js';
@@ -212,5 +213,27 @@ describe('‹ n / m › branch navigation', () => {
     expect(screen.getByRole('button', { name: 'Neu erzeugen' })).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Vorherige Version' })).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Nächste Version' })).toBeTruthy();
+  });
+});
+
+describe('accessibility', () => {
+  it('no axe violations with versions, tools and an open editor', async () => {
+    const noop = () => {};
+    const { container } = render(
+      <MessageList
+        messages={[
+          user('u1', 'Hi', { branch: branch(0, ['u1', 'u9']) } as never),
+          assistant('a2', 'Second', { branch: branch(1, ['a1', 'a2']) } as never),
+          user('u2', 'More'),
+        ]}
+        onRegenerate={noop}
+        onEdit={noop}
+        onSwitchBranch={noop}
+      />,
+    );
+    const u = userEvent.setup();
+    await u.click(screen.getAllByRole('button', { name: 'Edit message' })[1]!);
+    const result = await axe.run(container, { rules: { 'color-contrast': { enabled: false } } });
+    expect(result.violations.map((v) => v.id)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import type { ReactNode, Ref } from 'react';
-import { EditIcon, RegenerateIcon } from './branch-icons.js';
+import { ActionButton, EditIcon, RegenerateIcon } from './branch-icons.js';
 import { BranchNav } from './branch-nav.js';
 import type { ChatController, ChatMessage } from './controller-types.js';
 import { CopyButton } from './copy-button.js';
@@ -82,27 +82,21 @@ export function MessageActions({
             <CopyButton text={copyText} label={labels.copyMessage} copiedLabel={labels.copied} />
           ) : null}
           {onRegenerate ? (
-            <button
-              type="button"
-              className="rc-icon-button"
-              aria-label={labels.regenerate}
-              title={labels.regenerate}
+            <ActionButton
+              label={labels.regenerate}
               onClick={() => act(() => onRegenerate(message.id))}
             >
               <RegenerateIcon />
-            </button>
+            </ActionButton>
           ) : null}
           {onStartEdit ? (
-            <button
-              ref={editButtonRef}
-              type="button"
-              className="rc-icon-button"
-              aria-label={labels.editMessage}
-              title={labels.editMessage}
+            <ActionButton
+              label={labels.editMessage}
               onClick={onStartEdit}
+              buttonRef={editButtonRef}
             >
               <EditIcon />
-            </button>
+            </ActionButton>
           ) : null}
         </div>
       ) : null}

@@ -9,11 +9,20 @@ import {
 import type { ChatMessage } from './controller-types.js';
 import { safeUrl } from './safe-url.js';
 
-/**
- * The thread's token, for the `<img>` and links of its files (`?token=`: an element cannot
- * send a header). `<ResumableChatView>` provides it from the controller.
- */
-export const FileTokenContext = createContext<string | null>(null);
+/** How the transcript reaches the thread's files. */
+export interface FileAccess {
+  /** The thread's token, as `?token=` (an `<img>` cannot send a header). */
+  token: string | null;
+  /**
+   * The origin of the API that serves the files, when it is not the page's: the server
+   * answers file URLs as paths (`/api/threads/…`), resolved against it.
+   * @default the page's origin
+   */
+  origin?: string | undefined;
+}
+
+/** `<ResumableChatView>` provides it from the controller (and its `fileOrigin`). */
+export const FileAccessContext = createContext<FileAccess>({ token: null });
 
 /** An image or document part of a message, as the transcript shows it. */
 export interface MessageFile {
@@ -46,13 +55,26 @@ export function messageFiles(message: { content?: unknown }): MessageFile[] {
   return files;
 }
 
+const withToken = (url: string, token: string | null) =>
+  token ? `${url}${url.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}` : url;
+
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
+
 /**
- * The URL with the thread's token, only for a same-origin path (`/api/threads/…`): the
- * token is never handed to another site a hostile message might name.
+ * Where a file part's URL is fetched from, with the thread's token only for the API's own
+ * files (a path, or a full URL on the API's origin): the token is never handed to another
+ * site a hostile message might name.
  */
-export function fileSrc(url: string, token: string | null): string {
-  if (!token || !/^\/(?!\/)/.test(url)) return url;
-  return `${url}${url.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}`;
+export function fileSrc(url: string, access: FileAccess): string {
+  if (/^\/(?!\/)/.test(url)) return withToken(`${access.origin ?? ''}${url}`, access.token);
+  const origin = access.origin ?? (typeof location === 'undefined' ? null : location.origin);
+  return origin !== null && originOf(url) === origin ? withToken(url, access.token) : url;
 }
 
 /** A message's files: images inline, other files as chips (name and size) that open them. */
@@ -63,7 +85,7 @@ export function MessageFiles({
   message: ChatMessage;
   labels?: Partial<AttachmentLabels>;
 }) {
-  const token = useContext(FileTokenContext);
+  const access = useContext(FileAccessContext);
   const labels = useMergedLabels(DEFAULT_ATTACHMENT_LABELS, labelsProp);
   const files = messageFiles(message);
   if (files.length === 0) return null;
@@ -75,7 +97,7 @@ export function MessageFiles({
             // biome-ignore lint/suspicious/noArrayIndexKey: a message's parts never reorder
             key={i}
             className="rc-message__image"
-            src={fileSrc(file.url, token)}
+            src={fileSrc(file.url, access)}
             alt={file.name}
             data-part="image"
           />
@@ -84,7 +106,7 @@ export function MessageFiles({
             // biome-ignore lint/suspicious/noArrayIndexKey: a message's parts never reorder
             key={i}
             className="rc-file-chip"
-            href={fileSrc(file.url, token)}
+            href={fileSrc(file.url, access)}
             target="_blank"
             rel="noreferrer noopener"
             data-part="file"

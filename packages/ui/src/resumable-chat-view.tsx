@@ -11,7 +11,8 @@ import { InterruptsContext, UnanchoredInterrupts } from './interrupts/context.js
 import { type ChatLabels, useLabels } from './labels.js';
 import type { CodeRenderer, ImagePolicy } from './markdown.js';
 import type { MessageProps } from './message.js';
-import { FileTokenContext } from './message-files.js';
+import { branchActions } from './message-actions.js';
+import { FileAccessContext } from './message-files.js';
 import { MessageList } from './message-list.js';
 import { ReplyAnnouncer } from './reply-announcer.js';
 
@@ -43,6 +44,12 @@ export interface ResumableChatViewOptions {
    * @default DEFAULT_ATTACHMENT_LIMITS (10 MiB a file, 25 MiB a prompt, 10 files)
    */
   attachments?: AttachmentLimits | false;
+  /**
+   * The origin of the API serving the thread's files when it is not the page's (e.g.
+   * `https://api.example.com`); `<ResumableChat>` takes it from an absolute `endpoint`.
+   * @default the page's origin
+   */
+  fileOrigin?: string;
 }
 
 export interface ResumableChatViewProps extends ResumableChatViewOptions {
@@ -65,6 +72,7 @@ export function ResumableChatView({
   messageComponent,
   graceMs = 1000,
   attachments: limits,
+  fileOrigin,
 }: ResumableChatViewProps) {
   const labels = useLabels(labelsProp);
   const c = controller;
@@ -80,6 +88,8 @@ export function ResumableChatView({
   );
   const messageIds = useMemo(() => new Set(c.messages.map((m) => m.id)), [c.messages]);
   const files = useAttachments(c, limits === false ? undefined : limits);
+  const token = c.token ?? null;
+  const access = useMemo(() => ({ token, origin: fileOrigin }), [token, fileOrigin]);
   const stop = () => c.stop().catch(reported);
   const onKeyDown = (e: KeyboardEvent) => {
     // Esc stops the answer, as in ChatGPT; an open <details> or menu keeps its own Esc.
@@ -88,7 +98,7 @@ export function ResumableChatView({
     void stop();
   };
   return (
-    <FileTokenContext.Provider value={c.token ?? null}>
+    <FileAccessContext.Provider value={access}>
       <ChatRoot className={className} theme={theme} onKeyDown={onKeyDown}>
         <ConnectionStatus
           connection={c.connection}
@@ -113,6 +123,7 @@ export function ResumableChatView({
             {...(renderCode ? { renderCode } : {})}
             labels={labels}
             {...(messageComponent ? { messageComponent } : {})}
+            {...branchActions(c)}
           />
           <UnanchoredInterrupts messageIds={messageIds} />
         </InterruptsContext.Provider>
@@ -130,7 +141,7 @@ export function ResumableChatView({
         <ReplyAnnouncer isStreaming={c.isStreaming} status={c.status} labels={labels} />
         <InterruptAnnouncer interrupts={c.interrupts} labels={labels} />
       </ChatRoot>
-    </FileTokenContext.Provider>
+    </FileAccessContext.Provider>
   );
 }
 

@@ -26,5 +26,13 @@ export function ResumableChat({ endpoint, threadId, chatOptions, ...view }: Resu
     ...(endpoint === undefined ? {} : { endpoint }),
     ...(threadId === undefined ? {} : { threadId }),
   });
-  return <ResumableChatView controller={controller} {...view} />;
+  // An API on another origin serves the files there too.
+  const origin = endpoint && /^https?:\/\//i.test(endpoint) ? new URL(endpoint).origin : undefined;
+  return (
+    <ResumableChatView
+      controller={controller}
+      {...(origin && view.fileOrigin === undefined ? { fileOrigin: origin } : {})}
+      {...view}
+    />
+  );
 }

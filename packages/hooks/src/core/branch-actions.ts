@@ -1,6 +1,6 @@
 import { ResumableError } from '@resumable/protocol';
 import type { ChatSession } from './chat.js';
-import type { ChatMessage } from './types.js';
+import type { Attachment, ChatMessage } from './types.js';
 
 /**
  * Regenerate, edit and switch branches: loaded on first use (a dynamic `import()` from
@@ -58,13 +58,41 @@ export function edit(chat: ChatSession, messageId: string, content: string): Pro
     throw new ResumableError('bad_request', `the parent of ${messageId} is not loaded`);
   }
   const { randomUUID, now } = chat.run.env;
+  const attachments = attachmentsOf(original);
   return chat.enqueue({
     runId: randomUUID(),
     text,
     createdAt: now(),
     messageId: randomUUID(),
     parentMessageId,
+    // The files the prompt carried go with its new text.
+    ...(attachments.length > 0 ? { attachments } : {}),
   });
+}
+
+/** The uploaded files a prompt references (its image / document parts by URL). */
+export function attachmentsOf(message: ChatMessage): Attachment[] {
+  if (!Array.isArray(message.content)) return [];
+  const files: Attachment[] = [];
+  for (const part of message.content as unknown[]) {
+    const p = part as {
+      type?: unknown;
+      source?: { type?: unknown; value?: unknown; mimeType?: unknown };
+      metadata?: { fileId?: unknown; name?: unknown; size?: unknown };
+    };
+    if (p.type !== 'image' && p.type !== 'document') continue;
+    const { source, metadata } = p;
+    if (source?.type !== 'url' || typeof source.value !== 'string') continue;
+    if (typeof source.mimeType !== 'string' || typeof metadata?.fileId !== 'string') continue;
+    files.push({
+      fileId: metadata.fileId,
+      url: source.value,
+      mimeType: source.mimeType,
+      name: typeof metadata.name === 'string' ? metadata.name : metadata.fileId,
+      size: typeof metadata.size === 'number' ? metadata.size : 0,
+    });
+  }
+  return files;
 }
 
 /**

@@ -57,7 +57,8 @@ export function validBranch(value: unknown): BranchInfo | null {
   if (ids.length < 2 || ids.length > 10_000 || !ids.every((id) => typeof id === 'string')) {
     return null;
   }
-  return b;
+  const { index, count } = b;
+  return Number.isInteger(index) && index >= 0 && index < count && count === ids.length ? b : null;
 }
 
 /**
@@ -181,8 +182,11 @@ export class BranchCache {
   private readonly made = new WeakMap<ChatMessage, ChatMessage>();
 
   with(m: ChatMessage, branch: BranchInfo | null): ChatMessage {
-    const current = m.branch ? validBranch(m.branch) : null;
-    if (sameBranch(current, branch)) return m;
+    // Unchanged only when what it carries is valid and the same (a bad one is dropped).
+    const carried = m.branch === undefined ? null : validBranch(m.branch);
+    const same =
+      m.branch === undefined ? branch === null : carried !== null && sameBranch(carried, branch);
+    if (same) return m;
     const prev = this.made.get(m);
     if (prev && sameBranch(prev.branch ?? null, branch)) return prev;
     const { branch: _server, ...rest } = m;

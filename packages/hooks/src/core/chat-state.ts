@@ -68,6 +68,8 @@ export interface TabRunMessage {
   token: string | null;
   /** Absent for a regenerate or a continuation answering interrupts (they have no prompt). */
   prompt?: ChatMessage;
+  /** A regenerate: the prompt its answer hangs under. */
+  regenerated?: Regenerated | null;
 }
 
 export const DEFAULT_MAX_OUTBOX = 50;
@@ -326,6 +328,9 @@ export function parseTabMessage(
     threadId: m.threadId,
     ...(typeof m.token === 'string' ? { token: m.token } : {}),
     ...(m.prompt ? { prompt: m.prompt } : {}),
+    ...(m.regenerated?.runId === m.runId && typeof m.regenerated.parentId === 'string'
+      ? { regenerated: { runId: m.runId, parentId: m.regenerated.parentId } }
+      : {}),
   };
 }
 

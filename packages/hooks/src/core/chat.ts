@@ -322,7 +322,11 @@ export class ChatSession {
         runId: started.runId,
         threadId: started.threadId,
         token: started.token ?? token,
-        ...(promptless(item) ? {} : { prompt: accepted }),
+        ...(item.kind
+          ? { regenerated: regeneratedOf(item, started.runId) }
+          : promptless(item)
+            ? {}
+            : { prompt: accepted }),
       } satisfies TabRunMessage);
       return true;
     } catch (error) {
@@ -382,6 +386,7 @@ export class ChatSession {
     if (m === null) return;
     const prompt = m.prompt ? { runId: m.runId, message: m.prompt } : null;
     void this.followRun(m.runId, m.threadId, m.token ?? this.getState().token, prompt);
+    if (m.regenerated) this.store.setState({ regenerated: m.regenerated }); // after its settle
   }
 
   /** Moves the finished run's prompt and reply into `settled` before a new run starts. */

@@ -168,9 +168,10 @@ export class ThreadIndex {
       loaded: false,
       error: null,
     }));
-    // Another tab changed the list: read it again.
+    // Another tab changed the list: apply its change. (Not a re-read: a storage that fell
+    // back to memory would answer an empty list and make every conversation vanish.)
     this.channel = channelName ? createEnvironment().channel(channelName) : null;
-    this.channel?.subscribe(() => void this.reload());
+    this.channel?.subscribe((message) => this.onTabMessage(message));
   }
 
   getState(): ThreadIndexState {
@@ -183,14 +184,26 @@ export class ThreadIndex {
 
   /** Reads the list once (later calls share the first read). */
   load(): Promise<void> {
-    this.loading ??= this.reload();
+    this.loading ??= this.read();
     return this.loading;
   }
 
-  private async reload(): Promise<void> {
+  private onTabMessage(message: unknown): void {
+    const m = message as { type?: unknown; entry?: unknown; id?: unknown } | null;
+    const others = (id: string) => this.getState().threads.filter((t) => t.id !== id);
+    if (m?.type === 'put' && isEntry(m.entry)) {
+      this.store.setState({ threads: sortThreads([...others(m.entry.id), m.entry]) });
+    } else if (m?.type === 'remove' && typeof m.id === 'string') {
+      this.store.setState({ threads: others(m.id) });
+    }
+  }
+
+  private async read(): Promise<void> {
     try {
-      const threads = sortThreads(await this.source.list());
-      this.store.setState({ threads, loaded: true });
+      const listed = await this.source.list();
+      // Entries made or learned before the list was read are kept.
+      const mine = this.getState().threads.filter((t) => !listed.some((l) => l.id === t.id));
+      this.store.setState({ threads: sortThreads([...listed, ...mine]), loaded: true });
     } catch (error) {
       this.store.setState({ loaded: true, error: asError(error) });
     }
@@ -200,7 +213,7 @@ export class ThreadIndex {
     const others = this.getState().threads.filter((t) => t.id !== entry.id);
     this.store.setState({ threads: sortThreads([...others, entry]) });
     await this.source.put(entry);
-    this.channel?.post({ type: 'threads' });
+    this.channel?.post({ type: 'put', entry });
   }
 
   /** A new, empty conversation at the top; resolves with its id (the chat's key). */
@@ -257,7 +270,7 @@ export class ThreadIndex {
     await this.change(async () => {
       await this.source.remove(entry);
       this.store.setState({ threads: this.getState().threads.filter((t) => t.id !== id) });
-      this.channel?.post({ type: 'threads' });
+      this.channel?.post({ type: 'remove', id });
     });
   }
 

@@ -40,6 +40,10 @@ export interface ResumableChatController
    * and the stored prompt and reply arrive in the same update.
    */
   hydrated: boolean;
+  // Always present here (optional on `ChatController`, which other controllers implement).
+  regenerate(messageId?: string): Promise<void>;
+  edit(messageId: string, content: string): Promise<void>;
+  switchBranch(messageId: string, index: number): Promise<void>;
 }
 
 /**

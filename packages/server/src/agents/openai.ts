@@ -1,5 +1,7 @@
 import type { AGUIEvent, Message, RunAgentInput } from '@resumable/protocol';
 import { EventType, messageText, ResumableError } from '@resumable/protocol';
+import { dataUrl, hasFileParts, type PromptPart, promptParts } from '../files/prompt-files.js';
+import type { ReadFile } from '../files/references.js';
 import { fetchUpstream, readSse, type UpstreamTimeouts, upstreamTimeouts } from './sse-reader.js';
 import {
   type ClientToolAnswer,
@@ -56,7 +58,7 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
   const model = options.model ?? process.env.OPENAI_MODEL ?? 'gpt-4o-mini';
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const { timeoutMs, idleTimeoutMs: idleMs } = upstreamTimeouts(options);
-  return async function* (input, { signal }) {
+  return async function* (input, { signal, readFile }) {
     const what = `the OpenAI-compatible endpoint ${baseUrl}`;
     const answers = clientToolAnswers(input, calledTools(input));
     for (const [toolCallId, answer] of answers) yield clientToolResult(toolCallId, answer);
@@ -77,7 +79,7 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
         body: JSON.stringify({
           model,
           stream: true,
-          messages: toChatMessages(input, answers),
+          messages: await toChatMessages(input, answers, readFile),
           ...(tools.length > 0 ? { tools } : {}),
           ...options.body,
         }),
@@ -169,12 +171,15 @@ function calledTools(input: RunAgentInput): string[] {
 
 /**
  * AG-UI messages (and context) as Chat Completions messages; a browser's `answers` to tool
- * calls follow the assistant message that made the calls.
+ * calls follow the assistant message that made the calls. A user turn that names files
+ * gets content parts: images as `image_url` data: URLs, other files (PDF) as `file` parts
+ * with `file_data` — the bytes read from the store, since the API cannot fetch our URLs.
  */
-export function toChatMessages(
+export async function toChatMessages(
   input: RunAgentInput,
   answers: ReadonlyMap<string, ClientToolAnswer> = new Map(),
-): unknown[] {
+  readFile?: ReadFile,
+): Promise<unknown[]> {
   const out: unknown[] = [];
   if (input.context.length > 0) {
     out.push({
@@ -184,9 +189,15 @@ export function toChatMessages(
   }
   for (const m of input.messages as Message[]) {
     switch (m.role) {
+      case 'user':
+        if (hasFileParts(m)) {
+          out.push({ role: 'user', content: chatParts(await promptParts(m, readFile)) });
+          break;
+        }
+        out.push({ role: m.role, content: messageText(m) });
+        break;
       case 'system':
       case 'developer':
-      case 'user':
         out.push({ role: m.role, content: messageText(m) });
         break;
       case 'assistant':
@@ -219,4 +230,14 @@ export function toChatMessages(
     }
   }
   return out;
+}
+
+function chatParts(parts: PromptPart[]): unknown[] {
+  return parts.map((part) => {
+    if (part.kind === 'text') return { type: 'text', text: part.text };
+    const url = dataUrl(part.file, part.bytes);
+    return part.file.mimeType.startsWith('image/')
+      ? { type: 'image_url', image_url: { url } }
+      : { type: 'file', file: { filename: part.file.name, file_data: url } };
+  });
 }

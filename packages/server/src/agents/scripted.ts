@@ -72,7 +72,12 @@ export function scriptedAgent(defaults: ScriptedAgentOptions = {}): Agent {
     ...(process.env.SCRIPTED_REPLY === 'demo' ? { reply: 'demo' as const } : {}),
   };
   const now = defaults.now ?? (() => new Date());
-  const agent: Agent = (input, ctx) => run(input, ctx.signal, scriptOf(input, base), now);
+  const agent: Agent = (input, ctx) => {
+    const script = scriptOf(input, base);
+    // A regenerate answers differently: the n-th answer to a prompt uses seed + n.
+    const seed = (script.seed + (ctx.answerIndex ?? 0)) % 2 ** 31;
+    return run(input, ctx.signal, { ...script, seed }, now);
+  };
   agent.validate = (input, limits) => {
     const script = scriptOf(input, base);
     checkFits(script, limits);

@@ -9,6 +9,11 @@ export interface AgentContext {
    * model cannot fetch it: it needs the thread's token). Null for any other URL.
    */
   readFile?: ReadFile;
+  /**
+   * The place this run's answer takes among the answers to the same prompt: 0 for a first
+   * answer, n for the n-th regenerate (an agent may vary its answer with it).
+   */
+  answerIndex?: number;
 }
 
 /** The server's limits on one run, for an agent's `validate`. */

@@ -43,8 +43,8 @@ export function aiSdkAgent(
   run: (call: AiSdkCall) => AiSdkStream | Promise<AiSdkStream>,
   options: AiSdkAgentOptions = {},
 ): Agent {
-  return async function* (input, { signal }) {
-    const prompt = toModelPrompt(input);
+  return async function* (input, { signal, readFile }) {
+    const prompt = await toModelPrompt(input, readFile);
     // A continuation: the answers to the interrupts go into the prompt as the SDK expects.
     const resumed = withResume(prompt.messages, input);
     yield* resumed.events;

@@ -1,5 +1,7 @@
 import { type Message, messageText, type RunAgentInput } from '@resumable/protocol';
-import { jsonSchema, type ModelMessage, type ToolSet, tool } from 'ai';
+import { jsonSchema, type ModelMessage, type ToolSet, tool, type UserContent } from 'ai';
+import { hasFileParts, type PromptPart, promptParts } from '../files/prompt-files.js';
+import type { ReadFile } from '../files/references.js';
 
 /** A run's AG-UI input as `streamText` prompt fields: spread it into the call. */
 export interface AiSdkPrompt {
@@ -14,7 +16,10 @@ export interface AiSdkPrompt {
  * calls become `tool-call` parts and tool messages `tool-result` parts; reasoning and
  * activity messages are UI state, not model input, and are left out.
  */
-export function toModelPrompt(input: RunAgentInput): AiSdkPrompt {
+export async function toModelPrompt(
+  input: RunAgentInput,
+  readFile?: ReadFile,
+): Promise<AiSdkPrompt> {
   const instructions: string[] = [];
   const messages: ModelMessage[] = [];
   /** toolCallId → tool name: a tool result names its tool in the AI SDK. */
@@ -26,7 +31,10 @@ export function toModelPrompt(input: RunAgentInput): AiSdkPrompt {
         instructions.push(messageText(m));
         break;
       case 'user':
-        messages.push({ role: 'user', content: messageText(m) });
+        messages.push({
+          role: 'user',
+          content: hasFileParts(m) ? userContent(await promptParts(m, readFile)) : messageText(m),
+        });
         break;
       case 'assistant': {
         const content: Array<
@@ -95,6 +103,20 @@ export function clientTools(input: RunAgentInput): ToolSet {
     });
   }
   return tools;
+}
+
+/**
+ * A user turn with files: images as image parts, other files (PDF) as file parts, with the
+ * bytes read from the store (the model cannot fetch the token-protected URL).
+ */
+function userContent(parts: PromptPart[]): UserContent {
+  return parts.map((part) => {
+    if (part.kind === 'text') return { type: 'text' as const, text: part.text };
+    const { file, bytes } = part;
+    return file.mimeType.startsWith('image/')
+      ? { type: 'image' as const, image: bytes, mediaType: file.mimeType }
+      : { type: 'file' as const, data: bytes, mediaType: file.mimeType, filename: file.name };
+  });
 }
 
 function parseArguments(text: string): unknown {

@@ -49,6 +49,8 @@ export interface BranchPlan {
   prompt: TreeMessage[];
   /** The branch up to `parentId` (at most `historyLimit` of its newest messages). */
   history: Message[];
+  /** The place the run's answer takes among the answers to `replyTo` (0 = the first). */
+  answerIndex: number;
 }
 
 /**
@@ -87,9 +89,11 @@ export async function planBranch(
           .branch(parentId)
           .slice(-historyLimit)
           .map(({ parentId: _parent, ...message }) => message as Message);
+  const replyTo = fresh.length > 0 ? fresh[fresh.length - 1]!.id : parentId;
   return {
     parentId,
-    replyTo: fresh.length > 0 ? fresh[fresh.length - 1]!.id : parentId,
+    replyTo,
+    answerIndex: fresh.length > 0 ? 0 : tree.childCount(replyTo),
     prompt: placed,
     history,
   };

@@ -99,6 +99,11 @@ export class MessageTree {
     return { index: siblingIds.indexOf(id), count: siblingIds.length, siblingIds: [...siblingIds] };
   }
 
+  /** How many messages follow `id` (roots for null). */
+  childCount(id: string | null): number {
+    return this.children.get(id)?.length ?? 0;
+  }
+
   private newestChild(id: string | null): string | null {
     const list = this.children.get(id);
     return list && list.length > 0 ? list[list.length - 1]! : null;

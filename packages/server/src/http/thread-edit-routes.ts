@@ -1,4 +1,3 @@
-import type { RunAgentInput } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -36,11 +35,8 @@ export function threadEditRoutes(ctx: RouteContext, options: ThreadEditOptions):
     const body = await jsonBody(c);
     const title = body.title === undefined || body.title === null ? null : titleOf(body.title);
     const threadId = crypto.randomUUID();
-    // Refused like a new thread at `POST /runs` when this client is over its limits.
-    const probe = { threadId, runId: threadId, messages: [] } as unknown as RunAgentInput;
-    const bytes = Number(c.req.header('content-length') ?? 0);
-    const address = options.clientAddress(c);
-    ctx.manager.checkAdmission(probe, { address, threadExists: false, bytes });
+    // Counted like a run start against this client's per-minute rate.
+    ctx.manager.admitThread(options.clientAddress(c));
     const now = Date.now();
     const thread: ThreadRecord = {
       threadId,

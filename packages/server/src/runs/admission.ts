@@ -152,6 +152,23 @@ export class Admission {
     return null;
   }
 
+  /**
+   * An empty thread (`POST /threads`) counts as a run start against the client's
+   * per-minute rate: creating threads is no cheaper a way to fill the store. Throws `429`.
+   */
+  admitThread(address: string | null): void {
+    if (address === null) return;
+    const now = Date.now();
+    const wait = this.addressRate.retryAfter(address, now);
+    if (wait > 0) {
+      throw tooMany(
+        `this client started ${this.options.maxRunsPerMinutePerAddress} runs or threads in the last minute, its limit`,
+        wait,
+      );
+    }
+    this.addressRate.record(address, now);
+  }
+
   private reserve(who: Applicant): Ticket {
     const now = Date.now();
     const refused = this.refusal(who, now);

@@ -62,6 +62,8 @@ export interface ProduceOptions {
   maxRunMs: number;
   /** Given to the agent (`AgentContext.readFile`). */
   readFile?: ReadFile;
+  /** Given to the agent (`AgentContext.answerIndex`). */
+  answerIndex?: number;
 }
 
 /**
@@ -92,6 +94,7 @@ export async function produce(
     const context = {
       signal: run.abort.signal,
       ...(options.readFile ? { readFile: options.readFile } : {}),
+      ...(options.answerIndex ? { answerIndex: options.answerIndex } : {}),
     };
     const iterator = options.agent(input, context)[Symbol.asyncIterator]();
     // Cancel must not wait for an agent that ignores its signal: race every step.

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { BranchCache, type BranchSources, visibleBranch } from './branches.js';
+import type { ChatMessage, OutboxItem } from './types.js';
+
+const msg = (id: string, role: 'user' | 'assistant', extra: Partial<ChatMessage> = {}) =>
+  ({ id, role, content: id, ...extra }) as ChatMessage;
+
+function sources(extra: Partial<BranchSources>): BranchSources {
+  return {
+    all: [],
+    history: [],
+    hasOlder: false,
+    runIds: new Set(),
+    regenerated: null,
+    runId: null,
+    runFirstId: null,
+    outbox: [],
+    through: null,
+    ...extra,
+  };
+}
+
+const view = (s: BranchSources, cache = new BranchCache()) =>
+  visibleBranch(s, cache).map((m) => [
+    m.id,
+    m.branch ? `${m.branch.index + 1}/${m.branch.count}` : '',
+  ]);
+
+describe('visibleBranch', () => {
+  const p = msg('p', 'user', { parentId: null });
+  const a1 = msg('a1', 'assistant', { parentId: 'p' });
+  const a2 = msg('a2', 'assistant', { parentId: 'p' });
+
+  it('the newest branch, with the siblings made here counted beside the server’s', () => {
+    const history = [p, { ...a1, branch: { index: 0, count: 2, siblingIds: ['a1', 'ax'] } }];
+    const s = sources({ all: [...history, a2], history });
+    expect(view(s)).toEqual([
+      ['p', ''],
+      ['a2', '3/3'],
+    ]);
+  });
+
+  it('pinned (`through`): that branch, and a run from elsewhere with no parent is not on it', () => {
+    const elsewhere = msg('other', 'assistant');
+    const s = sources({
+      all: [p, a1, a2, elsewhere],
+      history: [p, a1],
+      through: 'a1',
+      runIds: new Set(['other']),
+      runId: 'r',
+      runFirstId: 'other',
+    });
+    expect(view(s)).toEqual([
+      ['p', ''],
+      ['a1', '1/2'],
+    ]);
+  });
+
+  it('a regenerate waiting in the outbox ends the branch at its prompt', () => {
+    const item: OutboxItem = {
+      runId: 'r2',
+      text: '',
+      createdAt: 0,
+      kind: 'regenerate',
+      parentMessageId: 'p',
+    };
+    expect(view(sources({ all: [p, a1], history: [p, a1], outbox: [item] }))).toEqual([['p', '']]);
+  });
+
+  it('a regenerated answer (no prompt of its own) hangs under the prompt it answers', () => {
+    const answer = msg('a3', 'assistant');
+    const s = sources({
+      all: [p, a1, answer],
+      history: [p, a1],
+      regenerated: { runId: 'r3', parentId: 'p' },
+      runId: 'r3',
+      runFirstId: 'a3',
+      runIds: new Set(['a3']),
+    });
+    expect(view(s)).toEqual([
+      ['p', ''],
+      ['a3', '2/2'],
+    ]);
+  });
+
+  it('a branch from the wire that is not one is ignored; objects keep their identity', () => {
+    const hostile = [
+      { ...p, branch: { index: 0, count: 5, siblingIds: [1, 2] } },
+      { ...a1, branch: { index: 0, count: 1, siblingIds: ['a1'] } },
+    ] as unknown as ChatMessage[];
+    const cache = new BranchCache();
+    const s = sources({ all: hostile, history: hostile });
+    expect(view(s, cache)).toEqual([
+      ['p', ''],
+      ['a1', ''],
+    ]);
+    const first = visibleBranch(s, cache);
+    const second = visibleBranch(s, cache);
+    expect(second[0]).toBe(first[0]);
+    expect(second[1]).toBe(first[1]);
+  });
+});
