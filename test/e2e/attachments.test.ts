@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { serverText, waitForRunEnd } from './demo-page.js';
+import { serverText, sleep, waitForRunEnd } from './demo-page.js';
 import { useDemoStack } from './fixture.js';
 
 /**
@@ -62,5 +62,45 @@ describe('attachments in Chromium', () => {
     };
     expect(sent.messages[0]!.content.map((part) => part.type)).toEqual(['text', 'image']);
     expect(sent.messages[0]!.content[1]!.source!.value).toBe(src.pathname);
+  });
+
+  test('the conversation list: titled by the first prompt, renamed and deleted on the server', async () => {
+    const demo = await e2e.openDemo();
+    const { page } = demo;
+    const list = page.getByRole('navigation', { name: 'Conversations' });
+    const titles = () =>
+      page.locator('.rc-threads__open').evaluateAll((els) => els.map((e) => e.textContent));
+    await demo.send('What time is it?');
+    const run = await demo.run();
+    await expect.poll(titles, { timeout: 10_000 }).toEqual(['What time is it?']);
+    const thread = () =>
+      fetch(`${e2e.stack.api.origin}/api/threads/${run.threadId}`, {
+        headers: { authorization: `Bearer ${run.token}` },
+      });
+
+    // Rename by keyboard: F2 on the conversation, type, Enter.
+    await list.getByRole('button', { name: 'What time is it?', exact: true }).focus();
+    await page.keyboard.press('F2');
+    const field = page.getByRole('textbox', { name: 'Conversation title' });
+    await field.fill('Clock questions');
+    await field.press('Enter');
+    await expect.poll(titles).toEqual(['Clock questions']);
+    await expect
+      .poll(async () => ((await (await thread()).json()) as { title: string }).title)
+      .toBe('Clock questions');
+
+    // A new conversation goes on top; the old one is deleted, on the server too.
+    await list.getByRole('button', { name: 'New conversation', exact: true }).first().click();
+    await expect.poll(titles).toEqual(['New conversation', 'Clock questions']);
+    // Deleted while its answer is still being written: the server cancels the run first.
+    await list.getByRole('button', { name: 'Delete Clock questions' }).click();
+    await list.getByRole('button', { name: 'Delete', exact: true }).click();
+    await expect.poll(titles).toEqual(['New conversation']);
+    await expect.poll(async () => (await thread()).status).toBe(404);
+    // After a reload the list (IndexedDB) is the same.
+    await page.reload();
+    await demo.composer.waitFor({ timeout: 15_000 });
+    await sleep(200);
+    expect(await titles()).toEqual(['New conversation']);
   });
 });

@@ -1,5 +1,5 @@
 import type { ThreadEntry, ThreadsController } from '@resumable/hooks/threads';
-import { ThreadList } from '@resumable/ui';
+import { ThreadList } from '@resumable/ui/thread-list';
 import { useState } from 'react';
 import { deviceLink } from './threads.js';
 

@@ -73,19 +73,6 @@ export const DEFAULT_ATTACHMENT_LABELS: AttachmentLabels = {
   fileLink: (name, size) => `${name} (${size})`,
 };
 
-export const DEFAULT_THREAD_LIST_LABELS: ThreadListLabels = {
-  threadList: 'Conversations',
-  newThread: 'New conversation',
-  untitled: 'New conversation',
-  renameThread: (title) => `Rename ${title}`,
-  deleteThread: (title) => `Delete ${title}`,
-  threadTitle: 'Conversation title',
-  save: 'Save',
-  cancel: 'Cancel',
-  confirmDelete: (title) => `Delete “${title}” and its messages and files?`,
-  confirmDeleteButton: 'Delete',
-};
-
 /** Every word of the kit: the chat's, the attachments' and the thread list's. */
 export type AllLabels = ChatLabels & AttachmentLabels & ThreadListLabels;
 

@@ -2,7 +2,6 @@ export {
   type AllLabels,
   type AttachmentLabels,
   DEFAULT_ATTACHMENT_LABELS,
-  DEFAULT_THREAD_LIST_LABELS,
   type ThreadListLabels,
 } from './attachment-labels.js';
 export { BranchNav, type BranchNavProps } from './branch-nav.js';
@@ -65,7 +64,6 @@ export {
   type ResumableChatViewOptions,
   type ResumableChatViewProps,
 } from './resumable-chat-view.js';
-export { ThreadList, type ThreadListProps } from './thread-list.js';
 export {
   prettyJson,
   ToolCall,

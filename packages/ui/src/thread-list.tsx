@@ -1,12 +1,22 @@
+// `@resumable/ui/thread-list`: its own entry, out of a one-conversation page's bundle.
 import type { ThreadEntry, ThreadsController } from '@resumable/hooks/threads';
 import { type FormEvent, type KeyboardEvent, useRef, useState } from 'react';
-import {
-  DEFAULT_THREAD_LIST_LABELS,
-  type ThreadListLabels,
-  useMergedLabels,
-} from './attachment-labels.js';
+import { type ThreadListLabels, useMergedLabels } from './attachment-labels.js';
 import { cx } from './cx.js';
 import { errorWords } from './error-words.js';
+
+export const DEFAULT_THREAD_LIST_LABELS: ThreadListLabels = {
+  threadList: 'Conversations',
+  newThread: 'New conversation',
+  untitled: 'New conversation',
+  renameThread: (title) => `Rename ${title}`,
+  deleteThread: (title) => `Delete ${title}`,
+  threadTitle: 'Conversation title',
+  save: 'Save',
+  cancel: 'Cancel',
+  confirmDelete: (title) => `Delete “${title}” and its messages and files?`,
+  confirmDeleteButton: 'Delete',
+};
 
 export interface ThreadListProps {
   /** What `useThreads()` (from `@resumable/hooks/threads`) returns. */
