@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsdown';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/core/index.ts', 'src/ai-sdk/index.ts'],
+  entry: ['src/index.ts', 'src/core/index.ts', 'src/interrupts.ts', 'src/ai-sdk/index.ts'],
   format: 'esm',
   dts: true,
   platform: 'neutral',

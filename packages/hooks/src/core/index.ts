@@ -3,8 +3,7 @@ export type { ApiOptions, HeadersOption, HistoryPage, StartedRun, ThreadRun } fr
 export { RunApi } from './api.js';
 export type { BackoffOptions } from './backoff.js';
 export { backoffDelay, DEFAULT_BACKOFF } from './backoff.js';
-export type { BrowserTool, BrowserTools, LockManagerLike } from './browser-tools.js';
-export { BrowserToolRunner, browserToolRunnerOf, toolDeclarations } from './browser-tools.js';
+export type { BrowserToolRunner, LockManagerLike } from './browser-tools.js';
 export type { ChatRecord, ChatSessionOptions, ChatState } from './chat.js';
 export { ChatSession, chatRecordKey } from './chat.js';
 export type { ManualSignal, ResumableEnvironment, Signal, TabChannel } from './env.js';
@@ -16,8 +15,9 @@ export {
 } from './env.js';
 export { parseRetryAfter } from './http.js';
 export type { InterruptRecord, ToolMark } from './interrupt-record.js';
-export type { InterruptState } from './interrupt-session.js';
-export { InterruptSession, interruptSessionOf } from './interrupt-session.js';
+// The interrupt session and the tool runner load on demand (`import()` in the hook): their
+// code is in `@resumable/hooks/interrupts`, only their types here.
+export type { InterruptSession, InterruptState } from './interrupt-session.js';
 export type {
   ChatInterrupt,
   InterruptStatus,
@@ -26,7 +26,6 @@ export type {
   ResumeAnswer,
   ServerInterrupt,
 } from './interrupts.js';
-export { deriveInterrupts, openBatch } from './interrupts.js';
 export type { RunRecord } from './record.js';
 export { mergeRecord, parseRecord, RECORD_VERSION, recordOf, runRecordKey } from './record.js';
 export type { ClientOptions } from './registry.js';
@@ -43,6 +42,8 @@ export {
 } from './storage.js';
 export type { RunSessionState } from './store.js';
 export { initialConnection } from './store.js';
+export type { BrowserTool, BrowserTools } from './tool-declarations.js';
+export { toolDeclarations } from './tool-declarations.js';
 export type { StreamOutcome, StreamRequest } from './transport.js';
 export { readEventStream } from './transport.js';
 export type {
