@@ -2,7 +2,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../src/index.js';
 import { startServer } from '../src/index.js';
 import { bearer, logOf, postRun, prompt } from './helpers.js';
-import { answer, approved, asked, FAST, getJson, replyOf, rid } from './interrupt-helpers.js';
+import {
+  answer,
+  approved,
+  asked,
+  expectAnswered,
+  FAST,
+  getJson,
+  replyOf,
+  rid,
+} from './interrupt-helpers.js';
 
 describe('human in the loop (memory store)', () => {
   let server: RunningServer;
@@ -55,14 +64,7 @@ describe('human in the loop (memory store)', () => {
     const second = await answer(server, t, [
       { interruptId: t.interruptId, status: 'resolved', payload: { approved: false } },
     ]);
-    expect(second.status).toBe(409);
-    expect(second.json).toEqual({
-      error: {
-        code: 'interrupt_answered',
-        message: `interrupt ${t.interruptId} was already answered by run ${first}`,
-        runId: first,
-      },
-    });
+    expectAnswered(second, t.interruptId, first);
     const retry = await answer(server, t, approved(t.interruptId), first);
     expect(retry.status).toBe(200);
     expect(retry.json).toEqual({ runId: first, threadId: t.threadId, token: t.token });
@@ -96,13 +98,7 @@ describe('human in the loop (memory store)', () => {
     expect(statuses).toEqual([201, 409, 409]);
     const winner = answers.find((a) => a.status === 201)!.json.runId;
     for (const lost of answers.filter((a) => a.status === 409)) {
-      expect(lost.json).toEqual({
-        error: {
-          code: 'interrupt_answered',
-          message: `interrupt ${t.interruptId} was already answered by run ${winner}`,
-          runId: winner,
-        },
-      });
+      expectAnswered(lost, t.interruptId, winner);
     }
     await server.manager.waitForRun(winner);
     const thread = await getJson(`${server.url}/threads/${t.threadId}`, t.token);
@@ -157,14 +153,7 @@ describe('human in the loop (memory store)', () => {
       },
     ]);
     const late = await answer(server, t, approved(t.interruptId));
-    expect(late.status).toBe(409);
-    expect(late.json).toEqual({
-      error: {
-        code: 'interrupt_answered',
-        message: `interrupt ${t.interruptId} was already answered by run ${next}`,
-        runId: next,
-      },
-    });
+    expectAnswered(late, t.interruptId, next);
   });
 
   it('bad resume entries are 400 before anything is stored', async () => {
@@ -244,6 +233,18 @@ describe('human in the loop (memory store)', () => {
         message: 'script.interrupt "client_tool" needs a tool the client declared in tools',
       },
     });
+  });
+
+  it('the showcase reply asks for approval when the prompt says "delete" (the demo), else answers', async () => {
+    server = await startServer({ port: 0 });
+    const demo = { reply: 'demo', tokensPerSecond: 0 };
+    const asked = await postRun(server.url, prompt('Please DELETE the old draft', demo));
+    const log = await logOf(server, asked.json.runId, asked.json.token);
+    expect((log.at(-1) as { outcome: { type: string } }).outcome.type).toBe('interrupt');
+    expect(log.find((e) => e.type === 'TOOL_CALL_START')?.toolCallName).toBe('delete_file');
+    const plain = await postRun(server.url, prompt('How does it survive a reload?', demo));
+    const other = await logOf(server, plain.json.runId, plain.json.token);
+    expect(other.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
   });
 
   it('a question and a browser-side tool: the continuation uses the answer', async () => {
