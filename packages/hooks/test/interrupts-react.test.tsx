@@ -7,6 +7,7 @@ import { type RunningServer, startServer } from '@resumable/server';
 import { act, cleanup, render } from '@testing-library/react';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createMemoryStorage } from '../src/core/storage.js';
+import type { BrowserTools } from '../src/core/tool-declarations.js';
 import { type ResumableChatController, useResumableChat } from '../src/index.js';
 import { TestProvider } from './react-harness.js';
 import { assistantText } from './util.js';
@@ -22,7 +23,7 @@ afterEach(async () => {
 
 function Probe(props: {
   interrupt: string;
-  tools?: Parameters<typeof useResumableChat>[0]['tools'];
+  tools?: BrowserTools;
   onChat: (chat: ResumableChatController) => void;
 }) {
   const chat = useResumableChat({
@@ -43,7 +44,7 @@ async function until(check: () => boolean, what: string, timeoutMs = 5000): Prom
   }
 }
 
-function mount(interrupt: string, tools?: Parameters<typeof Probe>[0]['tools']) {
+function mount(interrupt: string, tools?: BrowserTools) {
   const ref: { chat: ResumableChatController | null } = { chat: null };
   render(
     <TestProvider
