@@ -3,7 +3,6 @@ export type { ApiOptions, HeadersOption, HistoryPage, StartedRun, ThreadRun } fr
 export { RunApi } from './api.js';
 export type { BackoffOptions } from './backoff.js';
 export { backoffDelay, DEFAULT_BACKOFF } from './backoff.js';
-export type { BrowserToolRunner, LockManagerLike } from './browser-tools.js';
 export type { ChatRecord, ChatSessionOptions, ChatState } from './chat.js';
 export { ChatSession, chatRecordKey } from './chat.js';
 export type { ManualSignal, ResumableEnvironment, Signal, TabChannel } from './env.js';
@@ -14,18 +13,9 @@ export {
   createManualSignal,
 } from './env.js';
 export { parseRetryAfter } from './http.js';
-export type { InterruptRecord, ToolMark } from './interrupt-record.js';
-// The interrupt session and the tool runner load on demand (`import()` in the hook): their
-// code is in `@resumable/hooks/interrupts`, only their types here.
-export type { InterruptSession, InterruptState } from './interrupt-session.js';
-export type {
-  ChatInterrupt,
-  InterruptStatus,
-  KnownInterrupt,
-  LocalAnswer,
-  ResumeAnswer,
-  ServerInterrupt,
-} from './interrupts.js';
+// What a UI renders; the interrupt session and the tool runner (loaded on demand by the
+// hook) are `@resumable/hooks/interrupts`.
+export type { ChatInterrupt, InterruptStatus, ResumeAnswer } from './interrupts.js';
 export type { RunRecord } from './record.js';
 export { mergeRecord, parseRecord, RECORD_VERSION, recordOf, runRecordKey } from './record.js';
 export type { ClientOptions } from './registry.js';
