@@ -69,7 +69,12 @@ describe('human in the loop (memory store)', () => {
     expect(retry.status).toBe(200);
     expect(retry.json).toEqual({ runId: first, threadId: t.threadId, token: t.token });
 
-    const after = { ...interrupt, status: 'resolved', answeredBy: first };
+    const after = {
+      ...interrupt,
+      status: 'resolved',
+      answeredBy: first,
+      payload: { approved: true },
+    };
     expect((await getJson(`${server.url}/runs/${t.runId}`, t.token)).interrupts).toEqual([after]);
     const thread2 = await getJson(`${server.url}/threads/${t.threadId}`, t.token);
     expect(thread2.waiting).toBe(false);
@@ -122,6 +127,12 @@ describe('human in the loop (memory store)', () => {
     expect(await replyOf(server, denied.json.runId, t.token)).toBe(
       'I did not delete notes/old-draft.md: you denied it (keep it).',
     );
+    // Another device sees the answer itself, not only that there was one.
+    const run = await getJson(`${server.url}/runs/${t.runId}`, t.token);
+    expect((run.interrupts as Array<{ payload: unknown }>)[0]!.payload).toEqual({
+      approved: false,
+      reason: 'keep it',
+    });
   });
 
   it('a new prompt while an interrupt is open cancels it (recorded) and the agent gets the cancellation', async () => {
