@@ -155,6 +155,29 @@ describe('answered states and browser tools', () => {
     expect(document.querySelector('[data-interrupt-id="i1"]')?.textContent).toBe(text);
   });
 
+  it('a browser tool says whether it runs in this page or waits for one', () => {
+    const tool = { name: 'read_clipboard', arguments: '{}' };
+    const { unmount } = render(
+      <InterruptCard
+        interrupt={{ ...approval, reason: 'client_tool', tool, execution: 'running' }}
+        onResolve={() => {}}
+        onCancel={() => {}}
+      />,
+    );
+    expect(screen.getByRole('status').textContent).toBe('Running read_clipboard in this page…');
+    unmount();
+    render(
+      <InterruptCard
+        interrupt={{ ...approval, reason: 'client_tool', tool }}
+        onResolve={() => {}}
+        onCancel={() => {}}
+      />,
+    );
+    expect(screen.getByRole('status').textContent).toBe(
+      'Waiting for read_clipboard to run in the page',
+    );
+  });
+
   it('a tool cut by a reload asks: run again or cancel', async () => {
     const tool = { ...approval, reason: 'client_tool', execution: 'interrupted' as const };
     const { calls, user } = setup({ ...tool, tool: { name: 'read_clipboard', arguments: '{}' } });

@@ -18,6 +18,8 @@ export interface InterruptLabels {
   cancelInterrupt: string;
   /** A browser tool running in this page; `tool` is its name. */
   toolRunningHere: (tool: string) => string;
+  /** A browser tool waiting for a page that has it (this one does not, or not yet). */
+  toolWaiting: (tool: string) => string;
   /** A browser tool cut by a reload that is not safe to run twice. */
   toolInterrupted: (tool: string) => string;
   /** Runs such a tool again. @default 'Run again' */
@@ -45,6 +47,7 @@ export const DEFAULT_INTERRUPT_LABELS: InterruptLabels = {
   submitAnswer: 'Answer',
   cancelInterrupt: 'Cancel',
   toolRunningHere: (tool) => `Running ${tool} in this page…`,
+  toolWaiting: (tool) => `Waiting for ${tool} to run in the page`,
   toolInterrupted: (tool) =>
     `${tool} was interrupted by a reload. It may have run already: run it again?`,
   rerunTool: 'Run again',

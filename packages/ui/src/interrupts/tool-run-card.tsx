@@ -20,7 +20,7 @@ export function ToolRunCard(props: InterruptCardProps & { labels: ChatLabels }) 
         data-interrupt-status="open"
         data-execution={i.execution ?? undefined}
       >
-        {labels.toolRunningHere(name)}
+        {i.execution === 'running' ? labels.toolRunningHere(name) : labels.toolWaiting(name)}
       </p>
     );
   }
