@@ -303,13 +303,24 @@ describe('human in the loop (memory store)', () => {
         },
       ],
     });
-    const done = await answer(server, c.json, [
+    // The continuation carries the same script (as the hooks send it) and no tools: fine.
+    const done = await postRun(
+      server.url,
       {
-        interruptId: `tool-${c.json.runId}`,
-        status: 'resolved',
-        payload: { result: { city: 'Oslo' } },
+        threadId: c.json.threadId,
+        messages: [],
+        forwardedProps: { script: { ...FAST, interrupt: 'client_tool' } },
+        resume: [
+          {
+            interruptId: `tool-${c.json.runId}`,
+            status: 'resolved',
+            payload: { result: { city: 'Oslo' } },
+          },
+        ],
       },
-    ]);
+      bearer(c.json.token),
+    );
+    expect(done.status).toBe(201);
     expect(await replyOf(server, done.json.runId, c.json.token)).toBe(
       'The page ran get_location and returned {"city":"Oslo"}.',
     );
