@@ -146,7 +146,7 @@ describe('answered states and browser tools', () => {
         pending: 'queued',
         answer: { interruptId: 'i1', status: 'resolved', payload: { approved: true } },
       },
-      'Approved — Will be sent when the connection is back',
+      'Approved — waiting to send',
     ],
   ];
   it.each(cases)('%o reads "%s"', (patch, text) => {

@@ -30,7 +30,10 @@ export interface InterruptLabels {
   cancelledAnswer: string;
   answered: (answer: string) => string;
   answeredElsewhere: string;
-  /** An answer given here that waits to be sent (offline) or for the other open questions. */
+  /**
+   * After the answer's summary: given here, not yet taken by the server (offline, or in
+   * flight: it goes out on its own); or kept until the run's other questions are answered.
+   */
   answerQueued: string;
   answerDraft: string;
   /** Announced (politely) when the assistant needs an answer; `what` is the card's heading. */
@@ -56,7 +59,7 @@ export const DEFAULT_INTERRUPT_LABELS: InterruptLabels = {
   cancelledAnswer: 'Cancelled',
   answered: (answer) => `Answered: ${answer}`,
   answeredElsewhere: 'Answered in another tab',
-  answerQueued: 'Will be sent when the connection is back',
-  answerDraft: 'Kept until the other questions are answered',
+  answerQueued: 'waiting to send',
+  answerDraft: 'kept until the other questions are answered',
   needsAnswer: (what) => `The assistant needs your answer: ${what}`,
 };
