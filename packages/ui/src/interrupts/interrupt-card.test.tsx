@@ -143,6 +143,15 @@ describe('answered states and browser tools', () => {
     ],
     [
       {
+        status: 'resolved',
+        answeredHere: false,
+        answeredBy: 'r9',
+        answer: { interruptId: 'i1', status: 'resolved', payload: { approved: true } },
+      },
+      'Approved (in another tab)',
+    ],
+    [
+      {
         pending: 'queued',
         answer: { interruptId: 'i1', status: 'resolved', payload: { approved: true } },
       },

@@ -29,7 +29,10 @@ export interface InterruptLabels {
   denied: (reason: string | null) => string;
   cancelledAnswer: string;
   answered: (answer: string) => string;
+  /** Answered by another tab or device whose answer is not known here. */
   answeredElsewhere: string;
+  /** Answered by another tab or device, with its answer (`summary`: "Approved", …). */
+  answeredElsewhereAs: (summary: string) => string;
   /**
    * After the answer's summary: given here, not yet taken by the server (offline, or in
    * flight: it goes out on its own); or kept until the run's other questions are answered.
@@ -59,6 +62,7 @@ export const DEFAULT_INTERRUPT_LABELS: InterruptLabels = {
   cancelledAnswer: 'Cancelled',
   answered: (answer) => `Answered: ${answer}`,
   answeredElsewhere: 'Answered in another tab',
+  answeredElsewhereAs: (summary) => `${summary} (in another tab)`,
   answerQueued: 'waiting to send',
   answerDraft: 'kept until the other questions are answered',
   needsAnswer: (what) => `The assistant needs your answer: ${what}`,
