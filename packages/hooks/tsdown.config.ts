@@ -4,6 +4,7 @@ export default defineConfig({
   entry: [
     'src/index.ts',
     'src/core/index.ts',
+    'src/interrupts.ts',
     'src/ai-sdk/index.ts',
     'src/attachments/index.ts',
     'src/threads/index.ts',

@@ -71,7 +71,8 @@ describe('approvals in Chromium', () => {
     await waitForReply(one, APPROVED);
     expect(await texts(one)).toEqual([ASKED, APPROVED]);
     expect(await texts(two)).toEqual([ASKED, APPROVED]);
-    await answer(one).filter({ hasText: 'Answered in another tab' }).waitFor({ timeout: 10_000 });
+    // The server shares the answer: the first tab says what it was, and where it was given.
+    await answer(one).filter({ hasText: 'Approved (in another tab)' }).waitFor({ timeout: 10_000 });
     expect(await answer(two).textContent()).toBe('Approved');
     expect(await card(one).count()).toBe(0);
     expect(await threadRuns(one)).toHaveLength(2);

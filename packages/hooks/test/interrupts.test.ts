@@ -238,32 +238,33 @@ describe('browser tools', () => {
     return { tab, runner, stop };
   }
 
-  it('a tool cut by a reload is not run again; the user cancels it instead', async () => {
+  /**
+   * A tool that hangs in the first page (the page goes away mid-run), then the reloaded
+   * page, whose tool answers `result`; `executions` counts both pages' calls.
+   */
+  async function cutByReload(idempotent: boolean, result: unknown) {
     const storage = createMemoryStorage();
-    let executions = 0;
-    const first = await startTool(
-      storage,
-      () => {
-        executions++;
-        return new Promise(() => {}); // the page goes away mid-run
-      },
-      false,
-    );
+    const count = { executions: 0 };
+    const hang = () => {
+      count.executions++;
+      return new Promise(() => {});
+    };
+    const first = await startTool(storage, hang, idempotent);
     await first.tab.chat.send('paste it');
-    await waitFor(() => executions === 1, 'the tool runs', 10_000);
+    await waitFor(() => count.executions === 1, 'the tool runs', 10_000);
     first.stop();
     await reload(first.tab);
+    const answer = () => {
+      count.executions++;
+      return result;
+    };
+    return { count, second: await startTool(storage, answer, idempotent) };
+  }
 
-    const second = await startTool(
-      storage,
-      () => {
-        executions++;
-        return 'again';
-      },
-      false,
-    );
+  it('a tool cut by a reload is not run again; the user cancels it instead', async () => {
+    const { count, second } = await cutByReload(false, 'again');
     await waitFor(() => open(second.tab)[0]?.execution === 'interrupted', 'asks the user', 10_000);
-    expect(executions).toBe(1);
+    expect(count.executions).toBe(1);
     await second.tab.hitl.cancel(open(second.tab)[0]!.id);
     const text = 'read_clipboard was cancelled, so I go on without it.';
     await waitFor(
@@ -271,41 +272,19 @@ describe('browser tools', () => {
       'continuation',
       10_000,
     );
-    expect(executions).toBe(1);
+    expect(count.executions).toBe(1);
     expect(posts.filter((p) => p.resume)).toHaveLength(1);
   });
 
   it('an idempotent tool cut by a reload runs once more and its result is the answer', async () => {
-    const storage = createMemoryStorage();
-    let executions = 0;
-    const first = await startTool(
-      storage,
-      () => {
-        executions++;
-        return new Promise(() => {});
-      },
-      true,
-    );
-    await first.tab.chat.send('paste it');
-    await waitFor(() => executions === 1, 'the tool runs', 10_000);
-    first.stop();
-    await reload(first.tab);
-
-    const second = await startTool(
-      storage,
-      () => {
-        executions++;
-        return { text: 'hello' };
-      },
-      true,
-    );
+    const { count, second } = await cutByReload(true, { text: 'hello' });
     const text = 'The page ran read_clipboard and returned {"text":"hello"}.';
     await waitFor(
       () => assistantText(second.tab.chat.getState().messages) === text,
       'continuation',
       10_000,
     );
-    expect(executions).toBe(2);
+    expect(count.executions).toBe(2);
     expect(posts.filter((p) => p.resume).map((p) => p.resume)).toEqual([
       [
         {

@@ -13,4 +13,6 @@ export type InterruptView = Interrupt & {
   status: InterruptStatus;
   /** The run that answered (its continuation, or the new prompt that cancelled it). */
   answeredBy?: string;
+  /** The answer's `payload`, once answered with one (an approval's reason, a result…). */
+  payload?: unknown;
 };

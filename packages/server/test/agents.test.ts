@@ -4,14 +4,13 @@ import { EventType } from '@resumable/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   aguiProxyAgent,
-  openaiAgent,
   type RunningServer,
   replyTokens,
   scriptedAgent,
   startServer,
   timeLead,
 } from '../src/index.js';
-import { chunk, fakeUpstream } from './fake-upstream.js';
+import { chunk, fakeUpstream, useOpenAIServer } from './fake-upstream.js';
 import { bearer, logOf, postRun, prompt, readEvents } from './helpers.js';
 
 describe('@ag-ui/client HttpAgent against POST /runs', () => {
@@ -92,23 +91,10 @@ describe('@ag-ui/client HttpAgent against POST /runs', () => {
 });
 
 describe('openai agent against a fake OpenAI-compatible server', () => {
-  let upstream: Awaited<ReturnType<typeof fakeUpstream>>;
-  let server: RunningServer;
-  beforeAll(async () => {
-    upstream = await fakeUpstream();
-    server = await startServer({
-      port: 0,
-      store: 'memory',
-      agent: openaiAgent({ baseUrl: `${upstream.url}/v1`, apiKey: 'sk-test', model: 'fake-model' }),
-    });
-  });
-  afterAll(async () => {
-    await server.close();
-    upstream.server.close();
-  });
+  const stack = useOpenAIServer();
 
   it('maps streamed text and tool-call deltas to AG-UI events and sends the right request', async () => {
-    upstream.handle((_req, _body, res) => {
+    stack.upstream.handle((_req, _body, res) => {
       res.writeHead(200, { 'Content-Type': 'text/event-stream' });
       res.write(chunk({ role: 'assistant', content: '' }));
       res.write(chunk({ content: 'Hel' }));
@@ -130,7 +116,7 @@ describe('openai agent against a fake OpenAI-compatible server', () => {
       res.write(chunk({}, 'tool_calls'));
       res.end('data: [DONE]\n\n');
     });
-    const { json: run } = await postRun(server.url, {
+    const { json: run } = await postRun(stack.server.url, {
       messages: [
         { id: 's', role: 'system', content: 'Be brief.' },
         { id: 'u1', role: 'user', content: 'Say hello' },
@@ -138,7 +124,7 @@ describe('openai agent against a fake OpenAI-compatible server', () => {
       tools: [{ name: 'lookup', description: 'Looks up', parameters: { type: 'object' } }],
       context: [{ description: 'city', value: 'Lyon' }],
     });
-    const log = await logOf(server, run.runId, run.token);
+    const log = await logOf(stack.server, run.runId, run.token);
     const messageId = `msg-${run.runId}`;
     expect(log).toEqual([
       { type: 'RUN_STARTED', threadId: run.threadId, runId: run.runId },
@@ -172,7 +158,7 @@ describe('openai agent against a fake OpenAI-compatible server', () => {
         },
       },
     ]);
-    const request = upstream.requests[upstream.requests.length - 1]!;
+    const request = stack.upstream.requests[stack.upstream.requests.length - 1]!;
     expect(request.headers.authorization).toBe('Bearer sk-test');
     expect(request.body).toEqual({
       model: 'fake-model',
@@ -192,29 +178,29 @@ describe('openai agent against a fake OpenAI-compatible server', () => {
   });
 
   it('an error answer ends the run with RUN_ERROR upstream_failed', async () => {
-    upstream.handle((_req, _body, res) => {
+    stack.upstream.handle((_req, _body, res) => {
       res.writeHead(401, { 'Content-Type': 'application/json' });
       res.end('{"error":{"message":"bad key"}}');
     });
-    const { json: run } = await postRun(server.url, prompt('hello'));
-    const log = await logOf(server, run.runId, run.token);
+    const { json: run } = await postRun(stack.server.url, prompt('hello'));
+    const log = await logOf(stack.server, run.runId, run.token);
     expect(log).toEqual([
       { type: 'RUN_STARTED', threadId: run.threadId, runId: run.runId },
       {
         type: 'RUN_ERROR',
-        message: `the OpenAI-compatible endpoint ${upstream.url}/v1 answered 401: {"error":{"message":"bad key"}}`,
+        message: `the OpenAI-compatible endpoint ${stack.upstream.url}/v1 answered 401: {"error":{"message":"bad key"}}`,
         code: 'upstream_failed',
       },
     ]);
   });
 
   it('a stream that stops before finishing ends with upstream_failed', async () => {
-    upstream.handle((_req, _body, res) => {
+    stack.upstream.handle((_req, _body, res) => {
       res.writeHead(200, { 'Content-Type': 'text/event-stream' });
       res.end(chunk({ content: 'Hal' }));
     });
-    const { json: run } = await postRun(server.url, prompt('hello'));
-    const log = await logOf(server, run.runId, run.token);
+    const { json: run } = await postRun(stack.server.url, prompt('hello'));
+    const log = await logOf(stack.server, run.runId, run.token);
     expect(log.map((e) => e.type)).toEqual([
       'RUN_STARTED',
       'TEXT_MESSAGE_START',
@@ -223,7 +209,7 @@ describe('openai agent against a fake OpenAI-compatible server', () => {
     ]);
     expect(log[3]).toEqual({
       type: 'RUN_ERROR',
-      message: `the OpenAI-compatible endpoint ${upstream.url}/v1 ended its stream before finishing`,
+      message: `the OpenAI-compatible endpoint ${stack.upstream.url}/v1 ended its stream before finishing`,
       code: 'upstream_failed',
     });
   });

@@ -1,45 +1,20 @@
-import { simulateReadableStream, streamText, tool } from 'ai';
+import { streamText, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { aiSdkAgent } from '../src/ai-sdk/index.js';
-import { type Agent, type RunningServer, startServer } from '../src/index.js';
-import { bearer, postRun, prompt, readEvents } from './helpers.js';
+import type { Agent } from '../src/index.js';
+import { finish, type Part, serveSwappableAgent, stream } from './ai-sdk-mock.js';
+import { bearer, postRun, prompt } from './helpers.js';
 
-type StreamResult = Awaited<ReturnType<MockLanguageModelV4['doStream']>>;
-type Part = StreamResult['stream'] extends ReadableStream<infer P> ? P : never;
-
-const USAGE = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 1, text: 1, reasoning: undefined },
-};
-const finish = (unified: 'stop' | 'tool-calls' = 'stop'): Part => ({
-  type: 'finish',
-  finishReason: { unified, raw: unified },
-  usage: USAGE,
-});
-const stream = (chunks: Part[]) => ({
-  stream: simulateReadableStream({ chunks, initialDelayInMs: null, chunkDelayInMs: null }),
-});
+const stack = serveSwappableAgent();
+const logOf = stack.logOf;
 const say = (text: string): Part[] => [
   { type: 'text-start', id: 't' },
   { type: 'text-delta', id: 't', delta: text },
   { type: 'text-end', id: 't' },
   finish(),
 ];
-
-let current: Agent = async function* () {};
-let server: RunningServer;
-beforeAll(async () => {
-  server = await startServer({ port: 0, store: 'memory', agent: (i, c) => current(i, c) });
-});
-afterAll(() => server.close());
-
-async function logOf(runId: string, token: string) {
-  await server.manager.waitForRun(runId);
-  const read = await readEvents(`${server.url}/runs/${runId}/events`, { headers: bearer(token) });
-  return read.frames.map((f) => JSON.parse(f.json) as Record<string, unknown>);
-}
 
 /** An agent whose `delete_file` tool needs approval; records what it deleted. */
 function approvalAgent(model: MockLanguageModelV4, deleted: string[]): Agent {
@@ -77,8 +52,8 @@ describe('aiSdkAgent: tools that need approval and client tools become interrupt
       doStream: [stream([deleteCall, finish('tool-calls')]), stream(say('Deleted a.txt.'))],
     });
     const deleted: string[] = [];
-    current = approvalAgent(model, deleted);
-    const { json: asked } = await postRun(server.url, prompt('delete a.txt'));
+    stack.agent = approvalAgent(model, deleted);
+    const { json: asked } = await postRun(stack.server.url, prompt('delete a.txt'));
     const log = await logOf(asked.runId, asked.token);
     expect(log.at(-1)).toMatchObject({
       type: 'RUN_FINISHED',
@@ -97,7 +72,7 @@ describe('aiSdkAgent: tools that need approval and client tools become interrupt
     expect(deleted).toEqual([]);
 
     const { status, json: next } = await postRun(
-      server.url,
+      stack.server.url,
       {
         threadId: asked.threadId,
         messages: [],
@@ -156,11 +131,11 @@ describe('aiSdkAgent: tools that need approval and client tools become interrupt
       doStream: [stream([deleteCall, finish('tool-calls')]), stream(say('Kept it.'))],
     });
     const deleted: string[] = [];
-    current = approvalAgent(model, deleted);
-    const { json: asked } = await postRun(server.url, prompt('delete a.txt'));
+    stack.agent = approvalAgent(model, deleted);
+    const { json: asked } = await postRun(stack.server.url, prompt('delete a.txt'));
     await logOf(asked.runId, asked.token);
     const { json: next } = await postRun(
-      server.url,
+      stack.server.url,
       {
         threadId: asked.threadId,
         messages: [],
@@ -207,11 +182,11 @@ describe('aiSdkAgent: tools that need approval and client tools become interrupt
         stream(say('You are in Oslo.')),
       ],
     });
-    current = aiSdkAgent(({ instructions, messages, tools, signal }) =>
+    stack.agent = aiSdkAgent(({ instructions, messages, tools, signal }) =>
       streamText({ model, instructions, messages, tools, abortSignal: signal }),
     );
     const tools = [{ name: 'get_location', description: 'Where the browser is' }];
-    const { json: asked } = await postRun(server.url, { ...prompt('where am I'), tools });
+    const { json: asked } = await postRun(stack.server.url, { ...prompt('where am I'), tools });
     const log = await logOf(asked.runId, asked.token);
     expect((log.at(-1) as { outcome: unknown }).outcome).toEqual({
       type: 'interrupt',
@@ -225,7 +200,7 @@ describe('aiSdkAgent: tools that need approval and client tools become interrupt
       ],
     });
     const { json: next } = await postRun(
-      server.url,
+      stack.server.url,
       {
         threadId: asked.threadId,
         messages: [],

@@ -1,43 +1,16 @@
-import { isStepCount, simulateReadableStream, streamText, tool } from 'ai';
+import { isStepCount, streamText, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { aiSdkAgent } from '../src/ai-sdk/index.js';
-import { type Agent, type RunningServer, startServer } from '../src/index.js';
+import { finish, type Part, serveSwappableAgent, stream } from './ai-sdk-mock.js';
 import { bearer, postRun, prompt, readEvents, waitFor } from './helpers.js';
 
-type StreamResult = Awaited<ReturnType<MockLanguageModelV4['doStream']>>;
-/** A provider stream part (Part), as the mock model takes them. */
-type Part = StreamResult['stream'] extends ReadableStream<infer P> ? P : never;
+const stack = serveSwappableAgent();
+const logOf = stack.logOf;
 
-const USAGE = {
-  inputTokens: { total: 12, noCache: 12, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 30, text: 22, reasoning: 8 },
-};
-const finish = (unified: 'stop' | 'tool-calls' = 'stop'): Part => ({
-  type: 'finish',
-  finishReason: { unified, raw: unified },
-  usage: USAGE,
-});
-const stream = (chunks: Part[]) => ({
-  stream: simulateReadableStream({ chunks, initialDelayInMs: null, chunkDelayInMs: null }),
-});
-
-/** The agent of the current test: the server is shared, the model is not. */
-let current: Agent = async function* () {};
-let server: RunningServer;
-beforeAll(async () => {
-  server = await startServer({ port: 0, store: 'memory', agent: (i, c) => current(i, c) });
-});
-afterAll(() => server.close());
-
-async function logOf(runId: string, token: string) {
-  await server.manager.waitForRun(runId);
-  const read = await readEvents(`${server.url}/runs/${runId}/events`, { headers: bearer(token) });
-  return read.frames.map((f) => JSON.parse(f.json) as Record<string, unknown>);
-}
 async function snapshotOf(runId: string, token: string) {
-  return (await fetch(`${server.url}/runs/${runId}`, { headers: bearer(token) })).json();
+  return (await fetch(`${stack.server.url}/runs/${runId}`, { headers: bearer(token) })).json();
 }
 
 describe('aiSdkAgent over a real server, with the AI SDK mock model', () => {
@@ -76,7 +49,7 @@ describe('aiSdkAgent over a real server, with the AI SDK mock model', () => {
         ]),
       ],
     });
-    current = aiSdkAgent(
+    stack.agent = aiSdkAgent(
       ({ instructions, messages, signal }) =>
         streamText({
           model,
@@ -93,7 +66,7 @@ describe('aiSdkAgent over a real server, with the AI SDK mock model', () => {
         }),
       { provider: 'mock' },
     );
-    const { json: run } = await postRun(server.url, prompt('Weather in Lyon?'));
+    const { json: run } = await postRun(stack.server.url, prompt('Weather in Lyon?'));
     const { runId, threadId } = run;
     const m1 = `msg-${runId}`;
     const m2 = `msg-${runId}-2`;
@@ -181,10 +154,10 @@ describe('aiSdkAgent over a real server, with the AI SDK mock model', () => {
         finish('tool-calls'),
       ]),
     });
-    current = aiSdkAgent(({ instructions, messages, tools, signal }) =>
+    stack.agent = aiSdkAgent(({ instructions, messages, tools, signal }) =>
       streamText({ model, instructions, messages, tools, abortSignal: signal }),
     );
-    const { json: run } = await postRun(server.url, {
+    const { json: run } = await postRun(stack.server.url, {
       messages: [
         { id: 's', role: 'system', content: 'Be brief.' },
         { id: 'u1', role: 'user', content: 'Book it' },
@@ -286,11 +259,11 @@ describe('aiSdkAgent over a real server, with the AI SDK mock model', () => {
         { type: 'text-delta', id: 't', delta: 'never seen' },
       ]),
     });
-    current = aiSdkAgent(({ messages, signal }) =>
+    stack.agent = aiSdkAgent(({ messages, signal }) =>
       // onError: the AI SDK logs stream errors to the console by default.
       streamText({ model, messages, abortSignal: signal, onError: () => {} }),
     );
-    const { json: run } = await postRun(server.url, prompt('Go'));
+    const { json: run } = await postRun(stack.server.url, prompt('Go'));
     const { runId, threadId } = run;
     const m1 = `msg-${runId}`;
     expect(await logOf(runId, run.token)).toEqual([
@@ -325,20 +298,20 @@ describe('aiSdkAgent over a real server, with the AI SDK mock model', () => {
         return { stream: body };
       },
     });
-    current = aiSdkAgent(({ messages, signal }) =>
+    stack.agent = aiSdkAgent(({ messages, signal }) =>
       streamText({ model, messages, abortSignal: signal }),
     );
-    const { json: run } = await postRun(server.url, prompt('Go'));
+    const { json: run } = await postRun(stack.server.url, prompt('Go'));
     const { runId, threadId } = run;
     const m1 = `msg-${runId}`;
     const live = await readEvents(
-      `${server.url}/runs/${runId}/events`,
+      `${stack.server.url}/runs/${runId}/events`,
       { headers: bearer(run.token) },
       3,
     );
     expect(live.frames.map((f) => f.offset)).toEqual([1, 2, 3]);
     expect(providerSignal?.aborted).toBe(false);
-    const cancel = await fetch(`${server.url}/runs/${runId}/cancel`, {
+    const cancel = await fetch(`${stack.server.url}/runs/${runId}/cancel`, {
       method: 'POST',
       headers: bearer(run.token),
     });

@@ -50,3 +50,21 @@ export async function replyOf(server: RunningServer, runId: string, token: strin
 export const approved = (interruptId: string) => [
   { interruptId, status: 'resolved', payload: { approved: true } },
 ];
+
+/** The exact `409 interrupt_answered` a losing answer gets, naming the winning run. */
+export function expectAnswered(
+  res: { status: number; json: unknown },
+  interruptId: string,
+  runId: string,
+): void {
+  expect({ status: res.status, body: res.json }).toEqual({
+    status: 409,
+    body: {
+      error: {
+        code: 'interrupt_answered',
+        message: `interrupt ${interruptId} was already answered by run ${runId}`,
+        runId,
+      },
+    },
+  });
+}

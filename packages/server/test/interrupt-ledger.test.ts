@@ -18,13 +18,20 @@ describe.each(STORES)('interrupt ledger on the $name store', ({ create }) => {
     const store: EventStore = create(dir.path);
     try {
       const ledger = store.interrupts;
-      expect(await ledger.claim('t1', 'run-a', [answer('i1'), answer('i2', 'cancelled')])).toBe(
+      const withPayload = { ...answer('i1'), payload: { approved: false, reason: 'a|b "c"' } };
+      expect(await ledger.claim('t1', 'run-a', [withPayload, answer('i2', 'cancelled')])).toBe(
         null,
       );
       expect(await ledger.claim('t1', 'run-b', [answer('i3'), answer('i2')])).toBe('run-a');
       // Nothing of the refused claim was written.
       expect(await ledger.get('t1', ['i1', 'i2', 'i3'])).toEqual([
-        { interruptId: 'i1', runId: 'run-a', status: 'resolved', answeredAt: at },
+        {
+          interruptId: 'i1',
+          runId: 'run-a',
+          status: 'resolved',
+          answeredAt: at,
+          payload: { approved: false, reason: 'a|b "c"' },
+        },
         { interruptId: 'i2', runId: 'run-a', status: 'cancelled', answeredAt: at },
       ]);
       expect(await ledger.claim('t1', 'run-a', [answer('i1')])).toBe(null);

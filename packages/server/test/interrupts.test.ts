@@ -2,7 +2,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../src/index.js';
 import { startServer } from '../src/index.js';
 import { bearer, logOf, postRun, prompt } from './helpers.js';
-import { answer, approved, asked, FAST, getJson, replyOf, rid } from './interrupt-helpers.js';
+import {
+  answer,
+  approved,
+  asked,
+  expectAnswered,
+  FAST,
+  getJson,
+  replyOf,
+  rid,
+} from './interrupt-helpers.js';
 
 describe('human in the loop (memory store)', () => {
   let server: RunningServer;
@@ -55,19 +64,17 @@ describe('human in the loop (memory store)', () => {
     const second = await answer(server, t, [
       { interruptId: t.interruptId, status: 'resolved', payload: { approved: false } },
     ]);
-    expect(second.status).toBe(409);
-    expect(second.json).toEqual({
-      error: {
-        code: 'interrupt_answered',
-        message: `interrupt ${t.interruptId} was already answered by run ${first}`,
-        runId: first,
-      },
-    });
+    expectAnswered(second, t.interruptId, first);
     const retry = await answer(server, t, approved(t.interruptId), first);
     expect(retry.status).toBe(200);
     expect(retry.json).toEqual({ runId: first, threadId: t.threadId, token: t.token });
 
-    const after = { ...interrupt, status: 'resolved', answeredBy: first };
+    const after = {
+      ...interrupt,
+      status: 'resolved',
+      answeredBy: first,
+      payload: { approved: true },
+    };
     expect((await getJson(`${server.url}/runs/${t.runId}`, t.token)).interrupts).toEqual([after]);
     const thread2 = await getJson(`${server.url}/threads/${t.threadId}`, t.token);
     expect(thread2.waiting).toBe(false);
@@ -96,13 +103,7 @@ describe('human in the loop (memory store)', () => {
     expect(statuses).toEqual([201, 409, 409]);
     const winner = answers.find((a) => a.status === 201)!.json.runId;
     for (const lost of answers.filter((a) => a.status === 409)) {
-      expect(lost.json).toEqual({
-        error: {
-          code: 'interrupt_answered',
-          message: `interrupt ${t.interruptId} was already answered by run ${winner}`,
-          runId: winner,
-        },
-      });
+      expectAnswered(lost, t.interruptId, winner);
     }
     await server.manager.waitForRun(winner);
     const thread = await getJson(`${server.url}/threads/${t.threadId}`, t.token);
@@ -126,6 +127,12 @@ describe('human in the loop (memory store)', () => {
     expect(await replyOf(server, denied.json.runId, t.token)).toBe(
       'I did not delete notes/old-draft.md: you denied it (keep it).',
     );
+    // Another device sees the answer itself, not only that there was one.
+    const run = await getJson(`${server.url}/runs/${t.runId}`, t.token);
+    expect((run.interrupts as Array<{ payload: unknown }>)[0]!.payload).toEqual({
+      approved: false,
+      reason: 'keep it',
+    });
   });
 
   it('a new prompt while an interrupt is open cancels it (recorded) and the agent gets the cancellation', async () => {
@@ -157,14 +164,7 @@ describe('human in the loop (memory store)', () => {
       },
     ]);
     const late = await answer(server, t, approved(t.interruptId));
-    expect(late.status).toBe(409);
-    expect(late.json).toEqual({
-      error: {
-        code: 'interrupt_answered',
-        message: `interrupt ${t.interruptId} was already answered by run ${next}`,
-        runId: next,
-      },
-    });
+    expectAnswered(late, t.interruptId, next);
   });
 
   it('bad resume entries are 400 before anything is stored', async () => {
@@ -246,6 +246,18 @@ describe('human in the loop (memory store)', () => {
     });
   });
 
+  it('the showcase reply asks for approval when the prompt says "delete" (the demo), else answers', async () => {
+    server = await startServer({ port: 0 });
+    const demo = { reply: 'demo', tokensPerSecond: 0 };
+    const asked = await postRun(server.url, prompt('Please DELETE the old draft', demo));
+    const log = await logOf(server, asked.json.runId, asked.json.token);
+    expect((log.at(-1) as { outcome: { type: string } }).outcome.type).toBe('interrupt');
+    expect(log.find((e) => e.type === 'TOOL_CALL_START')?.toolCallName).toBe('delete_file');
+    const plain = await postRun(server.url, prompt('How does it survive a reload?', demo));
+    const other = await logOf(server, plain.json.runId, plain.json.token);
+    expect(other.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
+  });
+
   it('a question and a browser-side tool: the continuation uses the answer', async () => {
     server = await startServer({ port: 0 });
     const q = await postRun(
@@ -291,13 +303,24 @@ describe('human in the loop (memory store)', () => {
         },
       ],
     });
-    const done = await answer(server, c.json, [
+    // The continuation carries the same script (as the hooks send it) and no tools: fine.
+    const done = await postRun(
+      server.url,
       {
-        interruptId: `tool-${c.json.runId}`,
-        status: 'resolved',
-        payload: { result: { city: 'Oslo' } },
+        threadId: c.json.threadId,
+        messages: [],
+        forwardedProps: { script: { ...FAST, interrupt: 'client_tool' } },
+        resume: [
+          {
+            interruptId: `tool-${c.json.runId}`,
+            status: 'resolved',
+            payload: { result: { city: 'Oslo' } },
+          },
+        ],
       },
-    ]);
+      bearer(c.json.token),
+    );
+    expect(done.status).toBe(201);
     expect(await replyOf(server, done.json.runId, c.json.token)).toBe(
       'The page ran get_location and returned {"city":"Oslo"}.',
     );

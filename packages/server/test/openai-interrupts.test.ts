@@ -1,26 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openaiAgent, type RunningServer, startServer } from '../src/index.js';
-import { chunk, fakeUpstream } from './fake-upstream.js';
+import { describe, expect, it } from 'vitest';
+import { chunk, useOpenAIServer } from './fake-upstream.js';
 import { bearer, logOf, postRun } from './helpers.js';
 
 describe('openaiAgent: client-declared tools are client_tool interrupts', () => {
-  let upstream: Awaited<ReturnType<typeof fakeUpstream>>;
-  let server: RunningServer;
-  beforeAll(async () => {
-    upstream = await fakeUpstream();
-    server = await startServer({
-      port: 0,
-      store: 'memory',
-      agent: openaiAgent({ baseUrl: `${upstream.url}/v1`, apiKey: 'sk-test', model: 'fake-model' }),
-    });
-  });
-  afterAll(async () => {
-    await server.close();
-    upstream.server.close();
-  });
+  const stack = useOpenAIServer();
 
   it("the run ends client_tool; the browser's result goes to the model as a tool message", async () => {
-    upstream.handle((_req, _body, res) => {
+    stack.upstream.handle((_req, _body, res) => {
       res.writeHead(200, { 'Content-Type': 'text/event-stream' });
       res.write(
         chunk({
@@ -37,11 +23,11 @@ describe('openaiAgent: client-declared tools are client_tool interrupts', () => 
       res.end(`${chunk({}, 'tool_calls')}data: [DONE]\n\n`);
     });
     const tools = [{ name: 'get_location', description: 'Where the browser is' }];
-    const { json: asked } = await postRun(server.url, {
+    const { json: asked } = await postRun(stack.server.url, {
       messages: [{ id: 'u1', role: 'user', content: 'Where am I?' }],
       tools,
     });
-    const log = await logOf(server, asked.runId, asked.token);
+    const log = await logOf(stack.server, asked.runId, asked.token);
     expect(log.at(-1)).toEqual({
       type: 'RUN_FINISHED',
       threadId: asked.threadId,
@@ -59,16 +45,16 @@ describe('openaiAgent: client-declared tools are client_tool interrupts', () => 
       },
     });
     const run = await (
-      await fetch(`${server.url}/runs/${asked.runId}`, { headers: bearer(asked.token) })
+      await fetch(`${stack.server.url}/runs/${asked.runId}`, { headers: bearer(asked.token) })
     ).json();
     expect(run.interrupts[0].status).toBe('open');
 
-    upstream.handle((_req, _body, res) => {
+    stack.upstream.handle((_req, _body, res) => {
       res.writeHead(200, { 'Content-Type': 'text/event-stream' });
       res.end(`${chunk({ content: 'Oslo.' }, 'stop')}data: [DONE]\n\n`);
     });
     const { status, json: next } = await postRun(
-      server.url,
+      stack.server.url,
       {
         threadId: asked.threadId,
         messages: [],
@@ -80,7 +66,7 @@ describe('openaiAgent: client-declared tools are client_tool interrupts', () => 
       bearer(asked.token),
     );
     expect(status).toBe(201);
-    const after = await logOf(server, next.runId, asked.token);
+    const after = await logOf(stack.server, next.runId, asked.token);
     const messageId = `msg-${next.runId}`;
     expect(after).toEqual([
       { type: 'RUN_STARTED', threadId: asked.threadId, runId: next.runId },
@@ -101,7 +87,7 @@ describe('openaiAgent: client-declared tools are client_tool interrupts', () => 
         outcome: { type: 'success' },
       },
     ]);
-    const request = upstream.requests.at(-1)!.body as { messages: unknown[] };
+    const request = stack.upstream.requests.at(-1)!.body as { messages: unknown[] };
     expect(request.messages).toEqual([
       { role: 'user', content: 'Where am I?' },
       {

@@ -3,8 +3,6 @@ export type { ApiOptions, HeadersOption, HistoryPage, StartedRun, ThreadRun } fr
 export { RunApi } from './api.js';
 export type { BackoffOptions } from './backoff.js';
 export { backoffDelay, DEFAULT_BACKOFF } from './backoff.js';
-export type { BrowserTool, BrowserTools, LockManagerLike } from './browser-tools.js';
-export { BrowserToolRunner, browserToolRunnerOf, toolDeclarations } from './browser-tools.js';
 export type { ChatRecord, ChatSessionOptions, ChatState } from './chat.js';
 export { ChatSession, chatRecordKey } from './chat.js';
 export type { ManualSignal, ResumableEnvironment, Signal, TabChannel } from './env.js';
@@ -15,18 +13,9 @@ export {
   createManualSignal,
 } from './env.js';
 export { parseRetryAfter } from './http.js';
-export type { InterruptRecord, ToolMark } from './interrupt-record.js';
-export type { InterruptState } from './interrupt-session.js';
-export { InterruptSession, interruptSessionOf } from './interrupt-session.js';
-export type {
-  ChatInterrupt,
-  InterruptStatus,
-  KnownInterrupt,
-  LocalAnswer,
-  ResumeAnswer,
-  ServerInterrupt,
-} from './interrupts.js';
-export { deriveInterrupts, openBatch } from './interrupts.js';
+// What a UI renders; the interrupt session and the tool runner (loaded on demand by the
+// hook) are `@resumable/hooks/interrupts`.
+export type { ChatInterrupt, InterruptStatus, ResumeAnswer } from './interrupts.js';
 export type { FilePart } from './optimistic.js';
 export { filePart, userContent } from './optimistic.js';
 export type { RunRecord } from './record.js';
@@ -45,6 +34,8 @@ export {
 } from './storage.js';
 export type { RunSessionState } from './store.js';
 export { initialConnection } from './store.js';
+export type { BrowserTool, BrowserTools } from './tool-declarations.js';
+export { toolDeclarations } from './tool-declarations.js';
 export type { StreamOutcome, StreamRequest } from './transport.js';
 export { readEventStream } from './transport.js';
 export type {

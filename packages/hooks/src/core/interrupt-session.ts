@@ -94,7 +94,7 @@ export class InterruptSession {
         this.onChange();
       }),
       this.chat.run.store.subscribe((state, prev) => {
-        if (state.runId !== prev.runId) void this.refresh();
+        if (state.runId !== prev.runId && this.unsettled()) void this.refresh();
         this.onChange();
       }),
       this.chat.run.env.online.subscribe((online) => {
@@ -184,6 +184,16 @@ export class InterruptSession {
     } catch (error) {
       this.onWarning?.(toResumable(error));
     }
+  }
+
+  /** Some known interrupt has no final status from the server yet (worth asking it). */
+  private unsettled(): boolean {
+    const final = new Set(
+      this.getState()
+        .server.filter((i) => i.status !== 'open')
+        .map((i) => i.id),
+    );
+    return this.getState().interrupts.some((i) => !final.has(i.id));
   }
 
   /** Reads the server's statuses of the thread's interrupts; retried through the policy. */

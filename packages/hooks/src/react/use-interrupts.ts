@@ -1,32 +1,57 @@
-import { useCallback, useEffect, useMemo, useRef } from 'react';
-import { useStore } from 'zustand';
-import type { BrowserToolRunner, BrowserTools } from '../core/browser-tools.js';
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import type { BrowserToolRunner } from '../core/browser-tools.js';
 import type { ChatSession } from '../core/chat.js';
-import { interruptSessionOf } from '../core/interrupt-session.js';
+import type { InterruptSession } from '../core/interrupt-session.js';
+import type { ChatInterrupt } from '../core/interrupts.js';
+import type { BrowserTools } from '../core/tool-declarations.js';
 import type { InterruptControls } from '../core/types.js';
-import { useRetained } from './use-resumable-run.js';
+
+const NONE: readonly ChatInterrupt[] = [];
+/** The module that holds the interrupt session and the tool runner, loaded once per page. */
+const load = () => import('../interrupts.js');
 
 /**
  * The chat's interrupts and their answers (`InterruptSession`), and the page's browser
- * tools. The tool runner is loaded on demand (`import()`): a page without `tools` never
- * downloads it.
+ * tools. Both load on demand (`import()`, started at mount, beside the records' read), so
+ * they are not on a chat's first-paint path.
  */
 export function useInterrupts(
   chat: ChatSession,
   tools: BrowserTools | undefined,
 ): InterruptControls {
-  const session = useMemo(() => interruptSessionOf(chat), [chat]);
-  useRetained(session);
-  const interrupts = useStore(session.store, (s) => s.interrupts);
+  const [session, setSession] = useState<InterruptSession | null>(null);
+  useEffect(() => {
+    let release: (() => void) | null = null;
+    let gone = false;
+    void load().then(({ interruptSessionOf }) => {
+      if (gone) return;
+      const s = interruptSessionOf(chat);
+      release = s.retain();
+      setSession(s);
+    });
+    return () => {
+      gone = true;
+      release?.();
+    };
+  }, [chat]);
+  const subscribe = useCallback(
+    (listener: () => void) => session?.store.subscribe(listener) ?? (() => {}),
+    [session],
+  );
+  const interrupts = useSyncExternalStore(
+    subscribe,
+    () => session?.getState().interrupts ?? NONE,
+    () => NONE,
+  );
   const runner = useRef<BrowserToolRunner | null>(null);
   const latest = useRef(tools);
   latest.current = tools;
   const hasTools = tools !== undefined;
   useEffect(() => {
-    if (!hasTools) return;
+    if (!hasTools || !session) return;
     let stop: (() => void) | null = null;
     let gone = false;
-    void import('../core/browser-tools.js').then(({ browserToolRunnerOf }) => {
+    void load().then(({ browserToolRunnerOf }) => {
       if (gone) return;
       runner.current = browserToolRunnerOf(session);
       runner.current.setTools(latest.current ?? {});
@@ -41,10 +66,14 @@ export function useInterrupts(
     if (tools) runner.current?.setTools(tools);
   }, [tools]);
   const resolve = useCallback(
-    (id: string, payload: unknown) => session.resolve(id, payload),
-    [session],
+    async (id: string, payload: unknown) =>
+      (await load()).interruptSessionOf(chat).resolve(id, payload),
+    [chat],
   );
-  const cancel = useCallback((id: string) => session.cancel(id), [session]);
+  const cancel = useCallback(
+    async (id: string) => (await load()).interruptSessionOf(chat).cancel(id),
+    [chat],
+  );
   const rerunTool = useCallback((id: string) => runner.current?.rerun(id) ?? Promise.resolve(), []);
   return useMemo(
     () => ({ interrupts, resolve, cancel, rerunTool }),

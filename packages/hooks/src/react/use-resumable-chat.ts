@@ -2,10 +2,10 @@ import { isTerminalStatus } from '@resumable/protocol';
 import { useCallback, useMemo } from 'react';
 import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
-import type { BrowserTools } from '../core/browser-tools.js';
-import { toolDeclarations } from '../core/browser-tools.js';
 import type { ChatSession, ChatSessionOptions, ChatState } from '../core/chat.js';
 import type { RunSessionState } from '../core/store.js';
+import type { BrowserTools } from '../core/tool-declarations.js';
+import { toolDeclarations } from '../core/tool-declarations.js';
 import type {
   ChatController,
   InterruptControls,

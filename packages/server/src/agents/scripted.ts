@@ -81,7 +81,9 @@ export function scriptedAgent(defaults: ScriptedAgentOptions = {}): Agent {
   agent.validate = (input, limits) => {
     const script = scriptOf(input, base);
     checkFits(script, limits);
-    if (script.interrupt) checkInterruptScript(script.interrupt, input);
+    // A continuation never asks, so it needs no tool to ask about.
+    const continues = (input.resume ?? []).length > 0;
+    if (script.interrupt && !continues) checkInterruptScript(script.interrupt, input);
   };
   return agent;
 }

@@ -26,8 +26,9 @@ export async function interruptViews(store: EventStore, run: Ended): Promise<Int
   return interrupts.map((interrupt) => {
     const answer = answered.get(interrupt.id);
     const view: InterruptView = { ...interrupt, runId: run.runId, status: 'open' };
-    if (answer) Object.assign(view, { status: answer.status, answeredBy: answer.runId });
-    return view;
+    if (!answer) return view;
+    Object.assign(view, { status: answer.status, answeredBy: answer.runId });
+    return answer.payload === undefined ? view : Object.assign(view, { payload: answer.payload });
   });
 }
 
@@ -81,6 +82,7 @@ export async function planResume(
     runId,
     status: entry.status,
     answeredAt: now,
+    ...(entry.payload === undefined ? {} : { payload: entry.payload }),
   });
   if (resume === undefined) {
     if (open.length === 0) return null;

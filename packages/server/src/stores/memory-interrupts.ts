@@ -1,5 +1,11 @@
 import type { InterruptAnswer, InterruptLedger } from './types.js';
 
+/** Copied in and out, so no caller aliases a stored payload. */
+const copy = (answer: InterruptAnswer): InterruptAnswer =>
+  answer.payload === undefined
+    ? { ...answer }
+    : { ...answer, payload: structuredClone(answer.payload) };
+
 /** Interrupt answers in this process's memory (the `MemoryStore`'s ledger). */
 export class MemoryInterruptLedger implements InterruptLedger {
   /** threadId → interruptId → answer. */
@@ -16,7 +22,7 @@ export class MemoryInterruptLedger implements InterruptLedger {
       if (first && first.runId !== runId) return first.runId;
     }
     for (const answer of answers) {
-      if (!known.has(answer.interruptId)) known.set(answer.interruptId, { ...answer, runId });
+      if (!known.has(answer.interruptId)) known.set(answer.interruptId, copy({ ...answer, runId }));
     }
     this.byThread.set(threadId, known);
     return null;
@@ -34,7 +40,7 @@ export class MemoryInterruptLedger implements InterruptLedger {
     if (!known) return [];
     return interruptIds.flatMap((id) => {
       const answer = known.get(id);
-      return answer ? [{ ...answer }] : [];
+      return answer ? [copy(answer)] : [];
     });
   }
 }

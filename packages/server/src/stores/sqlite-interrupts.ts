@@ -9,6 +9,7 @@ CREATE TABLE IF NOT EXISTS interrupt_answers (
   run_id       TEXT NOT NULL,
   status       TEXT NOT NULL,
   answered_at  INTEGER NOT NULL,
+  payload      TEXT,
   PRIMARY KEY (thread_id, interrupt_id)
 ) WITHOUT ROWID;
 `;
@@ -18,6 +19,7 @@ interface Row {
   run_id: string;
   status: InterruptStatus;
   answered_at: number;
+  payload: string | null;
 }
 
 /**
@@ -40,10 +42,10 @@ export class SqliteInterruptLedger implements InterruptLedger {
   ) {
     db.exec(TABLE);
     this.getOne = db.prepare(
-      'SELECT interrupt_id, run_id, status, answered_at FROM interrupt_answers WHERE thread_id = ? AND interrupt_id = ?',
+      'SELECT interrupt_id, run_id, status, answered_at, payload FROM interrupt_answers WHERE thread_id = ? AND interrupt_id = ?',
     );
     const insert = db.prepare(
-      'INSERT OR IGNORE INTO interrupt_answers (thread_id, interrupt_id, run_id, status, answered_at) VALUES (?, ?, ?, ?, ?)',
+      'INSERT OR IGNORE INTO interrupt_answers (thread_id, interrupt_id, run_id, status, answered_at, payload) VALUES (?, ?, ?, ?, ?, ?)',
     );
     const remove = db.prepare(
       'DELETE FROM interrupt_answers WHERE thread_id = ? AND interrupt_id = ? AND run_id = ?',
@@ -54,7 +56,8 @@ export class SqliteInterruptLedger implements InterruptLedger {
           const first = this.getOne.get(threadId, answer.interruptId) as Row | undefined;
           if (first && first.run_id !== runId) return first.run_id;
         }
-        for (const a of answers) insert.run(threadId, a.interruptId, runId, a.status, a.answeredAt);
+        for (const a of answers)
+          insert.run(threadId, a.interruptId, runId, a.status, a.answeredAt, payloadText(a));
         return null;
       },
     );
@@ -87,9 +90,14 @@ export class SqliteInterruptLedger implements InterruptLedger {
             runId: row.run_id,
             status: row.status,
             answeredAt: row.answered_at,
+            ...(row.payload === null ? {} : { payload: JSON.parse(row.payload) }),
           },
         ];
       }),
     );
   }
+}
+
+function payloadText(answer: InterruptAnswer): string | null {
+  return answer.payload === undefined ? null : JSON.stringify(answer.payload);
 }

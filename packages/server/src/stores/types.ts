@@ -108,6 +108,8 @@ export interface InterruptAnswer {
   status: InterruptStatus;
   /** Epoch milliseconds. */
   answeredAt: number;
+  /** The answer's `payload` (JSON), when it had one. */
+  payload?: unknown;
 }
 
 /**

@@ -13,9 +13,18 @@ export function answeredText(i: ChatInterrupt, labels: ChatLabels): string {
 function summaryOf(i: ChatInterrupt, labels: ChatLabels): string {
   if (i.status === 'cancelled' || i.answer?.status === 'cancelled') return labels.cancelledAnswer;
   const payload = i.answer?.payload as Record<string, unknown> | undefined;
-  if (!i.answeredHere && i.pending === null && payload === undefined) {
-    return labels.answeredElsewhere;
-  }
+  if (i.answeredHere || i.pending !== null) return answerWords(i, payload, labels);
+  // Another tab or device answered: its answer when the server shares it.
+  return payload === undefined
+    ? labels.answeredElsewhere
+    : labels.answeredElsewhereAs(answerWords(i, payload, labels));
+}
+
+function answerWords(
+  i: ChatInterrupt,
+  payload: Record<string, unknown> | undefined,
+  labels: ChatLabels,
+): string {
   if (i.reason === 'tool_approval') {
     if (payload?.approved === true) return labels.approved;
     const reason =

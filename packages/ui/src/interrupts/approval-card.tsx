@@ -1,9 +1,8 @@
 import { useId, useState } from 'react';
-import { cx } from '../cx.js';
 import type { ChatLabels } from '../labels.js';
 import { prettyJson } from '../tool-call.js';
+import { CardSection } from './card-section.js';
 import type { InterruptCardProps } from './interrupt-card.js';
-import { useCardFocus } from './use-card-focus.js';
 
 /**
  * Approve or deny a tool call: what will run and with which arguments, an optional reason,
@@ -12,7 +11,6 @@ import { useCardFocus } from './use-card-focus.js';
  */
 export function ApprovalCard(props: InterruptCardProps & { labels: ChatLabels }) {
   const { interrupt: i, labels } = props;
-  const ref = useCardFocus<HTMLElement>();
   const title = useId();
   const reasonId = useId();
   const [reason, setReason] = useState('');
@@ -23,17 +21,13 @@ export function ApprovalCard(props: InterruptCardProps & { labels: ChatLabels })
   };
   const name = i.tool?.name ?? i.message ?? i.reason;
   return (
-    <section
-      ref={ref}
-      tabIndex={-1}
-      className={cx('rc-interrupt', 'rc-interrupt--approval', props.className)}
-      aria-labelledby={title}
-      data-interrupt-id={i.id}
-      data-interrupt-status="open"
+    <CardSection
+      id={i.id}
+      kind="approval"
+      titleId={title}
+      title={labels.approvalTitle(name)}
+      className={props.className}
     >
-      <p id={title} className="rc-interrupt__title">
-        {labels.approvalTitle(name)}
-      </p>
       {i.message ? <p className="rc-interrupt__message">{i.message}</p> : null}
       {i.tool ? (
         <>
@@ -72,6 +66,6 @@ export function ApprovalCard(props: InterruptCardProps & { labels: ChatLabels })
           {labels.deny}
         </button>
       </div>
-    </section>
+    </CardSection>
   );
 }

@@ -143,16 +143,48 @@ describe('answered states and browser tools', () => {
     ],
     [
       {
+        status: 'resolved',
+        answeredHere: false,
+        answeredBy: 'r9',
+        answer: { interruptId: 'i1', status: 'resolved', payload: { approved: true } },
+      },
+      'Approved (in another tab)',
+    ],
+    [
+      {
         pending: 'queued',
         answer: { interruptId: 'i1', status: 'resolved', payload: { approved: true } },
       },
-      'Approved — Will be sent when the connection is back',
+      'Approved — waiting to send',
     ],
   ];
   it.each(cases)('%o reads "%s"', (patch, text) => {
     setup({ ...approval, ...patch });
     expect(screen.queryByRole('button')).toBeNull();
     expect(document.querySelector('[data-interrupt-id="i1"]')?.textContent).toBe(text);
+  });
+
+  it('a browser tool says whether it runs in this page or waits for one', () => {
+    const tool = { name: 'read_clipboard', arguments: '{}' };
+    const { unmount } = render(
+      <InterruptCard
+        interrupt={{ ...approval, reason: 'client_tool', tool, execution: 'running' }}
+        onResolve={() => {}}
+        onCancel={() => {}}
+      />,
+    );
+    expect(screen.getByRole('status').textContent).toBe('Running read_clipboard in this page…');
+    unmount();
+    render(
+      <InterruptCard
+        interrupt={{ ...approval, reason: 'client_tool', tool }}
+        onResolve={() => {}}
+        onCancel={() => {}}
+      />,
+    );
+    expect(screen.getByRole('status').textContent).toBe(
+      'Waiting for read_clipboard to run in the page',
+    );
   });
 
   it('a tool cut by a reload asks: run again or cancel', async () => {

@@ -18,6 +18,8 @@ export interface InterruptLabels {
   cancelInterrupt: string;
   /** A browser tool running in this page; `tool` is its name. */
   toolRunningHere: (tool: string) => string;
+  /** A browser tool waiting for a page that has it (this one does not, or not yet). */
+  toolWaiting: (tool: string) => string;
   /** A browser tool cut by a reload that is not safe to run twice. */
   toolInterrupted: (tool: string) => string;
   /** Runs such a tool again. @default 'Run again' */
@@ -27,8 +29,14 @@ export interface InterruptLabels {
   denied: (reason: string | null) => string;
   cancelledAnswer: string;
   answered: (answer: string) => string;
+  /** Answered by another tab or device whose answer is not known here. */
   answeredElsewhere: string;
-  /** An answer given here that waits to be sent (offline) or for the other open questions. */
+  /** Answered by another tab or device, with its answer (`summary`: "Approved", …). */
+  answeredElsewhereAs: (summary: string) => string;
+  /**
+   * After the answer's summary: given here, not yet taken by the server (offline, or in
+   * flight: it goes out on its own); or kept until the run's other questions are answered.
+   */
   answerQueued: string;
   answerDraft: string;
   /** Announced (politely) when the assistant needs an answer; `what` is the card's heading. */
@@ -45,6 +53,7 @@ export const DEFAULT_INTERRUPT_LABELS: InterruptLabels = {
   submitAnswer: 'Answer',
   cancelInterrupt: 'Cancel',
   toolRunningHere: (tool) => `Running ${tool} in this page…`,
+  toolWaiting: (tool) => `Waiting for ${tool} to run in the page`,
   toolInterrupted: (tool) =>
     `${tool} was interrupted by a reload. It may have run already: run it again?`,
   rerunTool: 'Run again',
@@ -53,7 +62,8 @@ export const DEFAULT_INTERRUPT_LABELS: InterruptLabels = {
   cancelledAnswer: 'Cancelled',
   answered: (answer) => `Answered: ${answer}`,
   answeredElsewhere: 'Answered in another tab',
-  answerQueued: 'Will be sent when the connection is back',
-  answerDraft: 'Kept until the other questions are answered',
+  answeredElsewhereAs: (summary) => `${summary} (in another tab)`,
+  answerQueued: 'waiting to send',
+  answerDraft: 'kept until the other questions are answered',
   needsAnswer: (what) => `The assistant needs your answer: ${what}`,
 };

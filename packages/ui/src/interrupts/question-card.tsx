@@ -1,9 +1,8 @@
 import { type FormEvent, useId, useMemo, useState } from 'react';
-import { cx } from '../cx.js';
 import type { ChatLabels } from '../labels.js';
+import { CardSection } from './card-section.js';
 import type { InterruptCardProps } from './interrupt-card.js';
 import { answerOf, type FormField, formOf } from './schema-form.js';
-import { useCardFocus } from './use-card-focus.js';
 
 /**
  * A question from the agent: free text, or a small form when its `responseSchema` is a
@@ -12,7 +11,6 @@ import { useCardFocus } from './use-card-focus.js';
  */
 export function QuestionCard(props: InterruptCardProps & { labels: ChatLabels }) {
   const { interrupt: i, labels } = props;
-  const ref = useCardFocus<HTMLElement>();
   const title = useId();
   const form = useMemo(() => formOf(i.responseSchema), [i.responseSchema]);
   const [values, setValues] = useState<ReadonlyMap<string, string | boolean>>(new Map());
@@ -26,17 +24,13 @@ export function QuestionCard(props: InterruptCardProps & { labels: ChatLabels })
     void Promise.resolve(props.onResolve(i.id, { answer })).finally(() => setBusy(false));
   };
   return (
-    <section
-      ref={ref}
-      tabIndex={-1}
-      className={cx('rc-interrupt', 'rc-interrupt--question', props.className)}
-      aria-labelledby={title}
-      data-interrupt-id={i.id}
-      data-interrupt-status="open"
+    <CardSection
+      id={i.id}
+      kind="question"
+      titleId={title}
+      title={i.message ?? labels.questionTitle}
+      className={props.className}
     >
-      <p id={title} className="rc-interrupt__title">
-        {i.message ?? labels.questionTitle}
-      </p>
       <form className="rc-interrupt__form" onSubmit={submit}>
         {form.fields.map((f) => (
           <Field key={f.name} field={f} value={values.get(f.name)} onChange={set} labels={labels} />
@@ -55,7 +49,7 @@ export function QuestionCard(props: InterruptCardProps & { labels: ChatLabels })
           </button>
         </div>
       </form>
-    </section>
+    </CardSection>
   );
 }
 

@@ -1,8 +1,8 @@
 import { useId } from 'react';
 import { cx } from '../cx.js';
 import type { ChatLabels } from '../labels.js';
+import { CardSection } from './card-section.js';
 import type { InterruptCardProps } from './interrupt-card.js';
-import { useCardFocus } from './use-card-focus.js';
 
 /**
  * A browser-side tool: "running in this page" while it runs; after a reload cut it (and
@@ -20,7 +20,7 @@ export function ToolRunCard(props: InterruptCardProps & { labels: ChatLabels }) 
         data-interrupt-status="open"
         data-execution={i.execution ?? undefined}
       >
-        {labels.toolRunningHere(name)}
+        {i.execution === 'running' ? labels.toolRunningHere(name) : labels.toolWaiting(name)}
       </p>
     );
   }
@@ -29,21 +29,16 @@ export function ToolRunCard(props: InterruptCardProps & { labels: ChatLabels }) 
 
 function InterruptedTool(props: InterruptCardProps & { labels: ChatLabels; name: string }) {
   const { interrupt: i, labels } = props;
-  const ref = useCardFocus<HTMLElement>();
   const title = useId();
   return (
-    <section
-      ref={ref}
-      tabIndex={-1}
-      className={cx('rc-interrupt', 'rc-interrupt--tool', props.className)}
-      aria-labelledby={title}
-      data-interrupt-id={i.id}
-      data-interrupt-status="open"
-      data-execution="interrupted"
+    <CardSection
+      id={i.id}
+      kind="tool"
+      titleId={title}
+      title={labels.toolInterrupted(props.name)}
+      className={props.className}
+      execution="interrupted"
     >
-      <p id={title} className="rc-interrupt__title">
-        {labels.toolInterrupted(props.name)}
-      </p>
       <div className="rc-interrupt__actions">
         <button
           type="button"
@@ -56,6 +51,6 @@ function InterruptedTool(props: InterruptCardProps & { labels: ChatLabels; name:
           {labels.cancelInterrupt}
         </button>
       </div>
-    </section>
+    </CardSection>
   );
 }

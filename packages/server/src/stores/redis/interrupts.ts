@@ -5,7 +5,7 @@ import type { RedisKeys } from './keys.js';
 /**
  * KEYS: the thread's interrupt hash. ARGV: runId, then (interruptId, value) pairs.
  * → '' when recorded; else the runId that answered first (nothing written).
- * A value is `runId|status|answeredAt` (ids never contain `|`).
+ * A value is `runId|status|answeredAt|payloadJson` (ids and statuses never contain `|`).
  */
 const CLAIM = `#!lua
 for i = 2, #ARGV, 2 do
@@ -50,7 +50,7 @@ export class RedisInterruptLedger implements InterruptLedger {
     runId: string,
     answers: readonly InterruptAnswer[],
   ): Promise<string | null> {
-    const args = answers.flatMap((a) => [a.interruptId, `${runId}|${a.status}|${a.answeredAt}`]);
+    const args = answers.flatMap((a) => [a.interruptId, encode(runId, a)]);
     const key = this.keys.interrupts(threadId);
     const winner = (await this.call('claimInterrupts', (c) =>
       c.eval(CLAIM, 1, key, runId, ...args),
@@ -70,11 +70,25 @@ export class RedisInterruptLedger implements InterruptLedger {
     const values = await this.call('getInterrupts', (c) => c.hmget(key, ...interruptIds));
     return interruptIds.flatMap((interruptId, i) => {
       const value = values[i];
-      if (value == null) return [];
-      const [runId = '', status, answeredAt] = value.split('|');
-      return [
-        { interruptId, runId, status: status as InterruptStatus, answeredAt: Number(answeredAt) },
-      ];
+      return value == null ? [] : [decode(interruptId, value)];
     });
   }
+}
+
+function encode(runId: string, answer: InterruptAnswer): string {
+  const payload = answer.payload === undefined ? '' : JSON.stringify(answer.payload);
+  return `${runId}|${answer.status}|${answer.answeredAt}|${payload}`;
+}
+
+/** The first three fields never contain `|`; the payload JSON (the rest) may. */
+function decode(interruptId: string, value: string): InterruptAnswer {
+  const [runId = '', status, answeredAt] = value.split('|', 3);
+  const rest = value.slice(`${runId}|${status}|${answeredAt}|`.length);
+  const answer: InterruptAnswer = {
+    interruptId,
+    runId,
+    status: status as InterruptStatus,
+    answeredAt: Number(answeredAt),
+  };
+  return rest === '' ? answer : { ...answer, payload: JSON.parse(rest) };
 }
