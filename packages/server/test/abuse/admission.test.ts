@@ -95,7 +95,9 @@ describe.each(STORES)('abuse: admission on the $name store', ({ create }) => {
       threadId: first.json.threadId,
       runId: crypto.randomUUID(),
     });
-    expect(performance.now() - begun).toBeLessThan(50);
+    // A POST taken for the first one's twin would wait FRESH_THREAD_MS (5 s) for its run;
+    // a second is far from that on any machine, however loaded.
+    expect(performance.now() - begun).toBeLessThan(1000);
     expect([intruder.status, intruder.json]).toEqual([
       401,
       {
