@@ -261,6 +261,19 @@ describe('browser tools', () => {
     return { count, second: await startTool(storage, answer, idempotent) };
   }
 
+  it('a result too large for the server is answered as an error, not refused', async () => {
+    const { tab } = await startTool(createMemoryStorage(), () => 'x'.repeat(20_000), false);
+    await tab.chat.send('paste it');
+    const text =
+      'The page could not run read_clipboard: the result is larger than 16384 characters of JSON.';
+    await waitFor(
+      () => assistantText(tab.chat.getState().messages) === text,
+      'continuation',
+      10_000,
+    );
+    expect(tab.chat.getState().error).toBeNull();
+  });
+
   it('a tool cut by a reload is not run again; the user cancels it instead', async () => {
     const { count, second } = await cutByReload(false, 'again');
     await waitFor(() => open(second.tab)[0]?.execution === 'interrupted', 'asks the user', 10_000);
