@@ -7,12 +7,11 @@ import type { AGUIEvent, RunAgentInput } from '@resumable/protocol';
 import { EventType } from '@resumable/protocol';
 import { type RunningServer, startServer } from '@resumable/server';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createManualSignal } from '../src/core/env.js';
 import { InterruptSession } from '../src/core/interrupt-session.js';
-import { ResumableClient } from '../src/core/registry.js';
+import type { ResumableClient } from '../src/core/registry.js';
 import type { RecordStorage } from '../src/core/storage.js';
 import { createMemoryStorage } from '../src/core/storage.js';
-import { assistantText, waitFor } from './util.js';
+import { assistantText, pageClient, waitFor } from './util.js';
 
 /** Asks two questions; a continuation says what it was told. */
 async function* twoQuestions(input: RunAgentInput): AsyncGenerator<AGUIEvent> {
@@ -63,18 +62,7 @@ afterEach(async () => {
 });
 
 function open(storage: RecordStorage) {
-  const client = new ResumableClient({
-    endpoint: server.url,
-    storage,
-    backoff: { initialMs: 10, maxMs: 50, minMs: 10 },
-    onWarning: () => {},
-    env: {
-      online: createManualSignal(true),
-      visible: createManualSignal(true),
-      onPageHide: () => () => {},
-      fetch: countingFetch,
-    },
-  });
+  const client = pageClient(server.url, storage, { fetch: countingFetch });
   clients.push(client);
   const chat = client.chatSession('two');
   const hitl = new InterruptSession(chat);

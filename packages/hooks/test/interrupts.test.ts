@@ -10,10 +10,10 @@ import type { ChatSession } from '../src/core/chat.js';
 import type { ManualSignal } from '../src/core/env.js';
 import { createManualSignal } from '../src/core/env.js';
 import { InterruptSession } from '../src/core/interrupt-session.js';
-import { ResumableClient } from '../src/core/registry.js';
+import type { ResumableClient } from '../src/core/registry.js';
 import type { RecordStorage } from '../src/core/storage.js';
 import { createMemoryStorage } from '../src/core/storage.js';
-import { assistantText, waitFor } from './util.js';
+import { assistantText, pageClient, waitFor } from './util.js';
 
 let server: RunningServer;
 /** `POST /runs` bodies the clients sent, in order. */
@@ -54,18 +54,7 @@ function openTab(
   online = createManualSignal(true),
   extra: Record<string, unknown> = {},
 ): Tab {
-  const client = new ResumableClient({
-    endpoint: server.url,
-    storage,
-    backoff: { initialMs: 10, maxMs: 50, minMs: 10 },
-    onWarning: () => {},
-    env: {
-      online,
-      visible: createManualSignal(true),
-      onPageHide: () => () => {},
-      fetch: countingFetch,
-    },
-  });
+  const client = pageClient(server.url, storage, { online, fetch: countingFetch });
   clients.push(client);
   const chat = client.chatSession('hitl', {
     runInput: { forwardedProps: { script: { interrupt, tokensPerSecond: 0 } }, ...extra },
@@ -184,18 +173,7 @@ describe('approvals', () => {
     const a = openTab(createMemoryStorage(), 'tool_approval');
     const id = await askApproval(a);
     const { threadId, token } = a.chat.getState();
-    const bClient = new ResumableClient({
-      endpoint: server.url,
-      storage: createMemoryStorage(),
-      backoff: { initialMs: 10, maxMs: 50, minMs: 10 },
-      onWarning: () => {},
-      env: {
-        online: createManualSignal(true),
-        visible: createManualSignal(true),
-        onPageHide: () => () => {},
-        fetch: countingFetch,
-      },
-    });
+    const bClient = pageClient(server.url, createMemoryStorage(), { fetch: countingFetch });
     clients.push(bClient);
     const bChat = bClient.chatSession('other-device', { threadId: threadId!, token: token! });
     const bHitl = new InterruptSession(bChat);
@@ -260,6 +238,19 @@ describe('browser tools', () => {
     };
     return { count, second: await startTool(storage, answer, idempotent) };
   }
+
+  it('a result too large for the server is answered as an error, not refused', async () => {
+    const { tab } = await startTool(createMemoryStorage(), () => 'x'.repeat(20_000), false);
+    await tab.chat.send('paste it');
+    const text =
+      'The page could not run read_clipboard: the result is larger than 16384 characters of JSON.';
+    await waitFor(
+      () => assistantText(tab.chat.getState().messages) === text,
+      'continuation',
+      10_000,
+    );
+    expect(tab.chat.getState().error).toBeNull();
+  });
 
   it('a tool cut by a reload is not run again; the user cancels it instead', async () => {
     const { count, second } = await cutByReload(false, 'again');

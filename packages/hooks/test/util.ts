@@ -2,6 +2,7 @@ import type { ResumableError } from '@resumable/protocol';
 import { messageText } from '@resumable/protocol';
 import type { ManualSignal } from '../src/core/env.js';
 import { createManualSignal } from '../src/core/env.js';
+import { ResumableClient } from '../src/core/registry.js';
 import type { RunSessionOptions } from '../src/core/session.js';
 import { RunSession } from '../src/core/session.js';
 import type { RecordStorage } from '../src/core/storage.js';
@@ -52,4 +53,24 @@ export function openSession(
   });
   const release = session.retain();
   return { session, release, warnings, online, visible, storage };
+}
+
+/** A page's client on the real server: fast backoff, its own signals, warnings dropped. */
+export function pageClient(
+  endpoint: string,
+  storage: RecordStorage,
+  env: { fetch?: typeof fetch; online?: ManualSignal } = {},
+): ResumableClient {
+  return new ResumableClient({
+    endpoint,
+    storage,
+    backoff: { initialMs: 10, maxMs: 50, minMs: 10 },
+    onWarning: () => {},
+    env: {
+      online: env.online ?? createManualSignal(true),
+      visible: createManualSignal(true),
+      onPageHide: () => () => {},
+      ...(env.fetch ? { fetch: env.fetch } : {}),
+    },
+  });
 }

@@ -1,5 +1,6 @@
+import { EventType } from '@resumable/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../src/index.js';
+import type { Agent, RunningServer } from '../src/index.js';
 import { startServer } from '../src/index.js';
 import { bearer, logOf, postRun, prompt } from './helpers.js';
 import {
@@ -165,6 +166,39 @@ describe('human in the loop (memory store)', () => {
     ]);
     const late = await answer(server, t, approved(t.interruptId));
     expectAnswered(late, t.interruptId, next);
+  });
+
+  it('an agent that reuses an interrupt id in every run: each run asks its own', async () => {
+    const asks: Agent = async function* (input) {
+      yield {
+        type: EventType.RUN_FINISHED,
+        threadId: input.threadId,
+        runId: input.runId,
+        outcome: { type: 'interrupt', interrupts: [{ id: 'same', reason: 'question' }] },
+      };
+    };
+    server = await startServer({ port: 0, agent: asks });
+    const first = await postRun(server.url, prompt('ask me'));
+    const again = [{ interruptId: 'same', status: 'resolved', payload: { answer: 'a' } }];
+    const second = await answer(server, first.json, again);
+    expect(second.status).toBe(201);
+    await server.manager.waitForRun(second.json.runId);
+    // The continuation asked 'same' anew: open, answerable once more.
+    const third = await answer(server, first.json, again);
+    expect(third.status).toBe(201);
+    await server.manager.waitForRun(third.json.runId);
+    const thread = await getJson(`${server.url}/threads/${first.json.threadId}`, first.json.token);
+    expect(thread.interrupts).toEqual([
+      { id: 'same', reason: 'question', runId: third.json.runId, status: 'open' },
+    ]);
+    // Each run's 'same' keeps its own answer.
+    const answeredBy = async (runId: string) => {
+      const run = await getJson(`${server.url}/runs/${runId}`, first.json.token);
+      return (run.interrupts as Array<{ answeredBy?: string }>)[0]!.answeredBy;
+    };
+    expect(await answeredBy(first.json.runId)).toBe(second.json.runId);
+    expect(await answeredBy(second.json.runId)).toBe(third.json.runId);
+    expect(await answeredBy(third.json.runId)).toBe(undefined);
   });
 
   it('bad resume entries are 400 before anything is stored', async () => {

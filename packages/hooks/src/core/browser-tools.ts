@@ -99,12 +99,28 @@ export class BrowserToolRunner {
       const args = JSON.parse(i.tool?.arguments || '{}') as never;
       payload = { result: (await tool.execute(args)) ?? null };
     } catch (error) {
-      payload = { error: error instanceof Error ? error.message : String(error) };
+      payload = { error: (error instanceof Error ? error.message : String(error)).slice(0, 2000) };
     }
     this.session.setExecution(i.id, null);
-    await this.session.resolve(i.id, payload);
+    await this.session.resolve(i.id, sendable(payload));
     await this.session.markTool(i.id, 'done');
   }
+}
+
+/** The server takes an answer of at most 16 KiB of JSON: a bigger (or unserializable) result is an error. */
+export const MAX_RESULT_CHARS = 16 * 1024;
+
+function sendable(payload: { result: unknown } | { error: string }): unknown {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(payload);
+  } catch (error) {
+    return { error: `the result is not JSON: ${String(error)}`.slice(0, 500) };
+  }
+  if (json === undefined || json.length > MAX_RESULT_CHARS) {
+    return { error: `the result is larger than ${MAX_RESULT_CHARS} characters of JSON` };
+  }
+  return payload;
 }
 
 const runners = new WeakMap<InterruptSession, BrowserToolRunner>();

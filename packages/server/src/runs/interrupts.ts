@@ -21,10 +21,10 @@ export function interruptsEndingRun(run: Ended | null | undefined): Interrupt[] 
 export async function interruptViews(store: EventStore, run: Ended): Promise<InterruptView[]> {
   const interrupts = interruptsEndingRun(run);
   if (interrupts.length === 0) return [];
-  const ids = interrupts.map((i) => i.id);
-  const answered = byId(await store.interrupts.get(run.threadId, ids));
+  const keys = interrupts.map((i) => scoped(run.runId, i.id));
+  const answered = byId(await store.interrupts.get(run.threadId, keys));
   return interrupts.map((interrupt) => {
-    const answer = answered.get(interrupt.id);
+    const answer = answered.get(scoped(run.runId, interrupt.id));
     const view: InterruptView = { ...interrupt, runId: run.runId, status: 'open' };
     if (!answer) return view;
     Object.assign(view, { status: answer.status, answeredBy: answer.runId });
@@ -34,6 +34,8 @@ export async function interruptViews(store: EventStore, run: Ended): Promise<Int
 
 /** What starting a run does to the thread's interrupts: the answers it records. */
 export interface ResumePlan {
+  /** The interrupted run whose interrupts the answers are for. */
+  scope: string;
   answers: InterruptAnswer[];
   /** The agent's `resume`: the request's, or the cancellations a new prompt makes. */
   resume: ResumeEntry[];
@@ -59,23 +61,34 @@ export async function planResume(
   input: RunAgentInput,
 ): Promise<ResumePlan | null> {
   const { threadId, runId, resume } = input;
-  const [newest] = await store.listRuns(threadId, 1);
-  const interrupts = interruptsEndingRun(newest?.snapshot);
-  const ids = new Set([
-    ...interrupts.map((i) => i.id),
-    ...(resume ?? []).map((e) => e.interruptId),
-  ]);
-  if (ids.size === 0) return null;
-  const answered = byId(await store.interrupts.get(threadId, [...ids]));
-  const byOther = (id: string) => {
-    const answer = answered.get(id);
+  // The newest run's interrupts may be open; the run before it was answered by the newest
+  // (or its cancellations), which makes a late answer to it a 409 rather than a 400.
+  const runs = await store.listRuns(threadId, 2);
+  const asked = runs
+    .map((run) => ({ run, interrupts: interruptsEndingRun(run.snapshot) }))
+    .filter((a) => a.interrupts.length > 0);
+  const keys = asked.flatMap(({ run, interrupts }) =>
+    interrupts.map((i) => scoped(run.runId, i.id)),
+  );
+  const answered = byId(keys.length > 0 ? await store.interrupts.get(threadId, keys) : []);
+  const byOther = (asker: string, id: string) => {
+    const answer = answered.get(scoped(asker, id));
     return answer && answer.runId !== runId ? answer : undefined;
   };
   for (const entry of resume ?? []) {
-    const answer = byOther(entry.interruptId);
+    // The newest run that asked it (ids may repeat across runs).
+    const asker = asked.find((a) => a.interrupts.some((i) => i.id === entry.interruptId));
+    const answer = asker && byOther(asker.run.runId, entry.interruptId);
     if (answer) throw interruptAnswered([entry.interruptId], answer.runId);
   }
-  const open = interrupts.filter((i) => !byOther(i.id));
+  const current = asked[0]?.run === runs[0] ? asked[0] : undefined;
+  if (!current) {
+    const [entry] = resume ?? [];
+    if (entry) throw notOpen(entry.interruptId, threadId);
+    return null;
+  }
+  const scope = current.run.runId;
+  const open = current.interrupts.filter((i) => !byOther(scope, i.id));
   const now = Date.now();
   const record = (entry: ResumeEntry): InterruptAnswer => ({
     interruptId: entry.interruptId,
@@ -87,7 +100,7 @@ export async function planResume(
   if (resume === undefined) {
     if (open.length === 0) return null;
     const cancels = open.map((i): ResumeEntry => ({ interruptId: i.id, status: 'cancelled' }));
-    return { answers: cancels.map(record), resume: cancels };
+    return { scope, answers: cancels.map(record), resume: cancels };
   }
   const openIds = new Set(open.map((i) => i.id));
   for (const entry of resume) {
@@ -103,7 +116,7 @@ export async function planResume(
       `resume must answer every open interrupt of thread ${threadId}; unanswered: ${missing.join(', ')}`,
     );
   }
-  return resume.length === 0 ? null : { answers: resume.map(record), resume };
+  return resume.length === 0 ? null : { scope, answers: resume.map(record), resume };
 }
 
 /**
@@ -117,7 +130,8 @@ export async function claimPlan(
   plan: ResumePlan,
 ): Promise<() => Promise<void>> {
   const { threadId, runId } = input;
-  const winner = await store.interrupts.claim(threadId, runId, plan.answers);
+  const keyed = plan.answers.map((a) => ({ ...a, interruptId: scoped(plan.scope, a.interruptId) }));
+  const winner = await store.interrupts.claim(threadId, runId, keyed);
   if (winner !== null) {
     if (input.resume === undefined) throw runInProgress(threadId, winner);
     throw interruptAnswered(
@@ -125,8 +139,8 @@ export async function claimPlan(
       winner,
     );
   }
-  const ids = plan.answers.map((a) => a.interruptId);
-  return () => store.interrupts.release(threadId, runId, ids);
+  const keys = keyed.map((a) => a.interruptId);
+  return () => store.interrupts.release(threadId, runId, keys);
 }
 
 /** `400`: a resume entry for an interrupt the thread does not have open. */
@@ -135,6 +149,14 @@ export function notOpen(interruptId: string, threadId: string): ResumableError {
     'bad_request',
     `resume answers interrupt ${interruptId}, which is not open on thread ${threadId}`,
   );
+}
+
+/**
+ * The ledger's key of an interrupt: its id within the run that asked (ids may repeat across
+ * runs; `/` is outside the id alphabet, so the pair is unambiguous).
+ */
+function scoped(runId: string, interruptId: string): string {
+  return `${runId}/${interruptId}`;
 }
 
 function byId(answers: readonly InterruptAnswer[]): Map<string, InterruptAnswer> {

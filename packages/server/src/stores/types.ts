@@ -102,6 +102,7 @@ export type InterruptStatus = 'resolved' | 'cancelled';
 
 /** The recorded answer to one interrupt of a thread: who answered it, how, when. */
 export interface InterruptAnswer {
+  /** The interrupt's key in the ledger (the manager's: `<asking runId>/<interrupt id>`). */
   interruptId: string;
   /** The run that answered it (its continuation, or the new prompt that cancelled it). */
   runId: string;
@@ -113,8 +114,8 @@ export interface InterruptAnswer {
 }
 
 /**
- * The answers to a thread's interrupts, first answer wins. Interrupt ids are unique in a
- * thread (the agents here derive them from the run or tool call).
+ * The answers to a thread's interrupts, first answer wins. The manager keys each interrupt
+ * by the run that asked it (`<runId>/<interruptId>`), so an id may repeat across runs.
  */
 export interface InterruptLedger {
   /**
