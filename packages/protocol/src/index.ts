@@ -1,7 +1,9 @@
 export * from './errors.js';
 export * from './events.js';
 export * from './fold.js';
+export * from './fold-with-patch.js';
 export * from './offsets.js';
+export type { JsonPatcher } from './patch.js';
 export { applyJsonPatch } from './patch.js';
 export * from './snapshot.js';
 export * from './sse.js';
