@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);
-const suites = ['fold', 'server', 'resume', 'ai-sdk', 'redis', 'chaos', 'size'].filter(
+const suites = ['fold', 'linearity', 'server', 'resume', 'ai-sdk', 'redis', 'chaos', 'size'].filter(
   (name) => only.length === 0 || only.includes(name),
 );
 let failed = 0;
