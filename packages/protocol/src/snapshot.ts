@@ -1,4 +1,5 @@
 import { ResumableError } from './errors.js';
+import { IdIndex } from './id-index.js';
 import { isResumePoint } from './offsets.js';
 import type { FoldWarning, OpenChunks, RunMessage, RunSnapshot, RunState } from './state.js';
 import { createRunState, MAX_WARNINGS, NO_CHUNKS } from './state.js';
@@ -12,8 +13,8 @@ import { messageProblem } from './validate.js';
  * over it later.
  */
 export function stateFromSnapshot(snapshot: RunSnapshot): RunState {
-  const messageIndex = new Map<string, number>();
-  const toolCallOwner = new Map<string, string>();
+  const messageIndex = IdIndex.empty<number>();
+  const toolCallOwner = IdIndex.empty<string>();
   const messages: RunMessage[] = [];
   const warnings: FoldWarning[] = [];
   let warningCount = 0;
@@ -53,8 +54,8 @@ export function stateFromSnapshot(snapshot: RunSnapshot): RunState {
     outcome: snapshot.outcome ?? null,
     error: snapshot.error ?? null,
     messages,
-    messageIndex,
-    toolCallOwner,
+    messageIndex: messageIndex.seal(),
+    toolCallOwner: toolCallOwner.seal(),
     state: snapshot.state,
     warnings,
     warningCount,
