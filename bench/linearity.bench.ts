@@ -7,7 +7,8 @@
  *
  * Beside them, the floor any design pays that keeps one message object per id in an array
  * and an O(1) id index: the same N objects pushed into an array and set in a `Map`, no fold
- * at all. Its ratio to the one-id fold bounds how close to 1× the fold can get.
+ * at all. Its ratio to the one-id fold bounds how close to 1× the fold can get; the same
+ * objects without the `Map` say how much of it is the index.
  *
  * Method: warm-up, then rounds that run the three series back to back, each timed by
  * `process.cpuUsage` (user + system: the page faults of growing arrays and tables are
@@ -51,7 +52,15 @@ function logs(n: number) {
     }
     return messages;
   };
-  return { unknown, one, floor };
+  /** The floor without the index: N message objects in an array, nothing else. */
+  const objectsOnly = () => {
+    const messages: object[] = [];
+    for (let i = 0; i < n; i++) {
+      messages.push({ id: ids[i], role: 'assistant', content: token(i), streaming: true });
+    }
+    return messages;
+  };
+  return { unknown, one, floor, objectsOnly };
 }
 
 const cpuMs = (run: () => unknown): { total: number; system: number } => {
@@ -63,7 +72,7 @@ const cpuMs = (run: () => unknown): { total: number; system: number } => {
 const round = (n: number, digits = 3) => Number(n.toPrecision(digits));
 
 function linearity(n: number) {
-  const { unknown, one, floor } = logs(n);
+  const { unknown, one, floor, objectsOnly } = logs(n);
   // Same result as the log says, or the comparison means nothing.
   const folded = foldLog(unknown);
   if (folded.messages.length !== n || folded.synthesizedCount !== n) {
@@ -74,9 +83,15 @@ function linearity(n: number) {
     unknown: () => foldLog(unknown),
     one: () => foldLog(one),
     floor,
+    objectsOnly,
   };
   for (let i = 0; i < quickOr(10, 1); i++) for (const run of Object.values(series)) run();
-  const t = { unknown: [] as number[], one: [] as number[], floor: [] as number[] };
+  const t = {
+    unknown: [] as number[],
+    one: [] as number[],
+    floor: [] as number[],
+    objectsOnly: [] as number[],
+  };
   const system = { unknown: 0, total: 0 };
   const ratios: number[] = [];
   const floorRatios: number[] = [];
@@ -87,6 +102,7 @@ function linearity(n: number) {
     t.unknown.push(u.total);
     t.one.push(o.total);
     t.floor.push(f.total);
+    t.objectsOnly.push(cpuMs(series.objectsOnly).total);
     system.unknown += u.system;
     system.total += u.total;
     ratios.push(u.total / o.total);
@@ -97,6 +113,8 @@ function linearity(n: number) {
     unknownIdsCpuMs: round(median(t.unknown)),
     oneIdCpuMs: round(median(t.one)),
     floorCpuMs: round(median(t.floor)),
+    /** The floor without its Map: what the index alone adds is floor minus this. */
+    objectsOnlyCpuMs: round(median(t.objectsOnly)),
     ratio: round(median(ratios)),
     floorRatio: round(median(floorRatios)),
     /** Share of the unknown-ids time spent in the kernel (page faults of fresh memory). */
@@ -121,6 +139,7 @@ console.table(
     ratio: `${row.ratio}×`,
     'floor: objects + Map, no fold (ms)': row.floorCpuMs,
     'floor / one id': `${row.floorRatio}×`,
+    'objects only, no Map (ms)': row.objectsOnlyCpuMs,
   })),
 );
 const met = rows[0]!.ratio <= 3;
@@ -137,7 +156,7 @@ const out = writeResults('linearity', {
   cpus: cpus().length,
   loadAverage: { before: round(loadBefore), after: round(loadavg()[0]!) },
   method:
-    'foldLog of N+1 envelopes in one call: RUN_STARTED then N TEXT_MESSAGE_CONTENT for N distinct unknown message ids, against RUN_STARTED, TEXT_MESSAGE_START and N-1 deltas into that one message. floor: the same N message objects pushed into an array and set in a Map, no fold. After warm-up, rounds run the three back to back, each timed by process.cpuUsage (user + system, GC included); figures are medians per series, ratios the median of per-round ratios.',
+    'foldLog of N+1 envelopes in one call: RUN_STARTED then N TEXT_MESSAGE_CONTENT for N distinct unknown message ids, against RUN_STARTED, TEXT_MESSAGE_START and N-1 deltas into that one message. floor: the same N message objects pushed into an array and set in a Map, no fold; objectsOnly: the floor without the Map. After warm-up, rounds run the three back to back, each timed by process.cpuUsage (user + system, GC included); figures are medians per series, ratios the median of per-round ratios.',
   rows,
   doublingCost: doubling,
   withinThreeTimes: met,
