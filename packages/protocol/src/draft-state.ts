@@ -1,6 +1,5 @@
 import type { ErrorCode } from './errors.js';
 import { EventType } from './events.js';
-import { IdIndex } from './id-index.js';
 import { appendRecent, keepRecent } from './recent-list.js';
 import type {
   AppEvent,
@@ -57,8 +56,6 @@ export class DraftState {
     this.s.offset = offset;
     keepRecent(this.s.warnings, this.base.warnings, MAX_WARNINGS);
     keepRecent(this.s.synthesized, this.base.synthesized, MAX_SYNTHESIZED);
-    if (this.indexCopied) (this.s.messageIndex as IdIndex<number>).seal();
-    if (this.ownerCopied) (this.s.toolCallOwner as IdIndex<string>).seal();
     return this.s;
   }
 
@@ -117,20 +114,20 @@ export class DraftState {
     return this.s.messages as RunMessage[];
   }
 
-  protected indexForWrite(): IdIndex<number> {
+  protected indexForWrite(): Map<string, number> {
     if (!this.indexCopied) {
-      this.s.messageIndex = IdIndex.writableFrom(this.base.messageIndex);
+      this.s.messageIndex = new Map(this.base.messageIndex);
       this.indexCopied = true;
     }
-    return this.s.messageIndex as IdIndex<number>;
+    return this.s.messageIndex as Map<string, number>;
   }
 
-  protected ownerForWrite(): IdIndex<string> {
+  protected ownerForWrite(): Map<string, string> {
     if (!this.ownerCopied) {
-      this.s.toolCallOwner = IdIndex.writableFrom(this.base.toolCallOwner);
+      this.s.toolCallOwner = new Map(this.base.toolCallOwner);
       this.ownerCopied = true;
     }
-    return this.s.toolCallOwner as IdIndex<string>;
+    return this.s.toolCallOwner as Map<string, string>;
   }
 
   protected getMessage(id: string): RunMessage | undefined {

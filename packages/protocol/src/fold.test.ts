@@ -30,15 +30,8 @@ function more(state: RunState, events: readonly object[]) {
 describe('run lifecycle', () => {
   it('starts idle, then RUN_STARTED makes it running with its ids', () => {
     const initial = createRunState();
-    // Id tables are Maps underneath: an id like `constructor` is data, never an inherited
-    // property.
-    expect(initial.messageIndex.size).toBe(0);
-    expect(initial.toolCallOwner.size).toBe(0);
-    expect({
-      ...initial,
-      messageIndex: [...initial.messageIndex],
-      toolCallOwner: [...initial.toolCallOwner],
-    }).toStrictEqual({
+    // Id tables are Maps: an id like `constructor` is data, never an inherited property.
+    expect(initial).toStrictEqual({
       offset: 0,
       runId: null,
       threadId: null,
@@ -46,8 +39,8 @@ describe('run lifecycle', () => {
       outcome: null,
       error: null,
       messages: [],
-      messageIndex: [],
-      toolCallOwner: [],
+      messageIndex: new Map(),
+      toolCallOwner: new Map(),
       state: undefined,
       steps: [],
       events: [],

@@ -1,5 +1,4 @@
 import { ResumableError } from './errors.js';
-import { IdIndex } from './id-index.js';
 import { isResumePoint } from './offsets.js';
 import type { FoldWarning, OpenChunks, RunMessage, RunSnapshot, RunState } from './state.js';
 import { createRunState, MAX_WARNINGS, NO_CHUNKS } from './state.js';
@@ -13,8 +12,8 @@ import { messageProblem } from './validate.js';
  * over it later.
  */
 export function stateFromSnapshot(snapshot: RunSnapshot): RunState {
-  const messageIndex = IdIndex.empty<number>();
-  const toolCallOwner = IdIndex.empty<string>();
+  const messageIndex = new Map<string, number>();
+  const toolCallOwner = new Map<string, string>();
   const messages: RunMessage[] = [];
   const warnings: FoldWarning[] = [];
   let warningCount = 0;
@@ -54,8 +53,8 @@ export function stateFromSnapshot(snapshot: RunSnapshot): RunState {
     outcome: snapshot.outcome ?? null,
     error: snapshot.error ?? null,
     messages,
-    messageIndex: messageIndex.seal(),
-    toolCallOwner: toolCallOwner.seal(),
+    messageIndex,
+    toolCallOwner,
     state: snapshot.state,
     warnings,
     warningCount,

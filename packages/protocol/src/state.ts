@@ -10,7 +10,6 @@ import type {
   ToolCall,
 } from '@ag-ui/core';
 import type { ErrorCode } from './errors.js';
-import { IdIndex } from './id-index.js';
 
 /** `running` until a terminal event; `idle` before the first event. */
 export type RunStatus = 'idle' | 'running' | 'finished' | 'cancelled' | 'error';
@@ -75,7 +74,7 @@ export interface RunState {
   readonly error: RunError | null;
   /** In the order they were first seen. */
   readonly messages: readonly RunMessage[];
-  /** message id → position in `messages` (Maps underneath: ids are data, never object keys). */
+  /** message id → position in `messages` (a Map: ids are data, never object keys). */
   readonly messageIndex: ReadonlyMap<string, number>;
   /** tool call id → id of the assistant message holding it. */
   readonly toolCallOwner: ReadonlyMap<string, string>;
@@ -143,8 +142,8 @@ export function createRunState(options: CreateRunStateOptions = {}): RunState {
     outcome: null,
     error: null,
     messages: [],
-    messageIndex: IdIndex.empty<number>().seal(),
-    toolCallOwner: IdIndex.empty<string>().seal(),
+    messageIndex: new Map(),
+    toolCallOwner: new Map(),
     state: undefined,
     steps: [],
     events: [],
