@@ -29,6 +29,7 @@ import { EMPTY, from, lastValueFrom, type Observable } from 'rxjs';
 import { scan } from 'rxjs/operators';
 import { quickOr, writeResults } from './lib/results.js';
 import { median } from './lib/stats.js';
+import { sentence, token } from './lib/tokens.js';
 
 // Both peers skip dev-only guards in production; measure what users ship.
 process.env.NODE_ENV = 'production';
@@ -38,22 +39,12 @@ const REPLY_DELTAS = 5_000;
 
 // ── the conversation ───────────────────────────────────────────────────────────────────
 
-const words = 'the quick brown fox jumps over a lazy dog while streaming tokens arrive '.split(' ');
-function sentence(seed: number, length: number): string {
-  let text = '';
-  for (let i = 0; i < length; i++) text += `${words[(seed * 7 + i * 3) % words.length]} `;
-  return text;
-}
-
 /** 200 prior messages, alternating user / assistant, a few hundred characters each. */
 const prior: Message[] = Array.from({ length: PRIOR }, (_, i) =>
   i % 2 === 0
     ? { id: `h${i}`, role: 'user', content: sentence(i, 12) }
     : { id: `h${i}`, role: 'assistant', content: sentence(i, 60) },
 );
-
-/** A token-sized delta (3–6 characters, like a model's). */
-const token = (i: number) => `${words[i % words.length]!.slice(0, 3 + (i % 4))} `.slice(0, 6);
 
 /** One logical run, described once and rendered for each system below. */
 type Step =
@@ -468,63 +459,6 @@ console.table({
   'AI SDK': { 'per delta': identity.aiSdk, feeding: 'per yielded message, thread array' },
 });
 
-/**
- * Linearity (issue #10): content for N distinct message ids the fold never saw (a join
- * mid-stream: each synthesizes its START) against N deltas into one known message, each
- * log folded in one call (a replay). Linear means the unknown ids cost a small constant
- * factor more, whatever N: goal ≤ 3× at 30,000, and doubling N about doubles the time.
- */
-async function linearity(n: number) {
-  const start = { type: 'RUN_STARTED', threadId: 'th', runId: 'run' };
-  const unknown = toEnvelopes([
-    start,
-    ...Array.from({ length: n }, (_, i) => ({
-      type: 'TEXT_MESSAGE_CONTENT',
-      messageId: `m${i}`,
-      delta: token(i),
-    })),
-  ] as AGUIEvent[]);
-  const one = toEnvelopes([
-    start,
-    { type: 'TEXT_MESSAGE_START', messageId: 'one', role: 'assistant' },
-    ...Array.from({ length: n - 1 }, (_, i) => ({
-      type: 'TEXT_MESSAGE_CONTENT',
-      messageId: 'one',
-      delta: token(i),
-    })),
-  ] as AGUIEvent[]);
-  const options = quickOr(
-    { warmupMs: 300, samples: 7, sampleMs: 0 },
-    { warmupMs: 0, samples: 1, sampleMs: 0 },
-  );
-  const unknownIds = await measure(() => foldLog(unknown), unknown.length, options);
-  const oneId = await measure(() => foldLog(one), one.length, options);
-  return {
-    n,
-    unknownIdsCpuMs: unknownIds.cpuMs,
-    oneIdCpuMs: oneId.cpuMs,
-    ratio: round(unknownIds.cpuMs / oneId.cpuMs),
-  };
-}
-const LINEAR_N = quickOr(30_000, 3_000);
-const linear = [await linearity(LINEAR_N), await linearity(LINEAR_N * 2)];
-console.log(
-  `\nLinearity: ${LINEAR_N.toLocaleString()} unknown message ids vs as many deltas to one id (one call each):`,
-);
-console.table(
-  linear.map((row) => ({
-    events: row.n,
-    'unknown ids (ms cpu)': row.unknownIdsCpuMs,
-    'one id (ms cpu)': row.oneIdCpuMs,
-    ratio: `${row.ratio}×`,
-  })),
-);
-const doubling = round(linear[1]!.unknownIdsCpuMs / linear[0]!.unknownIdsCpuMs);
-console.log(
-  `unknown ids within 3× of one id: ${linear[0]!.ratio <= 3 ? 'met' : 'NOT met'} (${linear[0]!.ratio}×); ` +
-    `2× the events costs ${doubling}× the time.`,
-);
-
 const worst = Math.min(
   ...results.flatMap((r) => r.ratios.map((x) => Math.min(x.vsAgui, x.vsAiSdk))),
 );
@@ -551,7 +485,6 @@ const out = writeResults('fold', {
     'Each fold is warmed up, then timed in samples (a sample repeats the run for >= 40 ms; a slow peer gets one run per sample); the figure is the median sample. events/s = events fed per run / CPU time per run (process.cpuUsage: all threads of this process, GC included), so other processes on a shared machine do not skew the ratios; wall-clock figures are recorded beside them. AG-UI: defaultApplyEvents fed an RxJS Observable one event at a time, NODE_ENV=production. AI SDK: readUIMessageStream fed a ReadableStream of UI message chunks, each yielded message replacing the last in the thread array. Ours: applyEnvelopes per event, in batches of 16, and the whole run in one call.',
   results,
   identityChangesPerDelta: identity,
-  linearity: { rows: linear, doublingCost: doubling, withinThreeTimes: linear[0]!.ratio <= 3 },
   target: {
     perEventWorstRatio: perEventWorst,
     anyFeedingWorstRatio: worst,

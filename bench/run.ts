@@ -13,9 +13,17 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);
-const suites = ['fold', 'server', 'resume', 'ai-sdk', 'redis', 'chaos', 'tabs', 'size'].filter(
-  (name) => only.length === 0 || only.includes(name),
-);
+const suites = [
+  'fold',
+  'linearity',
+  'server',
+  'resume',
+  'ai-sdk',
+  'redis',
+  'chaos',
+  'tabs',
+  'size',
+].filter((name) => only.length === 0 || only.includes(name));
 let failed = 0;
 for (const name of suites) {
   const file = join(here, `${name}.bench.ts`);

@@ -1,5 +1,6 @@
 import type { ErrorCode } from './errors.js';
 import { EventType } from './events.js';
+import { appendRecent, keepRecent } from './recent-list.js';
 import type {
   AppEvent,
   FoldWarning,
@@ -53,6 +54,8 @@ export class DraftState {
 
   finish(offset: number): RunState {
     this.s.offset = offset;
+    keepRecent(this.s.warnings, this.base.warnings, MAX_WARNINGS);
+    keepRecent(this.s.synthesized, this.base.synthesized, MAX_SYNTHESIZED);
     return this.s;
   }
 
@@ -359,18 +362,6 @@ export class DraftState {
     if (this.s.events === this.base.events) this.s.events = this.base.events.slice();
     return this.s.events as AppEvent[];
   }
-}
-
-/**
- * `list` plus `item`, keeping the `max` most recent. The base's list is copied once per batch
- * (then appended to in place), and the list stays bounded, so a batch joining 30k unknown
- * ids neither copies per entry nor grows a 30k-entry array.
- */
-function appendRecent<T>(list: readonly T[], base: readonly T[], item: T, max: number): T[] {
-  const own = (list === base ? base.slice() : list) as T[];
-  own.push(item);
-  if (own.length > max) own.splice(0, own.length - max);
-  return own;
 }
 
 /**

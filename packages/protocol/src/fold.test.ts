@@ -3,11 +3,14 @@ import { deepFreeze } from '../test/logs.js';
 import type { AGUIEvent, Envelope, RunState } from './index.js';
 import {
   applyEnvelopes,
+  applyEnvelopesWith,
+  applyJsonPatch,
   createRunState,
   foldLog,
   MAX_SYNTHESIZED,
   MAX_WARNINGS,
   messageText,
+  needsJsonPatch,
   toEnvelopes,
 } from './index.js';
 
@@ -581,6 +584,27 @@ describe('state', () => {
     expect(state.offset).toBe(4);
     expect(state.warnings).toStrictEqual([
       { offset: 3, code: 'bad_patch', message: expect.stringContaining('JSON Patch failed') },
+    ]);
+  });
+
+  it('JSON Patch support can be passed in (loaded lazily): needsJsonPatch says when', () => {
+    const events = toEnvelopes([
+      START,
+      { type: 'STATE_SNAPSHOT', snapshot: { a: 1 } },
+      { type: 'STATE_DELTA', delta: [{ op: 'replace', path: '/a', value: 2 }] },
+    ] as AGUIEvent[]);
+    expect(needsJsonPatch(events.slice(0, 2))).toBe(false);
+    expect(needsJsonPatch(events)).toBe(true);
+    expect(needsJsonPatch([{ offset: 1, event: null } as unknown as Envelope])).toBe(false);
+    const given = applyEnvelopesWith(createRunState(), events, applyJsonPatch).state;
+    expect(given).toStrictEqual(applyEnvelopes(createRunState(), events).state);
+    expect(given.state).toStrictEqual({ a: 2 });
+    // Folded without it (a caller that skipped needsJsonPatch): a warning, never a throw.
+    const without = applyEnvelopesWith(createRunState(), events, null).state;
+    expect(without.state).toStrictEqual({ a: 1 });
+    expect(without.offset).toBe(3);
+    expect(without.warnings).toStrictEqual([
+      { offset: 3, code: 'bad_patch', message: 'the fold was given no JSON Patch support' },
     ]);
   });
 });

@@ -3,9 +3,9 @@ import { ResumableError } from './errors.js';
 import type { AGUIEvent, Envelope } from './events.js';
 import { checkEvent, EventType, isKnownEventType, isTerminalEvent } from './events.js';
 import { isOffset } from './offsets.js';
-import { applyJsonPatch } from './patch.js';
+import type { JsonPatcher } from './patch.js';
 import type { AppEvent, RunMessage, RunState } from './state.js';
-import { createRunState, isTerminalStatus, NO_CHUNKS } from './state.js';
+import { isTerminalStatus, NO_CHUNKS } from './state.js';
 import { messageProblem } from './validate.js';
 
 export interface OffsetGap {
@@ -26,20 +26,18 @@ export interface FoldResult {
 }
 
 /**
- * The fold: applies a batch of envelopes to a run state and returns the new state.
- *
- * - Pure: `state` is never mutated. New objects are made only along the paths a batch
- *   changes (the streamed message, the arrays above it); every other message keeps its
- *   identity, so memoized rows do not re-render.
- * - Replay-safe: an envelope at or below `state.offset` is a redelivery and is ignored; one
- *   beyond `state.offset + 1` is a gap, reported, not applied.
- * - Join-safe: CONTENT/ARGS/END for an unknown message, tool call or reasoning block, and a
- *   first event that is not RUN_STARTED, synthesize what is missing (recorded in
- *   `state.synthesized`; they have no offset).
- * - Never throws for bad input: malformed or unknown events become `state.warnings`, move
- *   the resume point past them, and the rest of the batch applies.
+ * `applyEnvelopes` (fold-with-patch.ts, which says what the fold guarantees) with its JSON
+ * Patch support passed in, so a client can load it (the `@resumable/protocol/patch` entry)
+ * only when a batch holds a STATE_DELTA or ACTIVITY_DELTA (`needsJsonPatch`) and keep it out
+ * of its first paint. `null` is for batches that need none: a delta folded without it is a
+ * `bad_patch` warning, never a throw. This module does not import the patch code, so a
+ * bundler can split it off.
  */
-export function applyEnvelopes(state: RunState, envelopes: Iterable<Envelope>): FoldResult {
+export function applyEnvelopesWith(
+  state: RunState,
+  envelopes: Iterable<Envelope>,
+  patch: JsonPatcher | null,
+): FoldResult {
   let draft: Draft | null = null;
   let offset = state.offset;
   let applied = 0;
@@ -48,7 +46,7 @@ export function applyEnvelopes(state: RunState, envelopes: Iterable<Envelope>): 
   for (const envelope of envelopes) {
     const envOffset = (envelope as Partial<Envelope> | null)?.offset;
     if (!isOffset(envOffset)) {
-      draft ??= new Draft(state);
+      draft ??= new Draft(state, patch);
       draft.warn(
         null,
         'malformed_event',
@@ -64,7 +62,7 @@ export function applyEnvelopes(state: RunState, envelopes: Iterable<Envelope>): 
       gap = { expected: offset + 1, received: envOffset };
       break;
     }
-    draft ??= new Draft(state);
+    draft ??= new Draft(state, patch);
     draft.apply(envelope.event, envOffset);
     offset = envOffset;
     applied++;
@@ -72,16 +70,13 @@ export function applyEnvelopes(state: RunState, envelopes: Iterable<Envelope>): 
   return { state: draft === null ? state : draft.finish(offset), applied, duplicates, gap };
 }
 
-/** Folds a whole log (offsets 1..N in order) from scratch. */
-export function foldLog(envelopes: Iterable<Envelope>, initial?: RunState): RunState {
-  const result = applyEnvelopes(initial ?? createRunState(), envelopes);
-  if (result.gap) {
-    throw new ResumableError(
-      'offset_gap',
-      `log has a gap: expected offset ${result.gap.expected}, got ${result.gap.received}`,
-    );
+/** Whether folding `envelopes` needs JSON Patch support (a STATE_DELTA or ACTIVITY_DELTA). */
+export function needsJsonPatch(envelopes: readonly Envelope[]): boolean {
+  for (const envelope of envelopes) {
+    const type = (envelope?.event as { type?: unknown } | null | undefined)?.type;
+    if (type === EventType.STATE_DELTA || type === EventType.ACTIVITY_DELTA) return true;
   }
-  return result.state;
+  return false;
 }
 
 /** Assigns offsets 1..N to a list of events (tests, benchmarks, the server's replays). */
@@ -91,6 +86,19 @@ export function toEnvelopes(events: readonly AGUIEvent[], first = 1): Envelope[]
 
 /** The meaning of each AG-UI event, applied to the batch's working copy. */
 class Draft extends DraftState {
+  constructor(
+    base: RunState,
+    private readonly patcher: JsonPatcher | null,
+  ) {
+    super(base);
+  }
+
+  /** RFC 6902 through the patcher given, or a `bad_patch` error value without one. */
+  private patch(document: unknown, operations: readonly unknown[]): unknown {
+    if (this.patcher !== null) return this.patcher(document, operations);
+    return new ResumableError('bad_patch', 'the fold was given no JSON Patch support');
+  }
+
   apply(value: unknown, offset: number): void {
     this.offset = offset;
     const checked = checkEvent(value);
@@ -232,7 +240,7 @@ class Draft extends DraftState {
         this.s.state = event.snapshot;
         return;
       case EventType.STATE_DELTA: {
-        const next = applyJsonPatch(this.s.state, event.delta);
+        const next = this.patch(this.s.state, event.delta);
         if (next instanceof ResumableError) this.warn(this.offset, next.code, next.message);
         else this.s.state = next;
         return;
@@ -257,7 +265,7 @@ class Draft extends DraftState {
           return;
         }
         const message = this.writableMessage(event.messageId) as { content: unknown };
-        const next = applyJsonPatch(message.content, event.patch);
+        const next = this.patch(message.content, event.patch);
         if (next instanceof ResumableError) this.warn(this.offset, next.code, next.message);
         else message.content = next as Record<string, unknown>;
         return;

@@ -1,8 +1,10 @@
 export * from './errors.js';
 export * from './events.js';
 export * from './fold.js';
+export * from './fold-with-patch.js';
 export * from './interrupts.js';
 export * from './offsets.js';
+export type { JsonPatcher } from './patch.js';
 export { applyJsonPatch } from './patch.js';
 export * from './snapshot.js';
 export * from './sse.js';

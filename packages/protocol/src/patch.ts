@@ -7,6 +7,12 @@ import {
 import { ResumableError } from './errors.js';
 
 /**
+ * Applies an RFC 6902 patch without writing `document`: the patched document, or a
+ * `bad_patch` error value when it does not apply.
+ */
+export type JsonPatcher = (document: unknown, patch: readonly unknown[]) => unknown;
+
+/**
  * RFC 6902 through immutable-json-patch: the input is never touched (the fold is pure) and
  * unchanged branches are shared rather than deep-cloned. The library is lenient where the
  * RFC is strict (removing a missing member succeeds there), so each operation's target is

@@ -1,8 +1,9 @@
-import type { Envelope, RunSnapshot, RunState } from '@resumable/protocol';
+import type { Envelope, JsonPatcher, RunSnapshot, RunState } from '@resumable/protocol';
 import {
-  applyEnvelopes,
+  applyEnvelopesWith,
   createRunState,
   isTerminalStatus,
+  needsJsonPatch,
   ResumableError,
   stateFromSnapshot,
 } from '@resumable/protocol';
@@ -21,6 +22,9 @@ import type { RunSessionState } from './store.js';
 import { runErrorOf } from './store.js';
 import type { ConnectionInfo } from './types.js';
 import type { RecordWriter } from './writer.js';
+
+/** JSON Patch support, once a batch needed it (`prepareBatch`). */
+let jsonPatch: JsonPatcher | null = null;
 
 export interface FollowedRunParts {
   key: string;
@@ -86,8 +90,19 @@ export class FollowedRun implements LoopHost {
     });
   }
 
+  /**
+   * What a batch needs loaded before it folds: JSON Patch support (a lazy chunk, out of the
+   * first paint) the first time a STATE_DELTA or ACTIVITY_DELTA arrives; null when nothing.
+   */
+  prepareBatch(envelopes: Envelope[]): Promise<void> | null {
+    if (jsonPatch !== null || !needsJsonPatch(envelopes)) return null;
+    return import('@resumable/protocol/patch').then((m) => {
+      jsonPatch = m.applyJsonPatch;
+    });
+  }
+
   applyBatch(envelopes: Envelope[], first: boolean): boolean {
-    const result = applyEnvelopes(this.run, envelopes);
+    const result = applyEnvelopesWith(this.run, envelopes, jsonPatch);
     if (result.state !== this.run) {
       this.parts.out.noteFoldWarnings(this.run, result.state);
       this.run = result.state;

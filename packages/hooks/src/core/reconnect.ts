@@ -38,6 +38,8 @@ export interface LoopHost {
   readonly run: RunState;
   connection(): ConnectionInfo;
   setConnection(patch: Partial<ConnectionInfo>): void;
+  /** Loads what a batch needs before it can fold (a lazy chunk); null when nothing. */
+  prepareBatch(envelopes: Envelope[]): Promise<void> | null;
   /** Folds a batch and publishes it; false when the stream should close (gap, end). */
   applyBatch(envelopes: Envelope[], first: boolean): boolean;
   applySnapshot(snapshot: RunSnapshot): Promise<void>;
@@ -245,10 +247,14 @@ export class ReconnectLoop {
       },
       onWarning: (warning) => host.warn(warning),
       onBatch: (envelopes) => {
-        if (!this.live(generation)) return false;
-        const go = host.applyBatch(envelopes, first);
-        first = false;
-        return go;
+        const apply = () => {
+          if (!this.live(generation)) return false;
+          const go = host.applyBatch(envelopes, first);
+          first = false;
+          return go;
+        };
+        const loading = host.prepareBatch(envelopes);
+        return loading === null ? apply() : loading.then(apply);
       },
     });
     if (stableTimer !== undefined) host.env.clearTimeout(stableTimer);

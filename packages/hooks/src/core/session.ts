@@ -8,7 +8,7 @@ import {
 import type { StoreApi } from 'zustand/vanilla';
 import type { StartedRun } from './api.js';
 import { RunApi } from './api.js';
-import { CancelSender } from './cancel.js';
+import type { CancelSender } from './cancel.js';
 import type { ResumableEnvironment } from './env.js';
 import { createEnvironment } from './env.js';
 import { FollowedRun } from './follow.js';
@@ -54,10 +54,12 @@ export class RunSession {
   readonly env: ResumableEnvironment;
   readonly api: RunApi;
   readonly storage: RecordStorage;
+  private readonly options: RunSessionOptions;
   private readonly writer: RecordWriter;
   private readonly keepAlive: KeepAlive;
   private readonly loop: ReconnectLoop;
-  private readonly canceller: CancelSender;
+  /** Cancel-with-retry, a lazy chunk loaded on the first stop (out of the first paint). */
+  private canceller: Promise<CancelSender> | null = null;
   private readonly out: SessionPublisher;
   /** The followed run and the machine's phase (the loop's host). */
   private readonly f: FollowedRun;
@@ -130,22 +132,42 @@ export class RunSession {
       setConnection: (patch) => this.out.setConnection(patch),
     });
     this.loop = new ReconnectLoop(this.f);
-    this.canceller = new CancelSender({
-      env: this.env,
-      api: this.api,
-      loop: this.loop,
-      options,
-      ids: () => this.f.ids,
-      setConnection: (patch) => this.out.setConnection(patch),
-      warn,
-      forget: (error) => this.f.forget(error),
-      taken: () => {
-        this.f.to('cancelTaken');
-        // The server's log now ends with RUN_FINISHED(cancelled): read it to the end so
-        // the text matches the server's exactly.
-        this.ensureLoop();
-      },
-    });
+    this.options = options;
+  }
+
+  /**
+   * Sends the owed cancel through `CancelSender`, loaded on first use. A chunk that fails
+   * to load is a warning: the cancel stays owed (`retry()` or `online` sends it again).
+   */
+  private async sendCancel(): Promise<void> {
+    this.canceller ??= import('./cancel.js').then(
+      ({ CancelSender }) =>
+        new CancelSender({
+          env: this.env,
+          api: this.api,
+          loop: this.loop,
+          options: this.options,
+          ids: () => this.f.ids,
+          setConnection: (patch) => this.out.setConnection(patch),
+          warn: (error) => this.out.warn(error),
+          forget: (error) => this.f.forget(error),
+          taken: () => {
+            this.f.to('cancelTaken');
+            // The server's log now ends with RUN_FINISHED(cancelled): read it to the end so
+            // the text matches the server's exactly.
+            this.ensureLoop();
+          },
+        }),
+    );
+    let sender: CancelSender;
+    try {
+      sender = await this.canceller;
+    } catch (error) {
+      this.canceller = null;
+      this.out.warn(toResumable(error));
+      return;
+    }
+    await sender.send();
   }
 
   /** Bytes read on event streams (bench). */
@@ -316,7 +338,7 @@ export class RunSession {
     this.f.to('stop', { nextRetryAt: null });
     this.writer.schedule();
     await this.writer.flush();
-    await this.canceller.send();
+    await this.sendCancel();
   }
 
   /** Reconnects now (after an error, or to skip a wait), or re-sends an owed cancel. */
@@ -325,7 +347,7 @@ export class RunSession {
     this.store.setState({ error: runErrorOf(this.f.run) });
     this.out.setConnection({ attempt: 0 });
     if (this.f.phase === 'stopping') {
-      void this.canceller.send();
+      void this.sendCancel();
       return;
     }
     if (this.loop.active) this.loop.wakeNow();
@@ -356,7 +378,7 @@ export class RunSession {
     if (this.disposed || !this.keepAlive.held || this.loop.active || !this.f.ids) return;
     if (isTerminalStatus(this.f.run.status)) return;
     if (this.f.phase === 'stopping') {
-      void this.canceller.send();
+      void this.sendCancel();
       return;
     }
     if (this.shared.ownsStream) this.loop.start();
@@ -367,7 +389,7 @@ export class RunSession {
     if (online) {
       // Back online: retry at once, and finish a cancel that could not be sent.
       this.out.setConnection({ attempt: 0 });
-      if (this.f.phase === 'stopping') void this.canceller.send();
+      if (this.f.phase === 'stopping') void this.sendCancel();
       this.loop.wakeNow();
       return;
     }

@@ -54,9 +54,10 @@ export interface StreamRequest {
    * Every envelope decoded from the reads of the body that arrived before the next
    * macrotask, in order — so a replay, in one chunk or split across reads, is folded and
    * published once. Return `false` to close the stream (a gap: the caller reconnects from
-   * its resume point).
+   * its resume point). A promise (a lazy chunk the batch needs) holds the reading until it
+   * settles; a rejection ends the stream like a network error.
    */
-  onBatch(envelopes: Envelope[]): boolean | undefined;
+  onBatch(envelopes: Envelope[]): boolean | undefined | Promise<boolean | undefined>;
   /** Bad frames the stream survives: no offset, an offset that went backwards. */
   onWarning(error: ResumableError): void;
   /** Bytes received on the wire, per read (for the bench). */
@@ -219,7 +220,9 @@ export async function readEventStream(request: StreamRequest): Promise<StreamOut
         if (batch.length > 0) {
           const envelopes = batch;
           batch = [];
-          if (request.onBatch(envelopes) === false) {
+          let go = request.onBatch(envelopes);
+          if (go instanceof Promise) go = await go;
+          if (go === false) {
             stopped = true;
             local.abort();
             break;

@@ -1,0 +1,90 @@
+/**
+ * The paths kept out of the first paint (issue #16) still work when they are needed: JSON
+ * Patch support is loaded by `import()` when the first STATE_DELTA / ACTIVITY_DELTA
+ * arrives, and the stream goes on without a reconnect; cancel-with-retry is loaded on the
+ * first stop. Real `RunSession`, a `node:http` server on 127.0.0.1.
+ */
+import type { AGUIEvent } from '@resumable/protocol';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HostileServer, RUN, THREAD, TOKEN } from './hostile-server.js';
+import { assistantText, type Harness, openSession, waitFor } from './util.js';
+
+let server: HostileServer;
+let h: Harness | null = null;
+
+beforeEach(async () => {
+  server = await new HostileServer().start();
+});
+afterEach(async () => {
+  await h?.session.dispose();
+  h = null;
+  await server.close();
+});
+
+const EVENTS = [
+  { type: 'RUN_STARTED', threadId: THREAD, runId: RUN },
+  { type: 'STATE_SNAPSHOT', snapshot: { todo: ['a'], n: 1 } },
+  { type: 'TEXT_MESSAGE_START', messageId: 'a1', role: 'assistant' },
+  { type: 'TEXT_MESSAGE_CONTENT', messageId: 'a1', delta: 'Planned ' },
+  {
+    type: 'STATE_DELTA',
+    delta: [
+      { op: 'add', path: '/todo/-', value: 'b' },
+      { op: 'replace', path: '/n', value: 2 },
+    ],
+  },
+  { type: 'ACTIVITY_SNAPSHOT', messageId: 'act', activityType: 'plan', content: { step: 1 } },
+  {
+    type: 'ACTIVITY_DELTA',
+    messageId: 'act',
+    activityType: 'plan',
+    patch: [{ op: 'replace', path: '/step', value: 2 }],
+  },
+  // RFC 6902 is strict: removing a member that is not there applies nothing.
+  { type: 'STATE_DELTA', delta: [{ op: 'remove', path: '/missing' }] },
+  { type: 'TEXT_MESSAGE_CONTENT', messageId: 'a1', delta: 'twice.' },
+  { type: 'TEXT_MESSAGE_END', messageId: 'a1' },
+  { type: 'RUN_FINISHED', threadId: THREAD, runId: RUN },
+] as AGUIEvent[];
+
+describe('lazy chunks', () => {
+  it('the first state delta loads JSON Patch support, and the same stream folds on', async () => {
+    server.events = EVENTS;
+    // Joined after RUN_STARTED: every delta comes on the event stream.
+    server.handler = (hit, _req, res) =>
+      hit.route === 'snapshot' && server.json(res, 200, server.snapshot(1));
+    h = openSession(server.url);
+    await h.session.attach({ runId: RUN, threadId: THREAD, token: TOKEN });
+    await waitFor(() => h!.session.getState().status === 'finished', 'finished');
+    const { run, messages } = h.session.getState();
+    expect(run.state).toStrictEqual({ todo: ['a', 'b'], n: 2 });
+    expect(messages.find((m) => m.id === 'act')).toStrictEqual({
+      id: 'act',
+      role: 'activity',
+      activityType: 'plan',
+      content: { step: 2 },
+    });
+    expect(assistantText(messages)).toBe('Planned twice.');
+    expect(run.warnings.map((w) => [w.offset, w.code])).toStrictEqual([[8, 'bad_patch']]);
+    expect(run.offset).toBe(EVENTS.length);
+    // Folded from one stream: loading the chunk is no reconnect.
+    expect(server.hits.filter((x) => x.route === 'events').map((x) => x.after)).toStrictEqual([1]);
+  });
+
+  it('the first stop loads cancel-with-retry, and the cancel reaches the server once', async () => {
+    let stream: ReturnType<HostileServer['hold']> | null = null;
+    server.handler = (hit, _req, res) => {
+      if (hit.route === 'snapshot') return server.json(res, 200, server.snapshot(1));
+      if (hit.route !== 'events') return false;
+      stream = server.hold(res);
+      return true;
+    };
+    h = openSession(server.url);
+    await h.session.attach({ runId: RUN, threadId: THREAD, token: TOKEN });
+    await waitFor(() => stream !== null, 'the stream open');
+    await h.session.cancel();
+    expect(server.count('cancel')).toBe(1);
+    expect(h.session.getState().stopped).toBe(true);
+    expect(h.session.getState().connection.lastError).toBeNull();
+  });
+});
