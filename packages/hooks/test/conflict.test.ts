@@ -49,11 +49,13 @@ it('409 run_in_progress from the real server: the chat follows the running run, 
   const { threadId, token } = one.getState();
   releaseOne();
 
-  // Device two opens the thread while nothing runs…
+  // Device two opens the thread while nothing runs, not following its event stream (a
+  // follower would join the other run as announced; here only the 409 tells of it)…
   const two = client().chatSession('two', {
     threadId: threadId!,
     token: token!,
     runInput: script(6, 500),
+    followThread: false,
   });
   const releaseTwo = two.retain();
   await waitFor(() => two.getState().messages.length === 2, 'history loaded', 10_000);
