@@ -1,9 +1,9 @@
 import { isTerminalStatus, ResumableError } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import { createStore } from 'zustand/vanilla';
-import { BranchView, branchInput, forkedRun, pinnedParent, regeneratedOf } from './branches.js';
+import { BranchView, forkedRun, pinnedParent } from './branches.js';
 import { activeRunOf, loadHistoryPage } from './chat-history.js';
-import type { ChatSessionOptions, ChatState, TabRunMessage } from './chat-state.js';
+import type { ChatSessionOptions, ChatState } from './chat-state.js';
 import {
   chatRecordKey,
   chatStateOf,
@@ -14,12 +14,12 @@ import {
   parseTabMessage,
   persistChatRecord,
   settleCurrentRun,
-  withItemError,
 } from './chat-state.js';
 import { startConversation } from './conversation-start.js';
 import type { TabChannel } from './env.js';
 import { KeepAlive } from './keepalive.js';
-import { OptimisticMessages, userContent } from './optimistic.js';
+import { OptimisticMessages } from './optimistic.js';
+import { type OutboxHost, sendOutboxItem } from './outbox-send.js';
 import { Retrier } from './retrier.js';
 import { SerialLoop } from './serial.js';
 import type { RunSession } from './session.js';
@@ -50,6 +50,7 @@ export class ChatSession {
   /** The prompt POST's failures in a row and its pending retry. */
   private readonly retries: Retrier;
   readonly branches = new BranchView();
+  private readonly outboxHost: OutboxHost;
 
   constructor(options: ChatSessionOptions, run: RunSession) {
     this.options = options;
@@ -58,6 +59,22 @@ export class ChatSession {
       emptyChatState(options.threadId ?? null, options.token ?? null),
     );
     this.retries = new Retrier(run.env, options);
+    this.outboxHost = {
+      store: this.store,
+      run,
+      optimistic: this.optimistic,
+      retries: this.retries,
+      runInput: options.runInput,
+      key: options.key,
+      channel: () => this.channel,
+      settleCurrent: () => this.settleCurrent(),
+      compose: () => this.compose(),
+      persist: () => this.persist(),
+      followRun: (runId, threadId, token, prompt) => this.followRun(runId, threadId, token, prompt),
+      retryLater: () => {
+        if (!this.disposed) void this.drain();
+      },
+    };
     // Same deferral as the run session: StrictMode gives it straight back.
     this.keepAlive = new KeepAlive({
       activate: () => this.activate(),
@@ -280,88 +297,8 @@ export class ChatSession {
     return this.draining.run(() => {
       const item = this.getState().outbox[0];
       if (this.disposed || !item || item.error || !this.run.env.online.get()) return false;
-      return !this.busy() && this.dispatch(item);
+      return !this.busy() && sendOutboxItem(this.outboxHost, item);
     });
-  }
-
-  private async dispatch(item: OutboxItem): Promise<boolean> {
-    const { threadId, token } = this.getState();
-    const message = this.optimistic.of(item);
-    this.settleCurrent();
-    this.store.setState({ sending: item });
-    this.compose();
-    try {
-      const started = await this.run.start({
-        ...this.options.runInput,
-        runId: item.runId,
-        ...(threadId ? { threadId } : {}),
-        token,
-        ...(item.resume
-          ? { messages: [], resume: item.resume }
-          : { messages: [{ id: message.id, role: 'user', content: userContent(item) }] }),
-        ...branchInput(item),
-      });
-      const outbox = this.outboxWithout(item.runId);
-      const { pending: _p, ...accepted } = message;
-      this.optimistic.delete(item.runId);
-      this.retries.succeeded();
-      this.run.noteRetry(null);
-      this.store.setState({
-        threadId: started.threadId,
-        token: started.token ?? token,
-        outbox,
-        sending: null,
-        prompt: promptless(item) ? null : { runId: started.runId, message: accepted },
-        regenerated: regeneratedOf(item, started.runId),
-      });
-      this.compose();
-      await this.persist();
-      this.channel?.post({
-        type: 'run',
-        key: this.options.key,
-        runId: started.runId,
-        threadId: started.threadId,
-        token: started.token ?? token,
-        ...(item.kind
-          ? { regenerated: regeneratedOf(item, started.runId) }
-          : promptless(item)
-            ? {}
-            : { prompt: accepted }),
-      } satisfies TabRunMessage);
-      return true;
-    } catch (error) {
-      const typed = toResumable(error);
-      if (typed.code === 'interrupt_answered' && typed.runId && threadId) {
-        // Another tab or device answered first: nothing for the user to fix. Drop this
-        // answer and follow the run that answered.
-        this.store.setState({ sending: null, outbox: this.outboxWithout(item.runId) });
-        await this.persist();
-        await this.followRun(typed.runId, threadId, token, null);
-        return true;
-      }
-      // One decision table (ERROR_ACTIONS) and one retry policy: a retryable failure stays
-      // queued (and goes out at once on `online`); anything else, or too many answers
-      // without progress, waits for the user's retry() with its error shown.
-      const verdict = this.retries.judge(typed);
-      if (verdict.retry && typed.code === 'run_in_progress' && typed.runId && threadId) {
-        // The thread already runs a reply (another tab or device): follow it. The prompt
-        // goes out, once (its runId is fixed), when that run ends: the drain on its
-        // terminal event, or the retry below when it ended already.
-        await this.followRun(typed.runId, threadId, token, null);
-      }
-      const stop = verdict.retry ? null : verdict.error;
-      const outbox = withItemError(this.getState().outbox, item.runId, stop);
-      this.store.setState({ sending: null, error: stop, outbox });
-      this.compose();
-      await this.persist();
-      // Retried by the policy whatever the `online` signal says (a server down, a browser
-      // online); the wait is shown as the run's `connection.nextRetryAt`.
-      const delay = verdict.retry
-        ? this.retries.schedule(typed, () => !this.disposed && void this.drain())
-        : null;
-      this.run.noteRetry(delay === null ? null : this.run.env.now() + delay);
-      return false;
-    }
   }
 
   /**
@@ -431,9 +368,4 @@ export class ChatSession {
   switchBranch(messageId: string, index: number): Promise<void> {
     return import('./branch-actions.js').then((b) => b.switchBranch(this, messageId, index));
   }
-}
-
-/** An outbox item that shows no prompt: an answer to interrupts, or a regenerate. */
-function promptless(item: OutboxItem): boolean {
-  return item.resume !== undefined || item.kind === 'regenerate';
 }
