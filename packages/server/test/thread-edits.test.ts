@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../src/index.js';
-import { bearer, postRun, prompt, STORES, serve, tempDir } from './helpers.js';
+import { bearer, postRun, prompt, STORES, serve, tempDir, waitFor } from './helpers.js';
 import { FAST, SLOW, useHttpServer } from './http-server.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -28,21 +28,40 @@ describe.each(STORES)('thread rename and delete on the $name store', ({ create }
       createdAt: expect.stringMatching(ISO),
       updatedAt: made.body.createdAt,
       runs: [],
+      lastOffset: 0,
+      waiting: false,
+      interrupts: [],
     });
     const run = await postRun(ctx.base, { ...prompt('hi', FAST), threadId }, bearer(token));
     expect(run.status).toBe(201);
-    await ctx.server.manager.waitForRun(run.json.runId);
+    const { runId } = run.json;
+    await ctx.server.manager.waitForRun(runId);
+    // Its run_started and run_ended are on the thread stream before the rename.
+    await waitFor(async () => (await ctx.server.manager.threads.head(threadId)).last === 2);
+    const stored = (await ctx.server.store.getRun(runId))!;
 
     const renamed = await call('PATCH', `/threads/${threadId}`, json({ title: '  Paris ' }, token));
     expect(renamed.status).toBe(200);
-    expect(renamed.body).toMatchObject({
+    const iso = (ms: number) => new Date(ms).toISOString();
+    expect(renamed.body).toEqual({
       threadId,
       title: 'Paris',
-      runs: [{ status: 'finished' }],
+      createdAt: made.body.createdAt,
+      updatedAt: expect.stringMatching(ISO),
+      runs: [
+        {
+          runId,
+          status: 'finished',
+          lastOffset: stored.lastOffset,
+          createdAt: iso(stored.createdAt),
+          endedAt: iso(stored.endedAt!),
+        },
+      ],
+      lastOffset: 2,
+      waiting: false,
+      interrupts: [],
     });
-    expect(Date.parse(renamed.body.updatedAt)).toBeGreaterThanOrEqual(
-      Date.parse(renamed.body.runs[0].endedAt),
-    );
+    expect(Date.parse(renamed.body.updatedAt)).toBeGreaterThanOrEqual(stored.endedAt!);
     const read = await call('GET', `/threads/${threadId}`, { headers: bearer(token) });
     expect(read.body).toEqual(renamed.body);
 
