@@ -4,6 +4,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { authorizeOrThrow, newToken } from '../auth.js';
 import { deleteThread } from '../runs/thread-deletion.js';
 import type { FileStore, ThreadRecord } from '../stores/types.js';
+import { THREAD_EVENTS } from '../threads/thread-events.js';
 import type { RouteContext } from './context.js';
 import { BODY_READ } from './guards.js';
 import { threadBody } from './thread-body.js';
@@ -58,6 +59,11 @@ export function threadEditRoutes(ctx: RouteContext, options: ThreadEditOptions):
     if (!(await ctx.store.threadEdits.rename(threadId, title, Date.now()))) {
       throw new ResumableError('thread_not_found', `no thread ${threadId}`);
     }
+    // Awaited (it never throws for the store): the answer's lastOffset then includes it.
+    await ctx.manager.announce(threadId, THREAD_EVENTS.historyChanged, {
+      reason: 'renamed',
+      title,
+    });
     return c.json(await threadBody(ctx, await ctx.loadThread(threadId), 20));
   });
 

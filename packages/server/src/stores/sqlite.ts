@@ -208,6 +208,8 @@ export class SqliteStore implements EventStore {
     };
 
     const s = this.stmt;
+    // Before the edits: a thread's removal deletes from the tables these two create.
+    this.threadLog = new SqliteThreadLog(db, (fn) => this.guard(fn));
     this.threadEdits = new SqliteThreadEdits(db, (fn) => this.guard(fn));
     this.files = new SqliteFiles(db, (fn) => this.guard(fn));
     this.appendTx = db.transaction(
@@ -242,7 +244,6 @@ export class SqliteStore implements EventStore {
         }
       },
     );
-    this.threadLog = new SqliteThreadLog(db, (fn) => this.guard(fn));
   }
 
   async createThread(thread: ThreadRecord): Promise<boolean> {

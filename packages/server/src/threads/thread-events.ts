@@ -106,6 +106,15 @@ export class ThreadEvents {
     });
   }
 
+  /**
+   * After a thread's deletion: its open streams close (their clients then get `404`), and
+   * this manager's own log of it (for a store without one) is dropped.
+   */
+  deleted(threadId: string): void {
+    if (this.log instanceof MemoryThreadLog) this.log.forget(threadId);
+    this.streams.drop(threadId);
+  }
+
   head(threadId: string): Promise<ThreadLogHead> {
     return this.log.head(threadId);
   }

@@ -1,4 +1,5 @@
 import { ResumableError } from '@resumable/protocol';
+import { sleep } from '../sleep.js';
 import type { ThreadLogStore } from '../stores/thread-log.js';
 import type { StoredEvent } from '../stores/types.js';
 import { Hub, Subscription, type SubscriptionSource } from '../subscription.js';
@@ -84,6 +85,17 @@ export class ThreadStreams {
 
   ping(now: number, idleMs: number): void {
     for (const sub of this.subscriptions) sub.ping(now, idleMs);
+  }
+
+  /**
+   * Resolves once every open stream of the thread has sent `offset` (or closed), or after
+   * `timeoutMs`: a shared store's tail delivers an announcement a moment after it is stored.
+   */
+  async delivered(threadId: string, offset: number, timeoutMs: number): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    const behind = () =>
+      [...this.subscriptions].some((sub) => sub.runId === threadId && sub.cursor < offset);
+    for (let i = 0; i < 1000 && behind() && Date.now() < until; i++) await sleep(10);
   }
 
   /**
