@@ -303,7 +303,7 @@ export class RunManager {
     } catch (error) {
       this.log(`run ${input.runId}: lease or history not saved: ${String(error)}`);
     }
-    this.threads.runStarted(input);
+    this.threads.runStarted(input, plan.parentId);
     void this.runToEnd(run, agentInput, ticket, plan.answerIndex);
     return result;
   }

@@ -85,12 +85,16 @@ export class ThreadEvents {
     return this.announcer.announce(threadId, { type: EventType.CUSTOM, name, value });
   }
 
-  /** `resumable.run_started`: the run's id, its new messages and its `resume`, if any. */
-  runStarted(input: RunAgentInput): void {
+  /**
+   * `resumable.run_started`: the run's id, its new messages, the message they hang under
+   * in the thread's tree (`parentMessageId`, absent for a new root) and its `resume`, if any.
+   */
+  runStarted(input: RunAgentInput, parentMessageId: string | null): void {
     const resume = (input as { resume?: unknown }).resume;
     void this.announce(input.threadId, THREAD_EVENTS.runStarted, {
       runId: input.runId,
       messages: newMessages(input.messages),
+      ...(parentMessageId === null ? {} : { parentMessageId }),
       ...(resume === undefined ? {} : { resume }),
     });
   }

@@ -48,6 +48,7 @@ describe('thread event stream across two instances on one Redis', () => {
       custom('resumable.run_started', {
         runId,
         messages: [{ id: 'u2', role: 'user', content: 'second' }],
+        parentMessageId: `msg-${first.json.runId}`,
       }),
       custom('resumable.run_ended', { runId, status: 'finished', outcome: { type: 'success' } }),
       custom('resumable.history_changed', { reason: 'renamed' }),
