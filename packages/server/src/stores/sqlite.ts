@@ -206,9 +206,8 @@ export class SqliteStore implements EventStore {
       deleteEvents: db.prepare('DELETE FROM events WHERE run_id = ?'),
       markPruned: db.prepare('UPDATE runs SET events_pruned = 1 WHERE run_id = ?'),
     };
-
     const s = this.stmt;
-    // Before the edits: a thread's removal deletes from the tables these two create.
+    // Built before the edits, like `interrupts`: a thread's removal empties their tables.
     this.threadLog = new SqliteThreadLog(db, (fn) => this.guard(fn));
     this.threadEdits = new SqliteThreadEdits(db, (fn) => this.guard(fn));
     this.files = new SqliteFiles(db, (fn) => this.guard(fn));
