@@ -31,6 +31,13 @@ export function newMessages(messages: readonly Message[]): Message[] {
   return messages.slice(start).filter((m) => m.role !== 'assistant' && m.role !== 'tool');
 }
 
+/** `history_changed {reason:"deleted"}`: nothing follows it on the thread's stream. */
+function isDeletion(json: string): boolean {
+  if (!json.includes('"deleted"')) return false;
+  const event = JSON.parse(json) as { name?: unknown; value?: { reason?: unknown } | null };
+  return event.name === THREAD_EVENTS.historyChanged && event.value?.reason === 'deleted';
+}
+
 /** Announcements waiting for the store at once, all threads together. */
 const MAX_QUEUED = 10_000;
 
@@ -63,6 +70,7 @@ export class ThreadEvents {
       subscriberBufferEvents: options.subscriberBufferEvents,
       pollMs: options.pollMs,
       warn: options.warn,
+      isLast: isDeletion,
     });
     this.announcer = new Announcer({
       log: this.log,

@@ -10,6 +10,8 @@ export interface ThreadStreamsOptions {
   subscriberBufferEvents: number;
   pollMs: number;
   warn: (message: string) => void;
+  /** Whether an event (its JSON) is the thread's last: its streams end right after it. */
+  isLast: (json: string) => boolean;
 }
 
 /**
@@ -76,7 +78,7 @@ export class ThreadStreams {
   /** An event this instance stored: live streams get it (stores without a live tail). */
   published(threadId: string, event: StoredEvent): void {
     if (this.options.log.subscribe) return;
-    this.hubs.get(threadId)?.publish([event], false);
+    this.hubs.get(threadId)?.publish([event], this.options.isLast(event.json));
   }
 
   count(threadId?: string): number {
@@ -147,7 +149,12 @@ export class ThreadStreams {
       hub.stopTail = log.subscribe(
         threadId,
         last,
-        (events) => hub.publish(events, false),
+        // A deletion announced on another instance ends this one's streams too.
+        (events) =>
+          hub.publish(
+            events,
+            events.some((e) => this.options.isLast(e.json)),
+          ),
         (error) => {
           warn(`live tail of thread ${threadId} failed: ${String(error)}`);
           this.release(hub);
