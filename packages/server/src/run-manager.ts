@@ -1,13 +1,10 @@
 import type { RunAgentInput } from '@resumable/protocol';
 import { ResumableError, type RunSnapshot, snapshotOf } from '@resumable/protocol';
 import type { Agent } from './agents/types.js';
-import { type BranchPlan, planBranch } from './branches/history.js';
-import { fileReader } from './files/references.js';
-import { Admission, type Ticket } from './runs/admission.js';
+import { Admission } from './runs/admission.js';
 import { cancelledEvent, foldStoredRun, isTerminalJson, lostEvent } from './runs/events.js';
 import { FanOut, type StreamOpen } from './runs/fan-out.js';
 import { startHousekeeping } from './runs/housekeeping.js';
-import { claimPlan, planResume } from './runs/interrupts.js';
 import {
   DEFAULT_LIMITS,
   definedOnly,
@@ -15,10 +12,10 @@ import {
   type RunManagerOptions,
   type StartingClient,
 } from './runs/options.js';
-import { ActiveRun, produce } from './runs/producer.js';
+import type { ActiveRun } from './runs/producer.js';
 import { Recovery } from './runs/recovery.js';
+import { createAndStart, type RunStartParts } from './runs/start.js';
 import type { EventStore, RunRecord } from './stores/types.js';
-import { AppendConflictError } from './stores/types.js';
 import { type StreamCounts, ThreadEvents } from './threads/thread-events.js';
 
 export {
@@ -46,7 +43,6 @@ export class RunManager {
   private readonly leaseMs: number;
   private readonly orphanSweepMs: number;
   private readonly log: (message: string) => void;
-  private readonly files: RunManagerOptions['files'];
   private readonly active = new Map<string, ActiveRun>();
   /** Runs being created (admitted, not yet stored): a racing duplicate waits for them. */
   private readonly creating = new Map<string, Promise<RunRecord | null>>();
@@ -55,6 +51,8 @@ export class RunManager {
   private readonly recovery: Recovery;
   /** Thread event streams and the announcements on them (protocol.md). */
   readonly threads: ThreadEvents;
+  /** What `createAndStart` (runs/start.ts) uses of this manager. */
+  private readonly parts: RunStartParts;
   private readonly cleanups: Array<() => void> = [];
   private closing = false;
   /** Aborted by `close()`: ends the waits of background retries. */
@@ -73,7 +71,6 @@ export class RunManager {
     this.leaseMs = options.leaseMs ?? 15_000;
     this.orphanSweepMs = options.orphanSweepMs ?? 60_000;
     this.log = options.log ?? ((message) => console.warn(`[resumable] ${message}`));
-    this.files = options.files;
     this.admission = new Admission({ ...this.limits, store: this.store });
     this.fanOut = new FanOut({
       store: this.store,
@@ -101,6 +98,21 @@ export class RunManager {
       pollMs: options.pollMs ?? 250,
       warn: this.log,
     });
+    this.parts = {
+      store: this.store,
+      agent: this.agent,
+      instanceId: this.instanceId,
+      limits: this.limits,
+      leaseMs: this.leaseMs,
+      log: this.log,
+      files: options.files,
+      shutdown: this.shutdown.signal,
+      active: this.active,
+      admission: this.admission,
+      fanOut: this.fanOut,
+      recovery: this.recovery,
+      threads: this.threads,
+    };
   }
 
   /** Ends orphaned runs, prunes expired events and starts the housekeeping timers. */
@@ -207,7 +219,7 @@ export class RunManager {
       if (existing) return { created: false, run: existing };
       throw full;
     }
-    const creating = this.create(input, client, parentMessageId);
+    const creating = createAndStart(this.parts, input, client, parentMessageId);
     this.creating.set(
       input.runId,
       creating.then(
@@ -220,92 +232,6 @@ export class RunManager {
     } finally {
       this.creating.delete(input.runId);
     }
-  }
-
-  private async create(
-    input: RunAgentInput,
-    client: StartingClient,
-    parentMessageId: string | null | undefined,
-  ): Promise<{ created: boolean; run: RunRecord }> {
-    // Answers are claimed before admission, so of two racing answers the second learns
-    // who answered (409 interrupt_answered) rather than that a run is in progress.
-    const resumePlan = client.threadExists ? await planResume(this.store, input) : null;
-    const unclaim = resumePlan ? await claimPlan(this.store, input, resumePlan) : async () => {};
-    let ticket: Ticket;
-    let result: { created: boolean; run: RunRecord };
-    let plan: BranchPlan;
-    try {
-      ticket = await this.admission.admit({
-        runId: input.runId,
-        threadId: input.threadId,
-        ...client,
-      });
-      try {
-        // Where the run hangs in the thread's tree; an unknown parent is refused here,
-        // before anything is stored.
-        plan = await planBranch(
-          this.store,
-          input,
-          parentMessageId,
-          this.limits.agentHistoryMessages,
-        );
-        result = await this.store.createRun({
-          runId: input.runId,
-          threadId: input.threadId,
-          createdAt: Date.now(),
-          owner: this.instanceId,
-          replyTo: plan.replyTo,
-        });
-      } catch (error) {
-        ticket.release();
-        throw error;
-      }
-    } catch (error) {
-      await unclaim().catch(() => {});
-      throw error;
-    }
-    if (!result.created) {
-      ticket.release();
-      return result;
-    }
-    // Registered at once: a subscriber arriving now follows it live, not by polling.
-    const run = new ActiveRun(result.run, this.fanOut.openLocalHub(input.runId), {
-      store: this.store,
-      log: this.log,
-      maxEvents: this.limits.maxEventsPerRun,
-      maxBytes: this.limits.maxBytesPerRun,
-      outage: { budgetMs: this.limits.storeOutageMs, maxBytes: this.limits.storeOutageBytes },
-      shutdown: this.shutdown.signal,
-      // A conflict means another writer owns the log now. Otherwise (shutdown during a
-      // store outage) the end is retried until it lands: left `running`, the run would
-      // keep subscribers polling.
-      onFailed: (error) => {
-        if (error instanceof AppendConflictError) return;
-        const lost = lostEvent('the server could not store the events of this run');
-        void this.recovery.endWithRetries(result.run, lost);
-      },
-    });
-    this.active.set(input.runId, run);
-    let agentInput = input;
-    try {
-      if (this.store.acquireLease) {
-        await this.store.acquireLease(input.runId, this.instanceId, this.leaseMs);
-      }
-      // The answers it carries, the branch up to the run's parent, then the request's messages.
-      const answering = resumePlan ? { ...input, resume: resumePlan.resume } : input;
-      agentInput =
-        plan.history.length > 0
-          ? { ...answering, messages: [...plan.history, ...input.messages] }
-          : answering;
-      if (plan.prompt.length > 0) {
-        await this.store.putMessages(input.threadId, input.runId, plan.prompt);
-      }
-    } catch (error) {
-      this.log(`run ${input.runId}: lease or history not saved: ${String(error)}`);
-    }
-    this.threads.runStarted(input);
-    void this.runToEnd(run, agentInput, ticket, plan.answerIndex);
-    return result;
   }
 
   /**
@@ -383,34 +309,6 @@ export class RunManager {
     } catch (error) {
       this.log(`retention sweep failed: ${String(error)}`);
     }
-  }
-
-  private async runToEnd(
-    run: ActiveRun,
-    input: RunAgentInput,
-    ticket: Ticket,
-    answerIndex: number,
-  ): Promise<void> {
-    const { runId } = run.record;
-    await produce(run, input, {
-      agent: this.agent,
-      log: this.log,
-      agentTimeoutMs: this.limits.agentTimeoutMs,
-      maxRunMs: this.limits.maxRunMs,
-      answerIndex,
-      ...(this.files
-        ? { readFile: fileReader(this.files.store, this.files.basePath, run.record.threadId) }
-        : {}),
-    });
-    this.active.delete(runId);
-    ticket.release();
-    this.fanOut.closeLocalHub(run.hub);
-    // A failed log was ended by whoever wrote it last (a recovery here announces it then).
-    if (!run.log.failed) this.threads.runEnded(snapshotOf(run.log.state));
-    if (this.store.releaseLease) {
-      await this.store.releaseLease(runId, this.instanceId).catch(() => {});
-    }
-    run.markDone();
   }
 
   private cancelLocal(runId: string): boolean {

@@ -87,8 +87,12 @@ describe('agents get the files a prompt names, read from the store', () => {
         role: 'user',
         content: [
           { type: 'text', text: 'What is this?' },
-          // The AI SDK hands an image part to the model as a file part of that media type.
-          { type: 'file', data: { type: 'data', data: PNG }, mediaType: 'image/png' },
+          {
+            type: 'file',
+            data: { type: 'data', data: PNG },
+            mediaType: 'image/png',
+            filename: 'cat.png',
+          },
           {
             type: 'file',
             data: { type: 'data', data: PDF },

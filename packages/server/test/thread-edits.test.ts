@@ -1,6 +1,7 @@
+import Database from 'libsql';
 import { describe, expect, it } from 'vitest';
-import { MemoryStore } from '../src/index.js';
-import { bearer, postRun, prompt, STORES, serve, tempDir } from './helpers.js';
+import { type EventStore, MemoryStore, RedisStore, SqliteStore } from '../src/index.js';
+import { bearer, postRun, prompt, readEvents, STORES, serve, tempDir, waitFor } from './helpers.js';
 import { FAST, SLOW, useHttpServer } from './http-server.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -28,21 +29,41 @@ describe.each(STORES)('thread rename and delete on the $name store', ({ create }
       createdAt: expect.stringMatching(ISO),
       updatedAt: made.body.createdAt,
       runs: [],
+      lastOffset: 0,
+      waiting: false,
+      interrupts: [],
     });
     const run = await postRun(ctx.base, { ...prompt('hi', FAST), threadId }, bearer(token));
     expect(run.status).toBe(201);
-    await ctx.server.manager.waitForRun(run.json.runId);
+    const { runId } = run.json;
+    await ctx.server.manager.waitForRun(runId);
+    // Its run_started and run_ended are on the thread stream before the rename.
+    await waitFor(async () => (await ctx.server.manager.threads.head(threadId)).last === 2);
+    const stored = (await ctx.server.store.getRun(runId))!;
 
     const renamed = await call('PATCH', `/threads/${threadId}`, json({ title: '  Paris ' }, token));
     expect(renamed.status).toBe(200);
-    expect(renamed.body).toMatchObject({
+    const iso = (ms: number) => new Date(ms).toISOString();
+    expect(renamed.body).toEqual({
       threadId,
       title: 'Paris',
-      runs: [{ status: 'finished' }],
+      createdAt: made.body.createdAt,
+      updatedAt: expect.stringMatching(ISO),
+      runs: [
+        {
+          runId,
+          status: 'finished',
+          lastOffset: stored.lastOffset,
+          createdAt: iso(stored.createdAt),
+          endedAt: iso(stored.endedAt!),
+        },
+      ],
+      // 3: the rename's history_changed, announced before the answer.
+      lastOffset: 3,
+      waiting: false,
+      interrupts: [],
     });
-    expect(Date.parse(renamed.body.updatedAt)).toBeGreaterThanOrEqual(
-      Date.parse(renamed.body.runs[0].endedAt),
-    );
+    expect(Date.parse(renamed.body.updatedAt)).toBeGreaterThanOrEqual(stored.endedAt!);
     const read = await call('GET', `/threads/${threadId}`, { headers: bearer(token) });
     expect(read.body).toEqual(renamed.body);
 
@@ -71,6 +92,45 @@ describe.each(STORES)('thread rename and delete on the $name store', ({ create }
     expect([head.status, head.headers.get('allow')]).toEqual([405, 'GET, PATCH, DELETE']);
     const put = await call('PUT', `/threads/${threadId}`, json({}, token));
     expect([put.status, put.headers.get('allow')]).toEqual([405, 'GET, PATCH, DELETE']);
+  });
+
+  it('a client following the thread sees the rename and the delete, then its stream closes; nothing of the thread is left', async () => {
+    const { threadId, token, runId } = await ctx.finishedRun('one');
+    const { manager, store } = ctx.server;
+    await waitFor(async () => (await manager.threads.head(threadId)).last === 2);
+    const interruptId = `${runId}/ask-1`;
+    const answer = { interruptId, runId: 'answering-run', status: 'resolved' as const };
+    expect(
+      await store.interrupts.claim(threadId, 'answering-run', [{ ...answer, answeredAt: 1 }]),
+    ).toBeNull();
+    const following = readEvents(`${ctx.base}/threads/${threadId}/events?after=2`, {
+      headers: bearer(token),
+    });
+    await waitFor(() => manager.threads.streams.count(threadId) === 1);
+
+    const renamed = await call('PATCH', `/threads/${threadId}`, json({ title: 'Paris' }, token));
+    expect([renamed.status, renamed.body.lastOffset]).toEqual([200, 3]);
+    const deleted = await call('DELETE', `/threads/${threadId}`, { headers: bearer(token) });
+    expect(deleted.status).toBe(204);
+    const read = await following;
+    const changed = (value: unknown) =>
+      JSON.stringify({ type: 'CUSTOM', name: 'resumable.history_changed', value });
+    expect(read.frames).toEqual([
+      { offset: 3, json: changed({ reason: 'renamed', title: 'Paris' }) },
+      { offset: 4, json: changed({ reason: 'deleted' }) },
+    ]);
+    expect(manager.threads.streams.count(threadId)).toBe(0);
+
+    // Nothing of the thread is left: no thread events, no interrupt answers…
+    expect(await leftovers(store, threadId, [interruptId])).toEqual({ events: 0, answers: 0 });
+    expect(await store.threadLog!.head(threadId)).toEqual({ first: 0, last: 0 });
+    expect(await store.threadLog!.read(threadId, 0, 10)).toEqual([]);
+    expect(await store.interrupts.get(threadId, [interruptId])).toEqual([]);
+    // …so a thread made again under its id starts from nothing.
+    expect(await store.createThread({ threadId, token: 'new', createdAt: 2 })).toBe(true);
+    expect(await store.interrupts.get(threadId, [interruptId])).toEqual([]);
+    expect(await manager.announce(threadId, 'resumable.history_changed', { reason: 'x' })).toBe(1);
+    await store.threadEdits.remove(threadId);
   });
 
   it('DELETE cancels the running run, then everything on the thread is gone', async () => {
@@ -151,3 +211,30 @@ describe('POST /threads', () => {
     }
   });
 });
+
+/** The thread's events and interrupt answers as the store holds them (its rows, its keys). */
+async function leftovers(store: EventStore, threadId: string, interruptIds: string[]) {
+  if (store instanceof SqliteStore) {
+    const db = new Database(store.path);
+    try {
+      const count = (table: string) =>
+        (
+          db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE thread_id = ?`).get(threadId) as {
+            n: number;
+          }
+        ).n;
+      return { events: count('thread_events'), answers: count('interrupt_answers') };
+    } finally {
+      db.close();
+    }
+  }
+  if (store instanceof RedisStore) {
+    const exists = (key: string) => store.call('test', (c) => c.exists(key));
+    return {
+      events: await exists(store.keys.threadEvents(threadId)),
+      answers: await exists(store.keys.interrupts(threadId)),
+    };
+  }
+  const { last } = await store.threadLog!.head(threadId);
+  return { events: last, answers: (await store.interrupts.get(threadId, interruptIds)).length };
+}

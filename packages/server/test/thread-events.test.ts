@@ -15,8 +15,13 @@ import { FAST, SLOW } from './http-server.js';
 
 /** `{type:"CUSTOM", name, value}` as the stream carries it (one line of JSON). */
 const custom = (name: string, value: unknown) => JSON.stringify({ type: 'CUSTOM', name, value });
-const started = (runId: string, text: string, id = 'u1') =>
-  custom('resumable.run_started', { runId, messages: [{ id, role: 'user', content: text }] });
+/** `parent`: the message the run's prompt hangs under (none for a thread's first prompt). */
+const started = (runId: string, text: string, id = 'u1', parent?: string) =>
+  custom('resumable.run_started', {
+    runId,
+    messages: [{ id, role: 'user', content: text }],
+    ...(parent === undefined ? {} : { parentMessageId: parent }),
+  });
 const ended = (runId: string) =>
   custom('resumable.run_ended', { runId, status: 'finished', outcome: { type: 'success' } });
 
@@ -80,11 +85,12 @@ describe.each(STORES)('thread event stream on the $name store', ({ create }) => 
     const log = [
       started(first.json.runId, 'first'),
       ended(first.json.runId),
-      started(second.json.runId, 'second', 'u2'),
+      // The scripted agent's answer to a run is `msg-<runId>`: the second prompt follows it.
+      started(second.json.runId, 'second', 'u2', `msg-${first.json.runId}`),
       ended(second.json.runId),
       custom('resumable.history_changed', { reason: 'renamed' }),
     ];
-    return { threadId, token, log };
+    return { threadId, token, log, lastRunId: second.json.runId };
   }
 
   it('resumes at every kept offset with exactly the events after it; 409 past the end, 410 before what is kept', async () => {
@@ -154,7 +160,7 @@ describe.each(STORES)('thread event stream on the $name store', ({ create }) => 
   });
 
   it('a connected client sees a run the server starts, announced then ended, live', async () => {
-    const { threadId, token } = await thread();
+    const { threadId, token, lastRunId } = await thread();
     const headers = bearer(token);
     const opened = server.manager.streamCounts().thread.opened;
     const live = readEvents(`${server.url}/threads/${threadId}/events?after=5`, { headers }, 2);
@@ -166,7 +172,7 @@ describe.each(STORES)('thread event stream on the $name store', ({ create }) => 
     });
     const read = await live;
     expect(read.frames).toEqual(
-      numbered([started(runId, 'nightly digest', 'job-1'), ended(runId)], 6),
+      numbered([started(runId, 'nightly digest', 'job-1', `msg-${lastRunId}`), ended(runId)], 6),
     );
     expect(server.manager.streamCounts().thread.opened).toBe(opened + 1);
     // What a thread deletion does after its announcement: this thread's streams end.
@@ -186,6 +192,36 @@ describe.each(STORES)('thread event stream on the $name store', ({ create }) => 
     // The run itself reads like any other.
     const events = await readEvents(`${server.url}/runs/${runId}/events`, { headers });
     expect(JSON.parse(events.frames.at(-1)!.json)).toMatchObject({ type: 'RUN_FINISHED', runId });
+  });
+
+  it('run_started names the message a regenerate or an edit hangs under; a new root has none', async () => {
+    const { threadId, token } = await thread();
+    const headers = bearer(token);
+    /** Runs `body` on the thread; its run_started (the log keeps only four events). */
+    const run = async (body: Record<string, unknown>) => {
+      const { last } = await head(threadId);
+      const posted = await postRun(server.url, { threadId, ...body }, headers);
+      expect(posted.status).toBe(201);
+      await waitFor(async () => (await head(threadId)).last === last + 2);
+      const [announced] = await server.manager.threads.log.read(threadId, last, 1);
+      return { runId: posted.json.runId as string, json: announced!.json };
+    };
+    const regenerate = await run({
+      messages: [],
+      parentMessageId: 'u2',
+      forwardedProps: { script: FAST },
+    });
+    expect(regenerate.json).toBe(
+      custom('resumable.run_started', {
+        runId: regenerate.runId,
+        messages: [],
+        parentMessageId: 'u2',
+      }),
+    );
+    const edit = await run({ ...prompt('edited', FAST, 'u2b'), parentMessageId: 'u1' });
+    expect(edit.json).toBe(started(edit.runId, 'edited', 'u2b', 'u1'));
+    const root = await run({ ...prompt('new root', FAST, 'u0'), parentMessageId: null });
+    expect(root.json).toBe(started(root.runId, 'new root', 'u0'));
   });
 
   it('startServerRun validates like POST /runs and keeps the thread limits', async () => {

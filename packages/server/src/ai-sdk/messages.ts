@@ -106,16 +106,20 @@ export function clientTools(input: RunAgentInput): ToolSet {
 }
 
 /**
- * A user turn with files: images as image parts, other files (PDF) as file parts, with the
- * bytes read from the store (the model cannot fetch the token-protected URL).
+ * A user turn with files: each file (image or PDF) as a `file` part of its media type (the
+ * `image` part is deprecated in AI SDK 7), with the bytes read from the store (the model
+ * cannot fetch the token-protected URL).
  */
 function userContent(parts: PromptPart[]): UserContent {
   return parts.map((part) => {
     if (part.kind === 'text') return { type: 'text' as const, text: part.text };
     const { file, bytes } = part;
-    return file.mimeType.startsWith('image/')
-      ? { type: 'image' as const, image: bytes, mediaType: file.mimeType }
-      : { type: 'file' as const, data: bytes, mediaType: file.mimeType, filename: file.name };
+    return {
+      type: 'file' as const,
+      data: { type: 'data' as const, data: bytes },
+      mediaType: file.mimeType,
+      filename: file.name,
+    };
   });
 }
 

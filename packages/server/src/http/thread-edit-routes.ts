@@ -4,9 +4,10 @@ import { bodyLimit } from 'hono/body-limit';
 import { authorizeOrThrow, newToken } from '../auth.js';
 import { deleteThread } from '../runs/thread-deletion.js';
 import type { FileStore, ThreadRecord } from '../stores/types.js';
+import { THREAD_EVENTS } from '../threads/thread-events.js';
 import type { RouteContext } from './context.js';
 import { BODY_READ } from './guards.js';
-import { threadJson } from './thread-routes.js';
+import { threadBody } from './thread-body.js';
 
 /** Longest thread title, in characters. */
 export const MAX_TITLE_LENGTH = 200;
@@ -46,7 +47,7 @@ export function threadEditRoutes(ctx: RouteContext, options: ThreadEditOptions):
     };
     await ctx.store.createThread(thread);
     if (title !== null) await ctx.store.threadEdits.rename(threadId, title, now);
-    return c.json({ ...threadJson(thread, []), token: thread.token }, 201);
+    return c.json({ ...(await threadBody(ctx, thread, 20)), token: thread.token }, 201);
   });
 
   routes.patch('/threads/:threadId', limit, async (c) => {
@@ -58,8 +59,12 @@ export function threadEditRoutes(ctx: RouteContext, options: ThreadEditOptions):
     if (!(await ctx.store.threadEdits.rename(threadId, title, Date.now()))) {
       throw new ResumableError('thread_not_found', `no thread ${threadId}`);
     }
-    const renamed = await ctx.loadThread(threadId);
-    return c.json(threadJson(renamed, await ctx.store.listRuns(threadId, 20)));
+    // Awaited (it never throws for the store): the answer's lastOffset then includes it.
+    await ctx.manager.announce(threadId, THREAD_EVENTS.historyChanged, {
+      reason: 'renamed',
+      title,
+    });
+    return c.json(await threadBody(ctx, await ctx.loadThread(threadId), 20));
   });
 
   routes.delete('/threads/:threadId', async (c) => {

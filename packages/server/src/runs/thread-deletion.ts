@@ -1,16 +1,20 @@
 import type { RunManager } from '../run-manager.js';
 import { sleep } from '../sleep.js';
 import type { FileStore } from '../stores/types.js';
+import { THREAD_EVENTS } from '../threads/thread-events.js';
 
 /** Most runs a thread can have that a delete looks at (far above any per-thread rate). */
 const MAX_RUNS = 100_000;
 /** How long a delete waits for a run produced on another instance to end. */
 const REMOTE_END_MS = 5000;
+/** How long a delete waits for its announcement to reach this instance's open streams. */
+const DELIVERY_MS = 2000;
 
 /**
  * Deletes a thread and everything on it: its running runs are cancelled and ended first
- * (so no producer writes into a deleted thread), then its files, then its runs, their
- * events and its history.
+ * (so no producer writes into a deleted thread), `history_changed {reason:"deleted"}` is
+ * announced, then its files, its runs, their events, its history, its thread events and
+ * interrupt answers are removed, and its open thread streams close.
  */
 export async function deleteThread(
   manager: RunManager,
@@ -31,6 +35,13 @@ export async function deleteThread(
       await sleep(10);
     }
   }
+  // Announced before anything is removed, and delivered to this instance's open streams
+  // before they close: a client following the thread learns why its stream ended.
+  const offset = await manager.announce(threadId, THREAD_EVENTS.historyChanged, {
+    reason: 'deleted',
+  });
+  if (offset !== null) await manager.threads.streams.delivered(threadId, offset, DELIVERY_MS);
   await files.removeThread(threadId);
   await store.threadEdits.remove(threadId);
+  manager.threads.deleted(threadId);
 }

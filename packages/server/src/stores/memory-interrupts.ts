@@ -35,6 +35,11 @@ export class MemoryInterruptLedger implements InterruptLedger {
     }
   }
 
+  /** Drops a deleted thread's answers. */
+  forget(threadId: string): void {
+    this.byThread.delete(threadId);
+  }
+
   async get(threadId: string, interruptIds: readonly string[]): Promise<InterruptAnswer[]> {
     const known = this.byThread.get(threadId);
     if (!known) return [];

@@ -77,6 +77,8 @@ export class MemoryStore implements EventStore {
         this.runs.delete(runId);
       }
       this.threads.delete(threadId);
+      this.threadLog.forget(threadId);
+      this.interrupts.forget(threadId);
     },
   };
 

@@ -7,6 +7,7 @@ import { entryId, offsetOf, RedisKeys } from './redis/keys.js';
 import type { RedisStoreOptions } from './redis/options.js';
 import { messagePage, THREAD_FIELDS, threadOf, toRecord } from './redis/records.js';
 import { SCRIPTS, type ScriptCommands } from './redis/scripts.js';
+import { findOrphanedRuns, pruneEvents } from './redis/sweeps.js';
 import { TailReader, unavailable } from './redis/tail.js';
 import { RedisThreadLog } from './redis/thread-log.js';
 import { RedisFiles, RedisThreadEdits } from './redis/threads.js';
@@ -217,43 +218,12 @@ export class RedisStore implements EventStore {
 
   // ---- orphans and retention -------------------------------------------------------------
 
-  async findOrphanedRuns(): Promise<RunRecord[]> {
-    const ids = await this.call('findOrphanedRuns', (c) => c.smembers(this.keys.running));
-    if (ids.length === 0) return [];
-    const leases = await Promise.all(
-      ids.map((id) => this.call('findOrphanedRuns', (c) => c.exists(this.keys.lease(id)))),
-    );
-    const lapsed = ids.filter((_, i) => leases[i] === 0);
-    const records = await Promise.all(lapsed.map((id) => this.getRun(id)));
-    const orphans: RunRecord[] = [];
-    for (let i = 0; i < lapsed.length; i++) {
-      const record = records[i];
-      if (record?.status === 'running') orphans.push(record);
-      else if (!record) {
-        // The run's hash is gone (deleted by hand): stop scanning it.
-        await this.call('findOrphanedRuns', (c) => c.srem(this.keys.running, lapsed[i]!));
-      }
-    }
-    return orphans;
+  findOrphanedRuns(): Promise<RunRecord[]> {
+    return findOrphanedRuns(this);
   }
 
-  async pruneEvents(endedBefore: number): Promise<number> {
-    let pruned = 0;
-    // Bounded: at most 1,000 batches of 100 runs per sweep; the next sweep goes on.
-    for (let round = 0; round < 1000; round++) {
-      const ids = await this.call('pruneEvents', (c) =>
-        c.zrangebyscore(this.keys.ended, '-inf', `(${endedBefore}`, 'LIMIT', 0, 100),
-      );
-      for (const id of ids) {
-        const k = this.keys;
-        const done = await this.call('pruneEvents', (c) =>
-          c.rsPruneRun(k.run(id), k.events(id), k.ended, id),
-        );
-        if (done === 1) pruned++;
-      }
-      if (ids.length < 100) break;
-    }
-    return pruned;
+  pruneEvents(endedBefore: number): Promise<number> {
+    return pruneEvents(this, endedBefore);
   }
 
   // ---- shared-store members --------------------------------------------------------------

@@ -206,8 +206,9 @@ export class SqliteStore implements EventStore {
       deleteEvents: db.prepare('DELETE FROM events WHERE run_id = ?'),
       markPruned: db.prepare('UPDATE runs SET events_pruned = 1 WHERE run_id = ?'),
     };
-
     const s = this.stmt;
+    // Built before the edits, like `interrupts`: a thread's removal empties their tables.
+    this.threadLog = new SqliteThreadLog(db, (fn) => this.guard(fn));
     this.threadEdits = new SqliteThreadEdits(db, (fn) => this.guard(fn));
     this.files = new SqliteFiles(db, (fn) => this.guard(fn));
     this.appendTx = db.transaction(
@@ -242,7 +243,6 @@ export class SqliteStore implements EventStore {
         }
       },
     );
-    this.threadLog = new SqliteThreadLog(db, (fn) => this.guard(fn));
   }
 
   async createThread(thread: ThreadRecord): Promise<boolean> {

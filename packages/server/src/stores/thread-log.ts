@@ -79,6 +79,11 @@ export class MemoryThreadLog implements ThreadLogStore {
     return { first: log.events[0]!.offset, last: log.last };
   }
 
+  /** Drops a deleted thread's log: a thread made later under its id starts at offset 1. */
+  forget(threadId: string): void {
+    this.logs.delete(threadId);
+  }
+
   clear(): void {
     this.logs.clear();
   }

@@ -31,6 +31,13 @@ export function newMessages(messages: readonly Message[]): Message[] {
   return messages.slice(start).filter((m) => m.role !== 'assistant' && m.role !== 'tool');
 }
 
+/** `history_changed {reason:"deleted"}`: nothing follows it on the thread's stream. */
+function isDeletion(json: string): boolean {
+  if (!json.includes('"deleted"')) return false;
+  const event = JSON.parse(json) as { name?: unknown; value?: { reason?: unknown } | null };
+  return event.name === THREAD_EVENTS.historyChanged && event.value?.reason === 'deleted';
+}
+
 /** Announcements waiting for the store at once, all threads together. */
 const MAX_QUEUED = 10_000;
 
@@ -63,6 +70,7 @@ export class ThreadEvents {
       subscriberBufferEvents: options.subscriberBufferEvents,
       pollMs: options.pollMs,
       warn: options.warn,
+      isLast: isDeletion,
     });
     this.announcer = new Announcer({
       log: this.log,
@@ -85,12 +93,16 @@ export class ThreadEvents {
     return this.announcer.announce(threadId, { type: EventType.CUSTOM, name, value });
   }
 
-  /** `resumable.run_started`: the run's id, its new messages and its `resume`, if any. */
-  runStarted(input: RunAgentInput): void {
+  /**
+   * `resumable.run_started`: the run's id, its new messages, the message they hang under
+   * in the thread's tree (`parentMessageId`, absent for a new root) and its `resume`, if any.
+   */
+  runStarted(input: RunAgentInput, parentMessageId: string | null): void {
     const resume = (input as { resume?: unknown }).resume;
     void this.announce(input.threadId, THREAD_EVENTS.runStarted, {
       runId: input.runId,
       messages: newMessages(input.messages),
+      ...(parentMessageId === null ? {} : { parentMessageId }),
       ...(resume === undefined ? {} : { resume }),
     });
   }
@@ -104,6 +116,15 @@ export class ThreadEvents {
       ...(outcome === undefined ? {} : { outcome }),
       ...(error === undefined ? {} : { error }),
     });
+  }
+
+  /**
+   * After a thread's deletion: its open streams close (their clients then get `404`), and
+   * this manager's own log of it (for a store without one) is dropped.
+   */
+  deleted(threadId: string): void {
+    if (this.log instanceof MemoryThreadLog) this.log.forget(threadId);
+    this.streams.drop(threadId);
   }
 
   head(threadId: string): Promise<ThreadLogHead> {

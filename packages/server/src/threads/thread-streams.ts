@@ -1,4 +1,5 @@
 import { ResumableError } from '@resumable/protocol';
+import { sleep } from '../sleep.js';
 import type { ThreadLogStore } from '../stores/thread-log.js';
 import type { StoredEvent } from '../stores/types.js';
 import { Hub, Subscription, type SubscriptionSource } from '../subscription.js';
@@ -9,6 +10,8 @@ export interface ThreadStreamsOptions {
   subscriberBufferEvents: number;
   pollMs: number;
   warn: (message: string) => void;
+  /** Whether an event (its JSON) is the thread's last: its streams end right after it. */
+  isLast: (json: string) => boolean;
 }
 
 /**
@@ -75,7 +78,7 @@ export class ThreadStreams {
   /** An event this instance stored: live streams get it (stores without a live tail). */
   published(threadId: string, event: StoredEvent): void {
     if (this.options.log.subscribe) return;
-    this.hubs.get(threadId)?.publish([event], false);
+    this.hubs.get(threadId)?.publish([event], this.options.isLast(event.json));
   }
 
   count(threadId?: string): number {
@@ -84,6 +87,17 @@ export class ThreadStreams {
 
   ping(now: number, idleMs: number): void {
     for (const sub of this.subscriptions) sub.ping(now, idleMs);
+  }
+
+  /**
+   * Resolves once every open stream of the thread has sent `offset` (or closed), or after
+   * `timeoutMs`: a shared store's tail delivers an announcement a moment after it is stored.
+   */
+  async delivered(threadId: string, offset: number, timeoutMs: number): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    const behind = () =>
+      [...this.subscriptions].some((sub) => sub.runId === threadId && sub.cursor < offset);
+    for (let i = 0; i < 1000 && behind() && Date.now() < until; i++) await sleep(10);
   }
 
   /**
@@ -135,7 +149,12 @@ export class ThreadStreams {
       hub.stopTail = log.subscribe(
         threadId,
         last,
-        (events) => hub.publish(events, false),
+        // A deletion announced on another instance ends this one's streams too.
+        (events) =>
+          hub.publish(
+            events,
+            events.some((e) => this.options.isLast(e.json)),
+          ),
         (error) => {
           warn(`live tail of thread ${threadId} failed: ${String(error)}`);
           this.release(hub);

@@ -48,6 +48,7 @@ describe('thread event stream across two instances on one Redis', () => {
       custom('resumable.run_started', {
         runId,
         messages: [{ id: 'u2', role: 'user', content: 'second' }],
+        parentMessageId: `msg-${first.json.runId}`,
       }),
       custom('resumable.run_ended', { runId, status: 'finished', outcome: { type: 'success' } }),
       custom('resumable.history_changed', { reason: 'renamed' }),
@@ -67,6 +68,26 @@ describe('thread event stream across two instances on one Redis', () => {
       );
       expect(read.frames).toEqual(all.frames.slice(after));
     }
+  });
+
+  it('a thread deleted on A ends the streams following it on B, right after its announcement', async () => {
+    const first = await postRun(a.url, prompt('doomed', FAST));
+    const { threadId, token } = first.json;
+    const headers = bearer(token);
+    await waitFor(async () => (await b.manager.threads.head(threadId)).last === 2);
+    const onB = readEvents(`${b.url}/threads/${threadId}/events?after=2`, { headers });
+    await waitFor(() => b.manager.threads.streams.count(threadId) === 1);
+    const deleted = await fetch(`${a.url}/threads/${threadId}`, { method: 'DELETE', headers });
+    expect(deleted.status).toBe(204);
+    expect((await onB).frames).toEqual([
+      { offset: 3, json: custom('resumable.history_changed', { reason: 'deleted' }) },
+    ]);
+    expect(b.manager.threads.streams.count(threadId)).toBe(0);
+    const gone = await fetch(`${b.url}/threads/${threadId}/events?after=3`, { headers });
+    expect([gone.status, await gone.json()]).toEqual([
+      404,
+      { error: { code: 'thread_not_found', message: `no thread ${threadId}` } },
+    ]);
   });
 
   it('announcements racing on both instances get offsets 1..N, each once', async () => {

@@ -34,7 +34,7 @@ export class RedisThreadEdits implements ThreadEdits {
         multi.zrem(k.ended, runId);
       }
       multi.del(k.thread(threadId), k.threadRuns(threadId), k.history(threadId));
-      multi.del(k.messages(threadId));
+      multi.del(k.messages(threadId), k.threadEvents(threadId), k.interrupts(threadId));
       return multi.exec();
     });
   }
