@@ -86,11 +86,13 @@ describe('approvals in Chromium', () => {
     await Promise.all([approve(one), approve(two)]);
     await waitForReply(one, APPROVED);
     await waitForReply(two, APPROVED);
-    // Both tabs asked (two POSTs with `resume`); the server started one run.
+    // Both tabs clicked. A tab that hears of the other's answer on the thread stream before
+    // its own click goes out sends nothing, so one or two POSTs carry `resume`; either way
+    // the server started exactly one continuation run.
     const resumes = [...one.runPosts, ...two.runPosts].filter((r) =>
       r.postData()?.includes('"resume"'),
     );
-    expect(resumes).toHaveLength(2);
+    expect([1, 2]).toContain(resumes.length);
     const runs = await threadRuns(one);
     expect(runs).toHaveLength(2);
     expect(

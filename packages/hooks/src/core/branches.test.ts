@@ -56,6 +56,60 @@ describe('visibleBranch', () => {
     ]);
   });
 
+  it('a message named again (history, a settled run, a continuation) is one node, newest content', () => {
+    const asked = msg('asked', 'assistant', { parentId: 'p' });
+    const tools = msg('tools', 'assistant');
+    const result = msg('result', 'assistant');
+    const newer = msg('result', 'assistant', { content: 'result, as the continuation folded it' });
+    const answer = msg('answer', 'assistant');
+    const s = sources({
+      all: [p, asked, tools, result, asked, tools, result, tools, newer, answer],
+      history: [p, asked, tools, result],
+      runIds: new Set(['tools', 'result', 'answer']),
+      runId: 'continuation',
+      runFirstId: 'tools',
+    });
+    expect(view(s)).toEqual([
+      ['p', ''],
+      ['asked', ''],
+      ['tools', ''],
+      ['result', ''],
+      ['answer', ''],
+    ]);
+    expect(visibleBranch(s, new BranchCache())[3]?.content).toBe(
+      'result, as the continuation folded it',
+    );
+  });
+
+  it('a settled copy placed by guess before the server’s copy takes the server’s parent: no loop', () => {
+    // After a reload the settled run (no parents) comes before the history page's copies
+    // (with parents); the user prompt, placed after it, would otherwise close a loop.
+    const asked = msg('asked', 'assistant');
+    const tools = msg('tools', 'assistant');
+    const answer = msg('answer', 'assistant');
+    const s = sources({
+      all: [
+        asked,
+        tools,
+        p,
+        { ...asked, parentId: 'p' } as ChatMessage,
+        { ...tools, parentId: 'asked' } as ChatMessage,
+        tools,
+        answer,
+      ],
+      history: [p, { ...asked, parentId: 'p' } as ChatMessage],
+      runIds: new Set(['tools', 'answer']),
+      runId: 'continuation',
+      runFirstId: 'tools',
+    });
+    expect(view(s)).toEqual([
+      ['p', ''],
+      ['asked', ''],
+      ['tools', ''],
+      ['answer', ''],
+    ]);
+  });
+
   it('a regenerate waiting in the outbox ends the branch at its prompt', () => {
     const item: OutboxItem = {
       runId: 'r2',

@@ -75,14 +75,23 @@ export function visibleBranch(sources: BranchSources, cache: BranchCache): ChatM
   // the current leaf"). A regenerate waiting or just started has no message: its prompt is.
   let leaf: Parent = sources.hasOlder ? undefined : null;
   let previousId: string | null = null;
+  const guessed = new Set<string>();
+  const attach = (id: string, parent: Parent) => {
+    parents.set(id, parent);
+    if (parent === undefined) return;
+    const list = children.get(parent);
+    if (list) list.push(id);
+    else children.set(parent, [id]);
+  };
+  const reparent = (id: string, parent: Parent) => {
+    const old = parents.get(id);
+    const list = old === undefined ? undefined : children.get(old);
+    if (list) list.splice(list.indexOf(id), 1);
+    attach(id, parent);
+  };
   const place = (m: ChatMessage, parent: Parent) => {
     byId.set(m.id, m);
-    parents.set(m.id, parent);
-    if (parent !== undefined) {
-      const list = children.get(parent);
-      if (list) list.push(m.id);
-      else children.set(parent, [m.id]);
-    }
+    attach(m.id, parent);
     leaf = m.id;
   };
   const outboxIds = new Set<string>();
@@ -90,8 +99,21 @@ export function visibleBranch(sources: BranchSources, cache: BranchCache): ChatM
   const allById = new Map(all.map((m) => [m.id, m]));
   for (const m of all) {
     if (outboxIds.has(m.id)) continue;
+    if (byId.has(m.id)) {
+      // The same message again (history, a settled run and a continuation that repeats a
+      // tool call all name it): one node, its newest content, and the server's parent when
+      // this copy names one and the first was placed by guess. Placed twice, it would make
+      // a cycle and show twice.
+      byId.set(m.id, m);
+      const named = explicitParent(m);
+      if (named !== undefined && guessed.delete(m.id)) reparent(m.id, named);
+      leaf = m.id;
+      previousId = m.id;
+      continue;
+    }
     const regen = sources.regenerated;
     let parent: Parent = explicitParent(m);
+    if (parent === undefined) guessed.add(m.id);
     if (regen && regen.runId === sources.runId && m.id === sources.runFirstId) {
       parent = regen.parentId;
     } else if (parent === undefined) {
@@ -117,9 +139,13 @@ export function visibleBranch(sources: BranchSources, cache: BranchCache): ChatM
   }
   if (through !== null && byId.has(through)) leaf = newestDescendant(through, children);
   const path: ChatMessage[] = [];
-  for (let at: Parent = leaf; typeof at === 'string' && path.length <= byId.size; ) {
+  // A guessed parent can still close a loop with the server's: the walk stops at a message
+  // it has already shown, so no message shows twice.
+  const shown = new Set<string>();
+  for (let at: Parent = leaf; typeof at === 'string' && !shown.has(at); ) {
     const m = byId.get(at);
     if (!m) break;
+    shown.add(at);
     path.push(m);
     at = parents.get(at);
   }
