@@ -82,12 +82,19 @@ describe('approvals in Chromium', () => {
     const { one, two: openTwo } = await askApproval();
     const two = await openTwo();
     await card(two).waitFor({ timeout: 10_000 });
-    const approve = (demo: DemoPage) => demo.page.getByRole('button', { name: 'Approve' }).click();
+    await card(one).waitFor({ timeout: 10_000 });
+    // Both tabs click in the same moment, in the page (a Playwright click waits for the
+    // button, which is gone once the other tab's answer arrived: that is the point).
+    const approve = (demo: DemoPage) =>
+      demo.page.evaluate(() => {
+        const buttons = [...document.querySelectorAll<HTMLButtonElement>('button')];
+        buttons.find((b) => b.textContent === 'Approve')?.click();
+      });
     await Promise.all([approve(one), approve(two)]);
     await waitForReply(one, APPROVED);
     await waitForReply(two, APPROVED);
-    // Both tabs clicked. A tab that hears of the other's answer on the thread stream before
-    // its own click goes out sends nothing, so one or two POSTs carry `resume`; either way
+    // A tab that hears of the other's answer on the thread stream before its own click goes
+    // out sends nothing, so one or two POSTs carry `resume`; either way
     // the server started exactly one continuation run.
     const resumes = [...one.runPosts, ...two.runPosts].filter((r) =>
       r.postData()?.includes('"resume"'),
