@@ -79,6 +79,10 @@ describe('tabs share one connection; devices follow the conversation', () => {
     expect(Date.now() - closed).toBeLessThan(1000);
     // The new leader resumed from its own offset, not from 0.
     const [x, y] = tabs.filter((t) => t !== first) as [DemoPage, DemoPage];
+    // The server counts the stream as it opens; the page records the request a moment later.
+    await expect
+      .poll(() => x.eventsRequests.length + y.eventsRequests.length, { timeout: 5000 })
+      .toBe(1);
     const leader = x.eventsRequests.length === 1 ? x : y;
     const follower = leader === x ? y : x;
     expect(leader.eventsRequests.map((r) => r.after > 0)).toEqual([true]);
