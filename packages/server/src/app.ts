@@ -7,7 +7,7 @@ import { KNOWN_FILE_TYPES } from './files/sniff.js';
 import type { FileLimits } from './http/file-routes.js';
 import { createHttpApp } from './http.js';
 import { type RunLimits, RunManager } from './run-manager.js';
-import { DEFAULT_LIMITS } from './runs/options.js';
+import { DEFAULT_LIMITS, DEFAULT_MAX_BODY_BYTES } from './runs/options.js';
 import { openStore } from './stores/open.js';
 import type { EventStore } from './stores/types.js';
 
@@ -140,7 +140,7 @@ export interface ResumableApp {
   close(): Promise<void>;
 }
 
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+export { DEFAULT_MAX_BODY_BYTES };
 
 /**
  * The whole server as a Web handler, for any runtime that speaks `Request`/`Response`
@@ -166,6 +166,7 @@ export function createResumableApp(options: ResumableServerOptions = {}): Resuma
     files: { store: files.files, basePath: basePath === '/' ? '' : basePath.replace(/\/$/, '') },
     agent: options.agent ?? scriptedAgent(),
     limits: runLimits,
+    maxBodyBytes,
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
     ...(options.retention?.eventsHours === undefined
       ? {}

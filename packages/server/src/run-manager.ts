@@ -7,6 +7,7 @@ import { FanOut, type StreamOpen } from './runs/fan-out.js';
 import { startHousekeeping } from './runs/housekeeping.js';
 import {
   DEFAULT_LIMITS,
+  DEFAULT_MAX_BODY_BYTES,
   definedOnly,
   type RunLimits,
   type RunManagerOptions,
@@ -38,6 +39,10 @@ export class RunManager {
   readonly instanceId: string;
   readonly limits: RunLimits;
   readonly heartbeatMs: number;
+  /** Largest run request as JSON (`RunManagerOptions.maxBodyBytes`). */
+  readonly maxBodyBytes: number;
+  /** Uploaded files, for the checks of prompts that name them. */
+  readonly files: RunManagerOptions['files'];
   private readonly agent: Agent;
   private readonly retentionMs: number;
   private readonly leaseMs: number;
@@ -66,6 +71,8 @@ export class RunManager {
       throw new RangeError('limits.maxRunMs must be from 1 to 2147483647');
     }
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
+    this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.files = options.files;
     this.retentionMs = (options.retentionHours ?? 168) * 3_600_000;
     this.instanceId = options.instanceId ?? crypto.randomUUID();
     this.leaseMs = options.leaseMs ?? 15_000;

@@ -226,6 +226,7 @@ describe.each(STORES)('thread event stream on the $name store', ({ create }) => 
 
   it('startServerRun validates like POST /runs and keeps the thread limits', async () => {
     const { threadId } = await thread();
+    const before = await head(threadId);
     const message = [{ id: 'j', role: 'user' as const, content: 'x' }];
     await expect(
       startServerRun(server, { threadId: 'nope', messages: message }),
@@ -243,6 +244,38 @@ describe.each(STORES)('thread event stream on the $name store', ({ create }) => 
       code: 'bad_request',
       message: 'messages must be an array of AG-UI messages',
     });
+    // The POST /runs limit (1 MiB here): the request as JSON, refused before anything is stored.
+    const big = [{ id: 'j', role: 'user' as const, content: 'x'.repeat(1024 * 1024) }];
+    await expect(startServerRun(server, { threadId, messages: big })).rejects.toMatchObject({
+      code: 'payload_too_large',
+      message: 'the request body is over the limit of 1048576 bytes',
+    });
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    await expect(
+      startServerRun(server, { threadId, messages: message, forwardedProps: cyclic }),
+    ).rejects.toMatchObject({
+      code: 'bad_request',
+      message: expect.stringMatching(
+        /^the request is not JSON: TypeError: Converting circular structure to JSON/,
+      ),
+    });
+    const image = { type: 'image', source: { type: 'url', value: 'https://evil.example/x.png' } };
+    await expect(
+      startServerRun(server, {
+        threadId,
+        messages: [{ id: 'j', role: 'user' as const, content: [image] as never }],
+      }),
+    ).rejects.toMatchObject({
+      code: 'bad_request',
+      message:
+        'messages[0].content[0].source must be {type:"url", value} with the URL of a file uploaded to this thread',
+    });
+    await expect(
+      startServerRun(server, { threadId, messages: message, parentMessageId: 'no-such' }),
+    ).rejects.toMatchObject({ code: 'message_not_found' });
+    // None of them stored a run or announced one.
+    expect(await head(threadId)).toEqual(before);
     const slow = await startServerRun(server, {
       threadId,
       messages: message,

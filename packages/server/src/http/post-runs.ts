@@ -1,11 +1,11 @@
-import type { RunAgentInput } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { authorizeOrThrow, newToken, tokenPolicy } from '../auth.js';
 import { checkFileReferences } from '../files/references.js';
-import { parseRunRequest, type RunRequest } from '../input.js';
+import type { RunRequest } from '../input.js';
 import { notOpen } from '../runs/interrupts.js';
+import { type AcceptedRunRequest, acceptRunRequest } from '../runs/run-request.js';
 import type { FileStore, RunRecord, ThreadRecord } from '../stores/types.js';
 import type { RouteContext } from './context.js';
 import { BODY_READ } from './guards.js';
@@ -69,12 +69,8 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
   };
 
   /** Creates the thread if needed, authorizes, admits and starts the run. */
-  const start = async (
-    c: Context,
-    parsed: RunRequest,
-    input: RunAgentInput,
-    bytes: number,
-  ): Promise<Started> => {
+  const start = async (c: Context, accepted: AcceptedRunRequest): Promise<Started> => {
+    const { parsed, input, bytes } = accepted;
     const { threadId, runId } = input;
     let thread = await store.getThread(threadId);
     // A duplicate of the POST that created this thread a moment ago (possibly sent to
@@ -101,7 +97,7 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
     let threadExists = thread !== null;
     const address = options.clientAddress(c);
     if (!thread) {
-      if (typeof parsed.parentMessageId === 'string') {
+      if (typeof accepted.parentMessageId === 'string') {
         throw new ResumableError('message_not_found', `thread ${threadId} has no messages yet`);
       }
       // A POST refused for a limit must not leave its new thread behind (a retry would
@@ -134,7 +130,7 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
     const { created, run } = await manager.startRun(
       input,
       { address, threadExists, bytes },
-      parsed.parentMessageId,
+      accepted.parentMessageId,
     );
     return created ? { created: run, thread } : { existing: run };
   };
@@ -153,30 +149,19 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
     async (c) => {
       const text = await c.req.text();
       c.set(BODY_READ as never, true as never);
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        throw new ResumableError('bad_request', 'the body is not valid JSON');
-      }
       // Everything that could fail later is refused here, before anything is stored.
-      const parsed = parseRunRequest(body);
-      const { parentMessageId: _parent, ...request } = parsed;
-      const input = {
-        ...request,
-        threadId: parsed.threadId ?? crypto.randomUUID(),
-        runId: parsed.runId ?? crypto.randomUUID(),
-        state: parsed.state ?? {},
-      } as RunAgentInput;
-      manager.validate(input);
+      const accepted = acceptRunRequest(text, {
+        maxBodyBytes: options.maxBodyBytes,
+        validate: (input) => manager.validate(input),
+      });
+      const { parsed } = accepted;
 
-      if (parsed.runId === undefined)
-        return finish(c, parsed, await start(c, parsed, input, Buffer.byteLength(text)));
+      if (parsed.runId === undefined) return finish(c, parsed, await start(c, accepted));
       // An idempotent retry: the runId is the secret, so no token is needed to learn it again.
       const twin = inflight.get(parsed.runId);
       const existing = (twin && (await twin)) || (await store.getRun(parsed.runId));
       if (existing) return answerExisting(c, existing, parsed.threadId);
-      const starting = start(c, parsed, input, Buffer.byteLength(text));
+      const starting = start(c, accepted);
       const settled = starting.then(
         (result) => ('created' in result ? result.created : result.existing),
         () => null,

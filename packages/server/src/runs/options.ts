@@ -80,10 +80,19 @@ export const DEFAULT_LIMITS: RunLimits = {
   agentHistoryMessages: 100,
 };
 
+/** Largest run request (`POST /runs` body, `startServerRun` request) by default: 1 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
 export interface RunManagerOptions {
   store: EventStore;
   agent: Agent;
   limits?: Partial<RunLimits>;
+  /**
+   * Largest run request as JSON (`POST /runs` body, `startServerRun` request); larger is
+   * refused `413 payload_too_large`.
+   * @default 1048576 (1 MiB)
+   */
+  maxBodyBytes?: number;
   /**
    * Longest silence on a live stream: one idle for half of it gets a `: ping` comment.
    * @default 15000

@@ -1,7 +1,8 @@
-import type { RunAgentInput } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
-import { parseRunRequest, type RunRequest } from '../input.js';
+import { checkFileReferences } from '../files/references.js';
+import type { RunRequest } from '../input.js';
 import type { RunManager } from '../run-manager.js';
+import { acceptRunRequest, requestText } from '../runs/run-request.js';
 
 /** A run the server starts itself: `POST /runs`'s body, in a thread that exists. */
 export type ServerRunRequest = Pick<RunRequest, 'messages'> &
@@ -16,8 +17,9 @@ export type ServerRunRequest = Pick<RunRequest, 'messages'> &
  * stream (`resumable.run_started`, so every open tab and device follows it live) and
  * readable at `GET /runs/{runId}/events`.
  *
- * The request is validated like a `POST /runs` body (a `ResumableError` `bad_request`
- * before anything is stored), and the thread's limits apply: a thread with a run still
+ * The request is checked exactly as a `POST /runs` body is, before anything is stored: as
+ * its JSON, against `limits.maxBodyBytes` (`payload_too_large`), its shape and the
+ * uploads its file parts name (`bad_request`), and the thread's limits apply: a thread with a run still
  * running refuses with `409 run_in_progress` (`error.runId` names it). Idempotent by
  * `runId` like `POST /runs`: a repeated `runId` starts nothing and answers the same ids.
  *
@@ -37,23 +39,22 @@ export async function startServerRun(
   request: ServerRunRequest,
 ): Promise<{ runId: string; threadId: string }> {
   const { manager } = server;
-  const parsed = parseRunRequest(request);
-  const threadId = parsed.threadId;
+  // The one path a `POST /runs` body takes: its size limit, its shape, the agent's checks.
+  const { input, parsed, parentMessageId, bytes } = acceptRunRequest(requestText(request), manager);
+  const { threadId } = parsed;
   if (threadId === undefined) {
     throw new ResumableError('bad_request', 'threadId is required: a server run joins a thread');
   }
   if (!(await manager.store.getThread(threadId))) {
     throw new ResumableError('thread_not_found', `no thread ${threadId}`);
   }
-  const input = {
-    ...parsed,
-    threadId,
-    runId: parsed.runId ?? crypto.randomUUID(),
-    state: parsed.state ?? {},
-  } as RunAgentInput;
-  manager.validate(input);
-  const bytes = Buffer.byteLength(JSON.stringify(request));
-  const { run } = await manager.startRun(input, { address: null, threadExists: true, bytes });
+  const files = manager.files;
+  await checkFileReferences(input.messages, threadId, files?.basePath ?? '', files?.store ?? null);
+  const { run } = await manager.startRun(
+    input,
+    { address: null, threadExists: true, bytes },
+    parentMessageId,
+  );
   if (run.threadId !== threadId) {
     throw new ResumableError('bad_request', `runId ${run.runId} belongs to another thread`);
   }
