@@ -33,9 +33,11 @@ interface MemoryThread {
 
 export interface MemoryStoreOptions {
   /**
-   * Bytes of event JSON the store keeps. Past it, the events of the runs that ended first
-   * are dropped (as retention would: their snapshots stay, a replay of them answers `410`);
-   * when only running runs are left, appends fail `store_unavailable` (the run then holds
+   * Bytes of event JSON the store keeps, of runs and of thread event streams. Past it, the
+   * events of the runs that ended first are dropped (as retention would: their snapshots
+   * stay, a replay of them answers `410`), then the oldest thread events (a thread stream
+   * resumed before them answers `410`); when only running runs' events are left, appends
+   * fail `store_unavailable` (the run then holds
    * its events and ends `store_unavailable` past `limits.storeOutageMs`; an append that
    * ends a run is always taken).
    * @default 268435456 (256 MiB)
@@ -59,7 +61,15 @@ export class MemoryStore implements EventStore {
   private eventBytes = 0;
   private readonly maxEventBytes: number;
   /** The thread event logs (protocol.md, "Thread event stream"). */
-  readonly threadLog = new MemoryThreadLog((threadId) => this.threads.has(threadId));
+  readonly threadLog = new MemoryThreadLog((threadId) => this.threads.has(threadId), {
+    reserve: (bytes) => {
+      this.makeRoom(bytes, false);
+      this.eventBytes += bytes;
+    },
+    release: (bytes) => {
+      this.eventBytes -= bytes;
+    },
+  });
   readonly files = new MemoryFiles();
   readonly threadEdits: ThreadEdits = {
     rename: async (threadId, title, updatedAt) => {
@@ -230,16 +240,21 @@ export class MemoryStore implements EventStore {
   }
 
   /**
-   * Drops the events of the runs that ended first until `bytes` more fit. A run's last
-   * append (with its end) is always taken, so every run can end even in a full store.
+   * Drops the events of the runs that ended first, then the oldest thread events, until
+   * `bytes` more fit. A run's last append (with its end) is always taken, so every run can
+   * end even in a full store; an append larger than the whole cap evicts nothing.
    */
   private makeRoom(bytes: number, ending: boolean): void {
-    for (const runId of this.ended) {
-      if (this.eventBytes + bytes <= this.maxEventBytes) return;
-      const run = this.runs.get(runId);
-      if (run) this.dropEvents(run);
+    const fits = () => this.eventBytes + bytes <= this.maxEventBytes;
+    if (ending || bytes <= this.maxEventBytes) {
+      for (const runId of this.ended) {
+        if (fits()) return;
+        const run = this.runs.get(runId);
+        if (run) this.dropEvents(run);
+      }
+      while (!fits() && this.threadLog.evictOldest()) {}
     }
-    if (!ending && this.eventBytes + bytes > this.maxEventBytes) {
+    if (!ending && !fits()) {
       throw new ResumableError(
         'store_unavailable',
         `the memory store is full: ${this.eventBytes} of ${this.maxEventBytes} bytes of events`,

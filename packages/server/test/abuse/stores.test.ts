@@ -94,7 +94,8 @@ describe('abuse: store housekeeping', () => {
     });
     servers.push(server);
     const run = await postRun(server.url, prompt('too big', { tokens: 500, tokensPerSecond: 250 }));
-    await server.manager.waitForRun(run.json.runId);
+    // Read live: once it ended, the full store may evict its events to take the thread's
+    // run_ended announcement (ended runs go first), and a replay would answer 410.
     const read = await readEvents(`${server.url}/runs/${run.json.runId}/events`, {
       headers: bearer(run.json.token),
     });
@@ -106,5 +107,71 @@ describe('abuse: store housekeeping', () => {
       code: 'store_unavailable',
     });
     expect((await store.getRun(run.json.runId))?.status).toBe('error');
+  });
+
+  it('memory: thread events count in the cap — ended runs lose their events first, then the oldest thread events (410); one over the cap is store_unavailable', async () => {
+    const store = new MemoryStore({ maxEventBytes: 40_000 });
+    const server = await startServer({
+      port: 0,
+      store,
+      limits: { storeOutageMs: 200 },
+      log: () => {},
+    });
+    servers.push(server);
+    const run = await postRun(server.url, prompt('first', { tokens: 20, tokensPerSecond: 0 }));
+    const { threadId, runId, token } = run.json;
+    await server.manager.waitForRun(runId);
+    await waitFor(async () => (await server.manager.threads.head(threadId)).last === 2);
+    const headers = bearer(token);
+    const pad = { reason: 'pad', pad: 'x'.repeat(13_000) };
+    const padJson = JSON.stringify({
+      type: 'CUSTOM',
+      name: 'resumable.history_changed',
+      value: pad,
+    });
+    const announce = () => server.manager.announce(threadId, 'resumable.history_changed', pad);
+    const replay = () => fetch(`${server.url}/runs/${runId}/events?after=0`, { headers });
+    const threadStream = (after: number) =>
+      readEvents(`${server.url}/threads/${threadId}/events?after=${after}`, { headers }, 1);
+    expect((await replay()).status).toBe(200);
+
+    // Three large thread events and the run's events pass the cap: the ended run's go.
+    expect([await announce(), await announce(), await announce()]).toEqual([3, 4, 5]);
+    const expired = await replay();
+    expect(expired.status).toBe(410);
+    expect(((await expired.json()) as { error: { code: string } }).error.code).toBe(
+      'offset_expired',
+    );
+    expect((await store.getRun(runId))?.eventsPruned).toBe(true);
+    expect(await server.manager.threads.head(threadId)).toEqual({ first: 1, last: 5 });
+
+    // No ended run is left: a fourth evicts the oldest thread events until it fits.
+    expect(await announce()).toBe(6);
+    expect(await server.manager.threads.head(threadId)).toEqual({ first: 4, last: 6 });
+    const gone = await threadStream(0);
+    expect(gone.status).toBe(410);
+    expect(JSON.parse(gone.body)).toMatchObject({ error: { code: 'offset_expired' } });
+    const kept = await threadStream(3);
+    expect(kept.frames).toEqual([{ offset: 4, json: padJson }]);
+
+    // One event larger than the whole cap is refused as a run event is, evicting nothing.
+    await expect(store.threadLog.append(threadId, 'x'.repeat(40_001), 1000)).rejects.toMatchObject({
+      code: 'store_unavailable',
+      message: `the memory store is full: ${3 * padJson.length} of 40000 bytes of events`,
+    });
+    const huge = { reason: 'pad', pad: 'x'.repeat(40_000) };
+    expect(await server.manager.announce(threadId, 'resumable.history_changed', huge)).toBe(null);
+    expect(await server.manager.threads.head(threadId)).toEqual({ first: 4, last: 6 });
+
+    // Deleting the thread gives its bytes back: the cap takes a whole new run again.
+    expect(
+      (await fetch(`${server.url}/threads/${threadId}`, { method: 'DELETE', headers })).status,
+    ).toBe(204);
+    const next = await postRun(server.url, prompt('again', { tokens: 20, tokensPerSecond: 0 }));
+    await server.manager.waitForRun(next.json.runId);
+    const read = await readEvents(`${server.url}/runs/${next.json.runId}/events`, {
+      headers: bearer(next.json.token),
+    });
+    expect(JSON.parse(read.frames.at(-1)!.json)).toMatchObject({ type: 'RUN_FINISHED' });
   });
 });
