@@ -4,10 +4,11 @@ import type { Agent } from './agents/types.js';
 import { type Authorize, tokenPolicy } from './auth.js';
 import { DirectoryFiles } from './files/directory.js';
 import { KNOWN_FILE_TYPES } from './files/sniff.js';
+import { DEFAULT_UPLOAD_RATE, type UploadRateLimits } from './files/upload-rate.js';
 import type { FileLimits } from './http/file-routes.js';
 import { createHttpApp } from './http.js';
 import { type RunLimits, RunManager } from './run-manager.js';
-import { DEFAULT_LIMITS, DEFAULT_MAX_BODY_BYTES } from './runs/options.js';
+import { DEFAULT_LIMITS, DEFAULT_MAX_BODY_BYTES, definedOnly } from './runs/options.js';
 import { openStore } from './stores/open.js';
 import type { EventStore } from './stores/types.js';
 
@@ -43,6 +44,23 @@ export interface FileOptions {
    * @default all of them
    */
   allowedTypes?: readonly string[];
+  /**
+   * Uploads per minute from one client address (`clientAddress`), on this instance; more
+   * answer `429` with `Retry-After`. Refused uploads count too.
+   * @default 60
+   */
+  maxUploadsPerMinutePerAddress?: number;
+  /**
+   * Uploads per minute to one thread, on this instance; more answer `429` with `Retry-After`.
+   * @default 30
+   */
+  maxUploadsPerMinutePerThread?: number;
+  /**
+   * Bytes of uploads per minute from one client address, on this instance; more answer
+   * `429` with `Retry-After`. At least `maxFileBytes`.
+   * @default 104857600 (100 MiB)
+   */
+  maxUploadBytesPerMinutePerAddress?: number;
 }
 
 export interface ResumableServerOptions {
@@ -105,7 +123,7 @@ export interface ResumableServerOptions {
   log?: (message: string) => void;
   /**
    * The client's address for the per-address limits (`limits.maxRunsPerMinutePerAddress`,
-   * `limits.maxRunningRunsPerAddress`). Behind a proxy, read it from the proxy's header.
+   * `limits.maxRunningRunsPerAddress`, `files.maxUploadsPerMinutePerAddress`). Behind a proxy, read it from the proxy's header.
    * @default the socket's remote address on Node, else none (per-address limits off)
    */
   clientAddress?: (request: Request, env: unknown) => string | null;
@@ -223,10 +241,27 @@ function fileLimits(options: FileOptions, store: EventStore): Omit<FileLimits, '
       `files.allowedTypes: the server cannot recognise ${unknown.join(', ')} (it knows ${[...known].join(', ')})`,
     );
   }
+  const maxFileBytes = options.maxFileBytes ?? 10 * 1024 * 1024;
+  const rate = { ...DEFAULT_UPLOAD_RATE, ...definedOnly(uploadRateOf(options)) };
+  // A file the per-minute budget can never take would answer 429 to every retry for good.
+  if (maxFileBytes > rate.maxUploadBytesPerMinutePerAddress) {
+    throw new RangeError(
+      `files.maxFileBytes (${maxFileBytes}) must not exceed files.maxUploadBytesPerMinutePerAddress (${rate.maxUploadBytesPerMinutePerAddress})`,
+    );
+  }
   return {
     files: options.directory ? new DirectoryFiles(options.directory) : store.files,
-    maxFileBytes: options.maxFileBytes ?? 10 * 1024 * 1024,
+    maxFileBytes,
     maxThreadBytes: options.maxThreadBytes ?? 50 * 1024 * 1024,
     allowedTypes,
+    rate,
   };
+}
+
+function uploadRateOf(options: FileOptions): Partial<UploadRateLimits> {
+  return {
+    maxUploadsPerMinutePerAddress: options.maxUploadsPerMinutePerAddress,
+    maxUploadsPerMinutePerThread: options.maxUploadsPerMinutePerThread,
+    maxUploadBytesPerMinutePerAddress: options.maxUploadBytesPerMinutePerAddress,
+  } as Partial<UploadRateLimits>;
 }

@@ -1,5 +1,5 @@
 import { ResumableError } from '@resumable/protocol';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { type Authorize, tokenOf } from './auth.js';
 import { RouteContext } from './http/context.js';
@@ -82,23 +82,21 @@ export function createHttpApp(options: HttpOptions): Hono {
   const clientAddress = options.clientAddress ?? socketAddress;
   const basePath = options.basePath === '/' ? '' : options.basePath.replace(/\/$/, '');
   const { files } = options.files;
+  const address = (c: Context) => clientAddress(c.req.raw, c.env);
   app.route(
     '/',
     postRunsRoute(ctx, {
       maxBodyBytes: options.maxBodyBytes,
       files,
       basePath,
-      clientAddress: (c) => clientAddress(c.req.raw, c.env),
+      clientAddress: address,
     }),
   );
   app.route('/', runRoutes(ctx));
   app.route('/', threadRoutes(ctx));
   app.route('/', threadEventsRoute(ctx));
-  app.route('/', fileRoutes(ctx, { ...options.files, basePath }));
-  app.route(
-    '/',
-    threadEditRoutes(ctx, { files, clientAddress: (c) => clientAddress(c.req.raw, c.env) }),
-  );
+  app.route('/', fileRoutes(ctx, { ...options.files, basePath, clientAddress: address }));
+  app.route('/', threadEditRoutes(ctx, { files, clientAddress: address }));
   return root;
 }
 

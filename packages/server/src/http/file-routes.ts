@@ -1,9 +1,10 @@
 import { ResumableError } from '@resumable/protocol';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { authorizeOrThrow } from '../auth.js';
 import { fileUrl } from '../files/references.js';
 import { fileTypeOf } from '../files/sniff.js';
+import { UploadRate, type UploadRateLimits } from '../files/upload-rate.js';
 import { isValidId } from '../input.js';
 import type { FileStore, StoredFile } from '../stores/types.js';
 import type { RouteContext } from './context.js';
@@ -19,15 +20,21 @@ export interface FileLimits {
   allowedTypes: readonly string[];
   /** The routes' mount point, for the file URLs. */
   basePath: string;
+  /** Uploads per minute per client address and per thread, and bytes per address. */
+  rate: UploadRateLimits;
 }
 
 /** Longest file name kept, in characters. */
 const MAX_NAME = 255;
 
 /** `POST /threads/:id/files?name=` (raw bytes) and `GET /threads/:id/files/:fileId`. */
-export function fileRoutes(ctx: RouteContext, options: FileLimits): Hono {
+export function fileRoutes(
+  ctx: RouteContext,
+  options: FileLimits & { clientAddress: (c: Context) => string | null },
+): Hono {
   const routes = new Hono();
   const allowed = new Set(options.allowedTypes);
+  const rate = new UploadRate(options.rate);
 
   routes.post(
     '/threads/:threadId/files',
@@ -45,8 +52,12 @@ export function fileRoutes(ctx: RouteContext, options: FileLimits): Hono {
       const thread = await ctx.loadThread(threadId);
       await authorizeOrThrow(ctx.authorize, c.req.raw, { action: 'upload', threadId, thread });
       const name = nameOf(c.req.query('name'));
+      // Counted before the body is read: a client over its rate costs no upload.
+      const address = options.clientAddress(c);
+      rate.admit(threadId, address);
       const bytes = new Uint8Array(await c.req.arrayBuffer());
       c.set(BODY_READ as never, true as never);
+      rate.admitBytes(address, bytes.length);
       const declared = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase() ?? null;
       const mimeType = fileTypeOf(bytes, declared);
       if (mimeType === null || !allowed.has(mimeType)) {

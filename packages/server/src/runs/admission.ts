@@ -1,6 +1,6 @@
 import { ResumableError } from '@resumable/protocol';
 import type { EventStore } from '../stores/types.js';
-import { RateWindow } from './rate-window.js';
+import { RateWindow, tooMany } from './rate-window.js';
 
 /** Per-client limits on starting runs (`POST /runs`). */
 export interface ClientLimits {
@@ -221,10 +221,6 @@ export class Admission {
     const running = newest.filter((run) => run.status === 'running' && run.runId !== who.runId);
     if (running.length >= max) throw runInProgress(who.threadId, running[0]!.runId);
   }
-}
-
-function tooMany(message: string, retryAfter: number): ResumableError {
-  return new ResumableError('too_many_requests', message, { retryAfter });
 }
 
 /** `409 run_in_progress`; its body names the running run (`error.runId`). */

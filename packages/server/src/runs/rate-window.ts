@@ -1,3 +1,5 @@
+import { ResumableError } from '@resumable/protocol';
+
 /**
  * A sliding-window budget per key: at most `limit` (starts, or bytes) in any `windowMs`.
  * Keys are client addresses and thread ids, so the table is bounded: past `maxKeys` the
@@ -47,4 +49,9 @@ export class RateWindow {
     if (drop > 0) list.splice(0, drop);
     return list;
   }
+}
+
+/** `429 too_many_requests`, answered with `Retry-After: retryAfter` (seconds). */
+export function tooMany(message: string, retryAfter: number): ResumableError {
+  return new ResumableError('too_many_requests', message, { retryAfter });
 }
