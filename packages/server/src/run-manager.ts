@@ -1,6 +1,7 @@
 import type { RunAgentInput } from '@resumable/protocol';
 import { ResumableError, type RunSnapshot, snapshotOf } from '@resumable/protocol';
 import type { Agent } from './agents/types.js';
+import { MAX_TREE_MESSAGES } from './branches/history.js';
 import { Admission } from './runs/admission.js';
 import { cancelledEvent, foldStoredRun, isTerminalJson, lostEvent } from './runs/events.js';
 import { FanOut, type StreamOpen } from './runs/fan-out.js';
@@ -69,6 +70,12 @@ export class RunManager {
     this.limits = { ...DEFAULT_LIMITS, ...definedOnly(options.limits ?? {}) };
     if (!(this.limits.maxRunMs > 0 && this.limits.maxRunMs <= 2 ** 31 - 1)) {
       throw new RangeError('limits.maxRunMs must be from 1 to 2147483647');
+    }
+    // The branch tree is read whole (branches/history.ts): its bound is this limit's.
+    if (
+      !(this.limits.maxThreadMessages >= 1 && this.limits.maxThreadMessages <= MAX_TREE_MESSAGES)
+    ) {
+      throw new RangeError(`limits.maxThreadMessages must be from 1 to ${MAX_TREE_MESSAGES}`);
     }
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;

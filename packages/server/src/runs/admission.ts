@@ -35,7 +35,8 @@ export interface ClientLimits {
   maxPromptBytesPerMinutePerAddress: number;
   /**
    * Messages a thread's history may hold; a `POST /runs` on a thread that has them answers
-   * `400 bad_request` (start a new thread). Bounds what one thread token can store.
+   * `400 bad_request` (start a new thread). Bounds what one thread token can store, and
+   * the history every run reads whole to place itself in the branch tree: at most 20000.
    * @default 10000
    */
   maxThreadMessages: number;

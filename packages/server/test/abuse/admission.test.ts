@@ -220,6 +220,12 @@ describe('abuse: per-client limits', () => {
     ]);
   });
 
+  it('a history limit over what a branch tree reads whole is refused at start-up', async () => {
+    await expect(serve({ limits: { maxThreadMessages: 20_001 } })).rejects.toThrow(
+      new RangeError('limits.maxThreadMessages must be from 1 to 20000'),
+    );
+  });
+
   it('100 × 1 MiB prompts from one client: past 16 MiB a minute it gets 429', async () => {
     const server = await serve({ limits: { maxBodyBytes: 2 * MB } });
     const big = 'p'.repeat(MB - 200);
