@@ -8,6 +8,7 @@ import type {
 import { ResumableError } from '@resumable/protocol';
 import type { EventStore, InterruptAnswer } from '../stores/types.js';
 import { runInProgress } from './admission.js';
+import { releaseAbandoned, standingAnswers } from './stale-claims.js';
 
 type Ended = Pick<RunSnapshot, 'runId' | 'threadId' | 'status' | 'outcome'>;
 
@@ -22,7 +23,9 @@ export async function interruptViews(store: EventStore, run: Ended): Promise<Int
   const interrupts = interruptsEndingRun(run);
   if (interrupts.length === 0) return [];
   const keys = interrupts.map((i) => scoped(run.runId, i.id));
-  const answered = byId(await store.interrupts.get(run.threadId, keys));
+  // An abandoned claim (its run never created) shows the interrupt open again.
+  const { standing } = await standingAnswers(store, await store.interrupts.get(run.threadId, keys));
+  const answered = byId(standing);
   return interrupts.map((interrupt) => {
     const answer = answered.get(scoped(run.runId, interrupt.id));
     const view: InterruptView = { ...interrupt, runId: run.runId, status: 'open' };
@@ -70,7 +73,12 @@ export async function planResume(
   const keys = asked.flatMap(({ run, interrupts }) =>
     interrupts.map((i) => scoped(run.runId, i.id)),
   );
-  const answered = byId(keys.length > 0 ? await store.interrupts.get(threadId, keys) : []);
+  const recorded = keys.length > 0 ? await store.interrupts.get(threadId, keys) : [];
+  // A claim whose run was never created (its release failed too) is given up here, so the
+  // interrupt can be answered again by any run.
+  const { standing, abandoned } = await standingAnswers(store, recorded);
+  if (abandoned.length > 0) await releaseAbandoned(store, threadId, abandoned);
+  const answered = byId(standing);
   const byOther = (asker: string, id: string) => {
     const answer = answered.get(scoped(asker, id));
     return answer && answer.runId !== runId ? answer : undefined;

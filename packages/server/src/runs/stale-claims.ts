@@ -1,0 +1,44 @@
+import type { EventStore, InterruptAnswer } from '../stores/types.js';
+
+/**
+ * How long an answer may name a run that does not exist yet: a claim is recorded before
+ * its run is created (admission, branch placement and `createRun` come between). Past it,
+ * the run's creation failed and so did the release of its claim (runs/start.ts), and the
+ * answer is abandoned: the interrupt is open again, for an answer under any runId.
+ */
+export const CLAIM_GRACE_MS = 60_000;
+
+/**
+ * Splits recorded answers into those that stand and those abandoned: older than
+ * `CLAIM_GRACE_MS` and by a run the store does not have. One `getRun` per answering run
+ * that is old enough to be in doubt (usually none).
+ */
+export async function standingAnswers(
+  store: EventStore,
+  answers: readonly InterruptAnswer[],
+  now = Date.now(),
+): Promise<{ standing: InterruptAnswer[]; abandoned: InterruptAnswer[] }> {
+  const doubtful = new Set(
+    answers.filter((a) => a.answeredAt < now - CLAIM_GRACE_MS).map((a) => a.runId),
+  );
+  const missing = new Set<string>();
+  for (const runId of doubtful) {
+    if (!(await store.getRun(runId))) missing.add(runId);
+  }
+  const abandoned = answers.filter((a) => missing.has(a.runId));
+  const standing = answers.filter((a) => !missing.has(a.runId));
+  return { standing, abandoned };
+}
+
+/** Removes abandoned answers from the ledger, so a new claim on them can win. */
+export async function releaseAbandoned(
+  store: EventStore,
+  threadId: string,
+  abandoned: readonly InterruptAnswer[],
+): Promise<void> {
+  const byRun = new Map<string, string[]>();
+  for (const answer of abandoned) {
+    byRun.set(answer.runId, [...(byRun.get(answer.runId) ?? []), answer.interruptId]);
+  }
+  for (const [runId, keys] of byRun) await store.interrupts.release(threadId, runId, keys);
+}
