@@ -61,6 +61,13 @@ export interface FileOptions {
    * @default 104857600 (100 MiB)
    */
   maxUploadBytesPerMinutePerAddress?: number;
+  /**
+   * Hours an upload may wait for a prompt to name it; past them it is deleted (`GET` then
+   * answers `404 file_not_found`). A file a prompt named is kept until its thread is
+   * deleted. Not swept in a `directory`.
+   * @default 24
+   */
+  unreferencedHours?: number;
 }
 
 export interface ResumableServerOptions {
@@ -181,7 +188,11 @@ export function createResumableApp(options: ResumableServerOptions = {}): Resuma
   const files = fileLimits(options.files ?? {}, store);
   const manager = new RunManager({
     store,
-    files: { store: files.files, basePath: basePath === '/' ? '' : basePath.replace(/\/$/, '') },
+    files: {
+      store: files.files,
+      basePath: basePath === '/' ? '' : basePath.replace(/\/$/, ''),
+      unreferencedMs: (options.files?.unreferencedHours ?? 24) * 3_600_000,
+    },
     agent: options.agent ?? scriptedAgent(),
     limits: runLimits,
     maxBodyBytes,

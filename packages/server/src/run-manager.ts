@@ -316,12 +316,27 @@ export class RunManager {
     await this.threads.close(2000);
   }
 
-  /** Deletes events past retention now (also runs at start-up and every 10 minutes). */
-  async pruneExpiredEvents(): Promise<void> {
+  /**
+   * Deletes events past retention and uploads no prompt named in time, now (also at
+   * start-up and every 10 minutes).
+   */
+  async pruneExpiredEvents(now = Date.now()): Promise<void> {
     try {
-      await this.store.pruneEvents(Date.now() - this.retentionMs);
+      await this.store.pruneEvents(now - this.retentionMs);
     } catch (error) {
       this.log(`retention sweep failed: ${String(error)}`);
+    }
+    const files = this.files;
+    const sweep = files?.store.sweepUnreferenced?.bind(files.store);
+    if (!files || !sweep) return;
+    const before = now - (files.unreferencedMs ?? 24 * 3_600_000);
+    try {
+      // Bounded: 100 batches of 100 per sweep; the next sweep goes on.
+      for (let round = 0; round < 100; round++) {
+        if ((await sweep(before, 100)) < 100) break;
+      }
+    } catch (error) {
+      this.log(`sweep of unreferenced uploads failed: ${String(error)}`);
     }
   }
 

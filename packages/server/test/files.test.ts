@@ -164,4 +164,34 @@ describe.each(VARIANTS)('files on the $name store', ({ create, directory }) => {
     expect(directory || (await files.head(threadId, mine.fileId)) === null).toBe(true);
     expect(existsSync(join(dir.path, 'files', threadId))).toBe(false);
   });
+
+  it('an upload no prompt named is swept after files.unreferencedHours; a named one stays', async () => {
+    const fresh = await postRun(server.url, prompt('again', FAST));
+    ({ threadId, token } = fresh.json);
+    await server.manager.waitForRun(fresh.json.runId);
+    const text = new TextEncoder().encode('a'.repeat(900));
+    const unnamed = (await upload(text, 'text/plain', 'notes.txt')).body;
+    const named = (await upload(PNG, 'image/png', 'c.png')).body;
+    const image = { type: 'image', source: { type: 'url', value: named.url } };
+    const run = await postRun(
+      server.url,
+      { threadId, messages: [{ id: 'u-named', role: 'user', content: [image] }] },
+      bearer(token),
+    );
+    expect(run.status).toBe(201);
+    await server.manager.waitForRun(run.json.runId);
+    const status = async (url: string) => (await fetch(at(url), { headers: bearer(token) })).status;
+    // Within the 24 hours nothing is swept.
+    await server.manager.pruneExpiredEvents(Date.now() + 23 * 3_600_000);
+    expect([await status(unnamed.url), await status(named.url)]).toEqual([200, 200]);
+    await server.manager.pruneExpiredEvents(Date.now() + 25 * 3_600_000);
+    // A directory of files is not swept (it keeps no record of what prompts named).
+    expect([await status(unnamed.url), await status(named.url)]).toEqual([
+      directory ? 200 : 404,
+      200,
+    ]);
+    // The swept bytes left the thread's total: 900 + 12 + 900 is over its 1500.
+    const again = await upload(text, 'text/plain', 'notes.txt');
+    expect(again.status).toBe(directory ? 413 : 201);
+  });
 });

@@ -60,6 +60,9 @@ export async function checkFileReferences(
   for (const { part, where } of fileParts(messages)) {
     const source = part.source;
     const fileId = source?.type === 'url' ? fileIdOf(source.value, basePath, threadId) : null;
+    // Marked before it is looked up: a sweep of unnamed uploads then either spares it or
+    // took it already (and the prompt is refused).
+    if (fileId !== null && files) await files.markReferenced?.(threadId, fileId);
     const file = fileId !== null && files ? await files.head(threadId, fileId) : null;
     if (!file) {
       throw new ResumableError(

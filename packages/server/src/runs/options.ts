@@ -145,7 +145,16 @@ export interface RunManagerOptions {
    * (`AgentContext.readFile`). `basePath` is the routes' mount point (the file URLs').
    * @default none: agents get no `readFile`
    */
-  files?: { store: FileStore; basePath: string };
+  files?: {
+    store: FileStore;
+    basePath: string;
+    /**
+     * Uploads no prompt named within this many milliseconds are deleted (by the stores
+     * that can tell: `FileStore.sweepUnreferenced`), every ten minutes.
+     * @default 86400000 (24 hours)
+     */
+    unreferencedMs?: number;
+  };
 }
 
 /** Who starts a run, for the per-client limits. */

@@ -5,7 +5,7 @@ export class MemoryFiles implements FileStore {
   /** threadId → fileId → file; ids are data, so Maps. */
   private readonly threads = new Map<
     string,
-    Map<string, { file: StoredFile; bytes: Uint8Array }>
+    Map<string, { file: StoredFile; bytes: Uint8Array; referenced: boolean }>
   >();
 
   async put(file: StoredFile, bytes: Uint8Array, maxThreadBytes: number): Promise<boolean> {
@@ -17,7 +17,7 @@ export class MemoryFiles implements FileStore {
       files = new Map();
       this.threads.set(file.threadId, files);
     }
-    files.set(file.fileId, { file: { ...file }, bytes: bytes.slice() });
+    files.set(file.fileId, { file: { ...file }, bytes: bytes.slice(), referenced: false });
     return true;
   }
 
@@ -33,5 +33,23 @@ export class MemoryFiles implements FileStore {
 
   async removeThread(threadId: string): Promise<void> {
     this.threads.delete(threadId);
+  }
+
+  async markReferenced(threadId: string, fileId: string): Promise<void> {
+    const stored = this.threads.get(threadId)?.get(fileId);
+    if (stored) stored.referenced = true;
+  }
+
+  async sweepUnreferenced(createdBefore: number, limit: number): Promise<number> {
+    let swept = 0;
+    for (const files of this.threads.values()) {
+      for (const [fileId, stored] of files) {
+        if (swept >= limit) return swept;
+        if (stored.referenced || stored.file.createdAt >= createdBefore) continue;
+        files.delete(fileId);
+        swept++;
+      }
+    }
+    return swept;
   }
 }

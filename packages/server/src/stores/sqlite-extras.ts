@@ -52,6 +52,14 @@ CREATE TABLE IF NOT EXISTS files (
   bytes      BLOB NOT NULL,
   PRIMARY KEY (thread_id, file_id)
 ) WITHOUT ROWID;
+-- Uploads no prompt has named yet: swept once older than the files' grace.
+CREATE TABLE IF NOT EXISTS pending_files (
+  thread_id  TEXT NOT NULL,
+  file_id    TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (thread_id, file_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS pending_files_by_age ON pending_files (created_at);
 `;
 
 interface FileRow {
@@ -69,6 +77,8 @@ const HEAD = 'file_id, thread_id, name, mime_type, size, created_at';
 export class SqliteFiles implements FileStore {
   private readonly stmt;
   private readonly putTx: (file: StoredFile, bytes: Uint8Array, max: number) => boolean;
+  private readonly sweepTx: (createdBefore: number, limit: number) => number;
+  private readonly removeTx: (threadId: string) => void;
 
   constructor(
     db: Database.Database,
@@ -81,7 +91,31 @@ export class SqliteFiles implements FileStore {
       head: db.prepare(`SELECT ${HEAD} FROM files WHERE thread_id = ? AND file_id = ?`),
       bytes: db.prepare('SELECT bytes FROM files WHERE thread_id = ? AND file_id = ?'),
       remove: db.prepare('DELETE FROM files WHERE thread_id = ?'),
+      pend: db.prepare(
+        'INSERT INTO pending_files (thread_id, file_id, created_at) VALUES (?, ?, ?)',
+      ),
+      unpend: db.prepare('DELETE FROM pending_files WHERE thread_id = ? AND file_id = ?'),
+      unpendThread: db.prepare('DELETE FROM pending_files WHERE thread_id = ?'),
+      stale: db.prepare(
+        'SELECT thread_id, file_id FROM pending_files WHERE created_at < ? ORDER BY created_at LIMIT ?',
+      ),
+      removeOne: db.prepare('DELETE FROM files WHERE thread_id = ? AND file_id = ?'),
     };
+    this.sweepTx = db.transaction((createdBefore: number, limit: number) => {
+      const rows = this.stmt.stale.all(createdBefore, limit) as Array<{
+        thread_id: string;
+        file_id: string;
+      }>;
+      for (const row of rows) {
+        this.stmt.removeOne.run(row.thread_id, row.file_id);
+        this.stmt.unpend.run(row.thread_id, row.file_id);
+      }
+      return rows.length;
+    });
+    this.removeTx = db.transaction((threadId: string) => {
+      this.stmt.remove.run(threadId);
+      this.stmt.unpendThread.run(threadId);
+    });
     // The total is checked and the file stored in one transaction: two uploads racing on
     // one thread cannot both pass the limit.
     this.putTx = db.transaction((file: StoredFile, bytes: Uint8Array, max: number) => {
@@ -96,6 +130,7 @@ export class SqliteFiles implements FileStore {
         file.createdAt,
         Buffer.from(bytes),
       );
+      this.stmt.pend.run(file.threadId, file.fileId, file.createdAt);
       return true;
     });
   }
@@ -119,7 +154,15 @@ export class SqliteFiles implements FileStore {
   }
 
   async removeThread(threadId: string): Promise<void> {
-    this.guard(() => this.stmt.remove.run(threadId));
+    this.guard(() => this.removeTx(threadId));
+  }
+
+  async markReferenced(threadId: string, fileId: string): Promise<void> {
+    this.guard(() => this.stmt.unpend.run(threadId, fileId));
+  }
+
+  async sweepUnreferenced(createdBefore: number, limit: number): Promise<number> {
+    return this.guard(() => this.sweepTx(createdBefore, limit));
   }
 }
 

@@ -283,4 +283,14 @@ export interface FileStore {
   get(threadId: string, fileId: string): Promise<{ file: StoredFile; bytes: Uint8Array } | null>;
   /** Deletes every file of the thread. */
   removeThread(threadId: string): Promise<void>;
+  /**
+   * Marks a file as named by a prompt: it is then kept until its thread is deleted. A no-op
+   * for an unknown file. Without it (and `sweepUnreferenced`), uploads are never swept.
+   */
+  markReferenced?(threadId: string, fileId: string): Promise<void>;
+  /**
+   * Deletes up to `limit` files no prompt named that were uploaded before `createdBefore`
+   * (each atomically with its thread's total); resolves how many.
+   */
+  sweepUnreferenced?(createdBefore: number, limit: number): Promise<number>;
 }

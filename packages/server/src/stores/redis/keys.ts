@@ -18,6 +18,7 @@
  * | `running` | set | ids of runs still running (what the orphan sweep scans) |
  * | `ended` | sorted set | ended runs whose events are kept, scored by `endedAt` |
  * | `cancel` | channel | run ids whose cancel was requested |
+ * | `files:pending` | sorted set | `<threadId>/<fileId>` of uploads no prompt named yet, scored by upload time |
  */
 export class RedisKeys {
   constructor(readonly prefix: string) {}
@@ -45,6 +46,9 @@ export class RedisKeys {
   }
   file(threadId: string, fileId: string): string {
     return `${this.prefix}thread:${threadId}:file:${fileId}`;
+  }
+  get pendingFiles(): string {
+    return `${this.prefix}files:pending`;
   }
   run(runId: string): string {
     return `${this.prefix}run:${runId}`;

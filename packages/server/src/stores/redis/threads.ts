@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { FileStore, StoredFile, ThreadEdits } from '../types.js';
 import type { RedisKeys } from './keys.js';
+import { pendingMember, sweepPendingFiles, TOTAL } from './pending-files.js';
 
 /** What these need of the store: its keys, and `call` (failures as `store_unavailable`). */
 interface RedisAccess {
@@ -46,12 +47,9 @@ redis.call('HSET', KEYS[1], 'title', ARGV[1], 'updatedAt', ARGV[2])
 return 1
 `;
 
-/** The running total of a thread's file sizes, beside the file ids in the same hash. */
-const TOTAL = ':bytes';
-
 /**
- * KEYS: files hash, file bytes. ARGV: fileId, file JSON, size, max total, bytes.
- * → 1 stored, 0 over the thread's total (nothing stored).
+ * KEYS: files hash, file bytes, pending uploads. ARGV: fileId, file JSON, size, max total,
+ * bytes, createdAt, pending member. → 1 stored, 0 over the thread's total (nothing stored).
  */
 const PUT_FILE = `#!lua
 local used = tonumber(redis.call('HGET', KEYS[1], '${TOTAL}') or '0')
@@ -59,6 +57,7 @@ if used + tonumber(ARGV[3]) > tonumber(ARGV[4]) then return 0 end
 redis.call('SET', KEYS[2], ARGV[5])
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('HINCRBY', KEYS[1], '${TOTAL}', ARGV[3])
+redis.call('ZADD', KEYS[3], ARGV[6], ARGV[7])
 return 1
 `;
 
@@ -71,14 +70,17 @@ export class RedisFiles implements FileStore {
     const reply = await this.store.call('putFile', (c) =>
       c.eval(
         PUT_FILE,
-        2,
+        3,
         k.files(file.threadId),
         k.file(file.threadId, file.fileId),
+        k.pendingFiles,
         file.fileId,
         JSON.stringify(file),
         file.size,
         maxThreadBytes,
         Buffer.from(bytes),
+        file.createdAt,
+        pendingMember(file.threadId, file.fileId),
       ),
     );
     return reply === 1;
@@ -103,7 +105,21 @@ export class RedisFiles implements FileStore {
   async removeThread(threadId: string): Promise<void> {
     const k = this.store.keys;
     const ids = await this.store.call('removeFiles', (c) => c.hkeys(k.files(threadId)));
-    const blobs = ids.filter((id) => id !== TOTAL).map((id) => k.file(threadId, id));
+    const fileIds = ids.filter((id) => id !== TOTAL);
+    const blobs = fileIds.map((id) => k.file(threadId, id));
     await this.store.call('removeFiles', (c) => c.del(k.files(threadId), ...blobs));
+    if (fileIds.length > 0) {
+      const members = fileIds.map((id) => pendingMember(threadId, id));
+      await this.store.call('removeFiles', (c) => c.zrem(k.pendingFiles, ...members));
+    }
+  }
+
+  async markReferenced(threadId: string, fileId: string): Promise<void> {
+    const member = pendingMember(threadId, fileId);
+    await this.store.call('markFile', (c) => c.zrem(this.store.keys.pendingFiles, member));
+  }
+
+  sweepUnreferenced(createdBefore: number, limit: number): Promise<number> {
+    return sweepPendingFiles(this.store, createdBefore, limit);
   }
 }
