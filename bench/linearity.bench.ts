@@ -12,13 +12,17 @@
  *
  * Method. A fold of 30k events takes a few ms, and what the heap holds when it starts moves
  * that by several times, so each series is timed apart from the others' garbage, twice:
- * - `settled` (the goal figure): before every timed call a young-generation collection
- *   (`gc({ type: 'minor' })`; `pnpm bench` passes `--expose-gc`) and a 10 ms pause, so each
- *   call starts from an empty young generation with no collection of another series'
- *   garbage pending, and pays only for what it does. Not a full collection: `gc()` also
- *   drops V8's optimized code for the fold (maps it holds weakly die: "marking dependent
- *   code … reason: weak objects"), so every call after one runs unoptimized first and
- *   re-optimizes; that measured the compiler (a one-id fold of 2.3 ms took 10–27 ms).
+ * - `settled` (the goal figure): before every timed call a full collection, one untimed call
+ *   of the same series, a minor collection and a 10 ms pause (`pnpm bench` passes
+ *   `--expose-gc`), so each call starts with both generations clean, no collection of
+ *   another series' garbage pending, and its code optimized, and pays only for what it
+ *   does (with the minor collections its own allocation triggers). The untimed call is
+ *   needed because a full `gc()` also drops V8's optimized code for the fold ("marking
+ *   dependent code … reason: weak objects"): timed straight after one, every call ran
+ *   unoptimized first and re-optimized, which measured the compiler (a one-id fold of
+ *   2.3 ms took 10–27 ms). With a minor collection alone the unknown-ids figure changed
+ *   from one process to the next (15 or 25–36 ms): old-generation garbage piles up, and
+ *   (likely) background GC threads, which `process.cpuUsage` counts, ran in some calls.
  * - `batched`: no forced collection; k calls of one series back to back, timed together
  *   and divided by k, so each series also pays the collections its own garbage causes
  *   (what a long-lived client pays) and the previous series' leftovers are spread over k.
@@ -122,6 +126,11 @@ async function linearity(n: number) {
     for (let s = 0; s < SERIES.length; s++) {
       // Rotate the order each round, so no series always follows the same one.
       const name = SERIES[(r + s) % SERIES.length]!;
+      // A full collection, so no old-generation work is pending to run inside the call; it
+      // also drops the fold's optimized code, so one untimed call re-optimizes it; then a
+      // minor collection empties the young generation again.
+      gc({ type: 'major' });
+      series[name]();
       gc({ type: 'minor' });
       await sleep(10);
       settled[name].push(cpuMs(series[name], 1));
@@ -183,7 +192,7 @@ const out = writeResults('linearity', {
   cpus: cpus().length,
   loadAverage: { before: round(loadBefore), after: round(loadavg()[0]!) },
   method:
-    'foldLog of N+1 envelopes in one call: RUN_STARTED then N TEXT_MESSAGE_CONTENT for N distinct unknown message ids, against RUN_STARTED, TEXT_MESSAGE_START and N-1 deltas into that one message. floor: the log’s N deltas in N message objects pushed into an array and set in a Map, no fold; objectsOnly: the floor without the Map. Each call timed by process.cpuUsage (user + system, GC threads included). settled (the goal figure): a young-generation collection (gc with type minor) and a 10 ms pause before every timed call, series rotated each round, so no call pays for another series’ garbage; not a full gc(), which also discards the fold’s optimized code (weakly held maps die) so each call after it re-optimizes. batched: no forced collection, k calls of one series back to back timed together and divided by k. Figures are medians over rounds, ratios the median of per-round ratios; fold beyond one id + floor = (unknown − one − floor) / N.',
+    'foldLog of N+1 envelopes in one call: RUN_STARTED then N TEXT_MESSAGE_CONTENT for N distinct unknown message ids, against RUN_STARTED, TEXT_MESSAGE_START and N-1 deltas into that one message. floor: the log’s N deltas in N message objects pushed into an array and set in a Map, no fold; objectsOnly: the floor without the Map. Each call timed by process.cpuUsage (user + system, GC threads included). settled (the goal figure): before every timed call a full gc, one untimed call of the same series (a full gc discards the fold’s optimized code; timed right after one, a call measures re-optimization), a minor gc and a 10 ms pause; series rotated each round, so no call pays for another series’ garbage. batched: no forced collection, k calls of one series back to back timed together and divided by k. Figures are medians over rounds, ratios the median of per-round ratios; fold beyond one id + floor = (unknown − one − floor) / N.',
   rows,
   doublingCost: doubling,
   doublingCostBatched: doublingBatched,
