@@ -40,8 +40,9 @@ import { quickOr, writeResults } from './lib/results.js';
 import { median } from './lib/stats.js';
 import { token } from './lib/tokens.js';
 
-const gc = (globalThis as { gc?: (options?: { type: 'minor' | 'major' }) => void }).gc;
-if (gc === undefined) throw new Error('run with node --expose-gc (pnpm bench does)');
+const exposedGc = (globalThis as { gc?: (options?: { type: 'minor' | 'major' }) => void }).gc;
+if (exposedGc === undefined) throw new Error('run with node --expose-gc (pnpm bench does)');
+const gc = exposedGc;
 
 const start = { type: 'RUN_STARTED', threadId: 'th', runId: 'run' };
 type Series = 'unknown' | 'one' | 'floor' | 'objectsOnly';
