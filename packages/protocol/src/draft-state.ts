@@ -1,19 +1,18 @@
 import type { ErrorCode } from './errors.js';
 import { EventType } from './events.js';
-import { appendRecent, keepRecent } from './recent-list.js';
+import { appendRecent, keepRecent, RecentStarts } from './recent-list.js';
 import type {
   AppEvent,
   FoldWarning,
   MessageEnd,
+  Mutable,
   RunMessage,
   RunState,
   RunToolCall,
   StepState,
-  SynthesizedStart,
 } from './state.js';
-import { MAX_SYNTHESIZED, MAX_WARNINGS, NO_CHUNKS } from './state.js';
+import { copyRunState, MAX_SYNTHESIZED, MAX_WARNINGS, NO_CHUNKS } from './state.js';
 
-export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 export type ChunkKind = 'text' | 'toolCall' | 'reasoning';
 
 /**
@@ -33,10 +32,12 @@ export class DraftState {
   protected indexCopied = false;
   protected ownerCopied = false;
   protected offset = 0;
+  /** The STARTs this batch synthesized (null until the first). */
+  private starts: RecentStarts | null = null;
 
   constructor(base: RunState) {
     this.base = base;
-    this.s = copyState(base);
+    this.s = copyRunState(base);
   }
 
   protected isFresh(value: object): boolean {
@@ -55,7 +56,7 @@ export class DraftState {
   finish(offset: number): RunState {
     this.s.offset = offset;
     keepRecent(this.s.warnings, this.base.warnings, MAX_WARNINGS);
-    keepRecent(this.s.synthesized, this.base.synthesized, MAX_SYNTHESIZED);
+    if (this.starts !== null) this.s.synthesized = this.starts.after(this.base.synthesized);
     return this.s;
   }
 
@@ -74,13 +75,8 @@ export class DraftState {
   }
 
   protected synthesize(type: EventType, id: string): void {
-    const entry: SynthesizedStart = { type, id, atOffset: this.offset };
-    this.s.synthesized = appendRecent(
-      this.s.synthesized,
-      this.base.synthesized,
-      entry,
-      MAX_SYNTHESIZED,
-    );
+    this.starts ??= new RecentStarts(MAX_SYNTHESIZED);
+    this.starts.push(type, id, this.offset);
     this.s.synthesizedCount++;
   }
 
@@ -151,10 +147,16 @@ export class DraftState {
     return copy;
   }
 
-  protected addMessage(message: RunMessage): RunMessage {
+  /** Appends a message that holds no tool calls (so the owner index has nothing to learn). */
+  private pushMessage(message: RunMessage): RunMessage {
     const messages = this.messagesForWrite();
     this.indexForWrite().set(message.id, messages.length);
     messages.push(message);
+    return message;
+  }
+
+  protected addMessage(message: RunMessage): RunMessage {
+    this.pushMessage(message);
     if (message.role === 'assistant' && message.toolCalls) {
       const owner = this.ownerForWrite();
       for (const call of message.toolCalls) owner.set(call.id, message.id);
@@ -200,7 +202,7 @@ export class DraftState {
   private newMessage(id: string, role: RunMessage['role'], name?: string): RunMessage {
     const message = { id, role, content: '', streaming: true } as RunMessage;
     if (name !== undefined) (message as { name?: string }).name = name;
-    return this.addMessage(message);
+    return this.pushMessage(message);
   }
 
   /** The message a CONTENT/END refers to, synthesizing its START when it was never seen. */
@@ -214,6 +216,25 @@ export class DraftState {
     if (i !== undefined) return this.writableAt(i);
     this.synthesize(startType, id);
     return this.newMessage(id, role);
+  }
+
+  /**
+   * A CONTENT's delta into message `id`. An id never seen (a join mid-stream) becomes a
+   * message holding just the delta, its START synthesized: one lookup, one object.
+   */
+  protected appendTo(
+    id: string,
+    role: 'assistant' | 'reasoning',
+    startType: EventType,
+    delta: string,
+  ): void {
+    const i = this.s.messageIndex.get(id);
+    if (i !== undefined) {
+      this.appendContent(this.writableAt(i), delta);
+      return;
+    }
+    this.synthesize(startType, id);
+    this.pushMessage({ id, role, content: delta, streaming: true } as RunMessage);
   }
 
   protected appendContent(message: RunMessage, delta: string): void {
@@ -362,31 +383,4 @@ export class DraftState {
     if (this.s.events === this.base.events) this.s.events = this.base.events.slice();
     return this.s.events as AppEvent[];
   }
-}
-
-/**
- * A shallow copy of a run state. Spelled out rather than spread so every state the fold
- * makes has one hidden class: this runs once per batch, which is once per event for a
- * client that renders every event.
- */
-function copyState(b: RunState): Mutable<RunState> {
-  return {
-    offset: b.offset,
-    runId: b.runId,
-    threadId: b.threadId,
-    status: b.status,
-    outcome: b.outcome,
-    error: b.error,
-    messages: b.messages,
-    messageIndex: b.messageIndex,
-    toolCallOwner: b.toolCallOwner,
-    state: b.state,
-    steps: b.steps,
-    events: b.events,
-    warnings: b.warnings,
-    warningCount: b.warningCount,
-    synthesized: b.synthesized,
-    synthesizedCount: b.synthesizedCount,
-    openChunks: b.openChunks,
-  };
 }
