@@ -1,9 +1,9 @@
 import type { ChatInterrupt } from '@resumable/hooks/core';
 import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ResumableChatView } from '../resumable-chat-view.js';
-import { InterruptCard } from './interrupt-card.js';
+import { cardsChunk, InterruptCard } from './interrupt-card.js';
 import { answerOf, formOf } from './schema-form.js';
 
 const approval: ChatInterrupt = {
@@ -21,6 +21,9 @@ const approval: ChatInterrupt = {
   anchor: 'a1',
   execution: null,
 };
+
+// The cards load lazily (src/lazy-parts.test.tsx checks that); here they are already there.
+beforeAll(() => cardsChunk.load());
 
 function setup(interrupt: ChatInterrupt) {
   const calls: [string, string, unknown][] = [];
