@@ -3,6 +3,7 @@
 import type { AttachmentsController } from '@resumable/hooks/attachments';
 import { ResumableError } from '@resumable/protocol';
 import { act, fireEvent, render, screen } from '@testing-library/react';
+import axe from 'axe-core';
 import { hydrateRoot } from 'react-dom/client';
 import { renderToString } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
@@ -48,7 +49,7 @@ describe('an open interrupt card', () => {
     expect(container.querySelector('[data-part="interrupt-placeholder"]')).toBeNull();
   });
 
-  it('in server HTML is the placeholder (no Suspense error template), and hydrates into the card with no recoverable error', async () => {
+  it('in server HTML is the placeholder (no Suspense error template, axe-clean), and hydrates into the card with no recoverable error', async () => {
     const { controller: c } = controller({
       messages: [user('u1', 'Tidy my notes'), assistant('a1', 'It needs your approval.')],
       interrupts: [approval],
@@ -64,6 +65,9 @@ describe('an open interrupt card', () => {
     const root = document.createElement('div');
     root.innerHTML = html;
     document.body.append(root);
+    // The server's page, before any script: the placeholder leaves it axe-clean.
+    const audit = await axe.run(root, { rules: { 'color-contrast': { enabled: false } } });
+    expect(audit.violations.map((v) => v.id)).toEqual([]);
     const errors: unknown[] = [];
     await act(async () => {
       hydrateRoot(root, <ResumableChatView controller={c} />, {
