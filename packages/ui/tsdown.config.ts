@@ -1,7 +1,11 @@
 import { defineConfig } from 'tsdown';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/thread-list.tsx'],
+  entry: {
+    index: 'src/index.ts',
+    'thread-list': 'src/thread-list.tsx',
+    'interrupts/index': 'src/interrupts/index.ts',
+  },
   format: 'esm',
   dts: true,
   platform: 'neutral',

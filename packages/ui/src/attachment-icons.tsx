@@ -9,23 +9,6 @@ export function PaperclipIcon() {
   );
 }
 
-export function CloseIcon() {
-  return (
-    <Icon>
-      <path d="M18 6 6 18M6 6l12 12" />
-    </Icon>
-  );
-}
-
-export function RetryIcon() {
-  return (
-    <Icon>
-      <path d="M21 12a9 9 0 1 1-3-6.7L21 8" />
-      <path d="M21 3v5h-5" />
-    </Icon>
-  );
-}
-
 export function FileIcon() {
   return (
     <Icon>

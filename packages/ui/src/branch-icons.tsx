@@ -1,43 +1,6 @@
-import type { ReactNode, Ref } from 'react';
 import { Icon } from './icons.js';
 
-// The message actions' icons, beside the kit's own (decorative: every button has a name),
-// and the one icon button they sit in.
-
-/**
- * An icon button named by `label` (also its tooltip). `disabled` keeps it focusable
- * (`aria-disabled`): a keyboard user's focus never falls to the page when an end is reached.
- */
-export function ActionButton(props: {
-  label: string;
-  onClick: () => void;
-  disabled?: boolean;
-  buttonRef?: Ref<HTMLButtonElement> | undefined;
-  children: ReactNode;
-}) {
-  return (
-    <button
-      ref={props.buttonRef}
-      type="button"
-      className="rc-icon-button"
-      aria-label={props.label}
-      title={props.label}
-      aria-disabled={props.disabled || undefined}
-      onClick={props.onClick}
-    >
-      {props.children}
-    </button>
-  );
-}
-
-export function RegenerateIcon() {
-  return (
-    <Icon>
-      <path d="M21 12a9 9 0 1 1-2.64-6.36" />
-      <path d="M21 3v6h-6" />
-    </Icon>
-  );
-}
+// The message actions' icons, beside the kit's own (decorative: every button has a name).
 
 export function EditIcon() {
   return (

@@ -1,5 +1,6 @@
 import type { KeyboardEvent } from 'react';
-import { ActionButton, ChevronLeftIcon, ChevronRightIcon } from './branch-icons.js';
+import { ActionButton } from './action-button.js';
+import { ChevronLeftIcon, ChevronRightIcon } from './branch-icons.js';
 import type { BranchInfo } from './controller-types.js';
 import type { ChatLabels } from './labels.js';
 

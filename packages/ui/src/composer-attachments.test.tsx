@@ -3,8 +3,9 @@ import { type AttachmentLimits, useAttachments } from '@resumable/hooks/attachme
 import { ResumableError } from '@resumable/protocol';
 import { act, fireEvent, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Composer } from './composer.js';
+import { trayChunk } from './lazy-tray.js';
 
 /** One upload the test answers by hand: progress, success or a typed failure. */
 interface PendingUpload {
@@ -67,6 +68,9 @@ afterEach(() => {
   Reflect.deleteProperty(URL, 'createObjectURL');
   Reflect.deleteProperty(URL, 'revokeObjectURL');
 });
+
+// The part loads lazily (src/lazy-parts.test.tsx checks that); here it is already there.
+beforeAll(() => trayChunk.load());
 
 describe('Composer attachments', () => {
   it('picks files, shows progress, holds Send until uploaded, sends them and clears', async () => {

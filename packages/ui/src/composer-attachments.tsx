@@ -1,8 +1,19 @@
+// Loaded on demand by <Composer> (a dynamic import) once a file is attached or refused.
 import type { AttachmentsController, DraftFile, RejectedFile } from '@resumable/hooks/attachments';
 import { formatBytes } from '@resumable/hooks/attachments';
-import { type ReactNode, useEffect, useState } from 'react';
-import { CloseIcon, FileIcon, RetryIcon } from './attachment-icons.js';
+import { useEffect, useState } from 'react';
+import { ActionButton } from './action-button.js';
+import { FileIcon } from './attachment-icons.js';
 import type { AttachmentLabels } from './attachment-labels.js';
+import { Icon, RetryIcon } from './icons.js';
+
+export function CloseIcon() {
+  return (
+    <Icon>
+      <path d="M18 6 6 18M6 6l12 12" />
+    </Icon>
+  );
+}
 
 /** What the composer says about a refused file. */
 export function rejectedText(r: RejectedFile, labels: AttachmentLabels): string {
@@ -27,29 +38,6 @@ function useObjectUrl(blob: Blob | null): string | null {
     };
   }, [blob]);
   return url;
-}
-
-/** An icon button of the tray, named (and titled) by what it does to which file. */
-function TrayButton({
-  label,
-  onClick,
-  children,
-}: {
-  label: string;
-  onClick: () => void;
-  children: ReactNode;
-}) {
-  return (
-    <button
-      type="button"
-      className="rc-attachment__button"
-      aria-label={label}
-      title={label}
-      onClick={onClick}
-    >
-      {children}
-    </button>
-  );
 }
 
 function AttachmentItem({
@@ -89,20 +77,22 @@ function AttachmentItem({
           <span className="rc-attachment__error" role="alert">
             {labels.uploadFailed(file.name, file.error?.code ?? 'network')}
           </span>
-          <TrayButton
+          <ActionButton
+            className="rc-attachment__button"
             label={labels.retryUpload(file.name)}
             onClick={() => attachments.retry(file.id)}
           >
             <RetryIcon />
-          </TrayButton>
+          </ActionButton>
         </>
       ) : null}
-      <TrayButton
+      <ActionButton
+        className="rc-attachment__button"
         label={labels.removeAttachment(file.name)}
         onClick={() => attachments.remove(file.id)}
       >
         <CloseIcon />
-      </TrayButton>
+      </ActionButton>
     </li>
   );
 }

@@ -16,10 +16,10 @@ import {
   DEFAULT_ATTACHMENT_LABELS,
   useMergedLabels,
 } from './attachment-labels.js';
-import { AttachmentTray } from './composer-attachments.js';
 import { cx } from './cx.js';
 import { SendIcon, StopIcon } from './icons.js';
 import { type ChatLabels, useLabels } from './labels.js';
+import { AttachmentTray, trayChunk } from './lazy-tray.js';
 
 export interface ComposerProps {
   /**
@@ -105,6 +105,7 @@ export function Composer({
   const onPaste = (e: ClipboardEvent) => {
     if (!attachments || e.clipboardData.files.length === 0) return;
     e.preventDefault();
+    trayChunk.preload();
     attachments.add(Array.from(e.clipboardData.files));
   };
   const hasFiles = (e: DragEvent) => Array.from(e.dataTransfer.types).includes('Files');
@@ -113,6 +114,7 @@ export function Composer({
         onDragOver: (e: DragEvent) => {
           if (!hasFiles(e)) return;
           e.preventDefault();
+          trayChunk.preload();
           setDragging(true);
         },
         onDragLeave: (e: DragEvent) => {
@@ -164,7 +166,13 @@ export function Composer({
               aria-label={fileLabels.attachFiles}
               title={fileLabels.attachFiles}
               disabled={disabled}
-              onClick={() => picker.current?.click()}
+              // The tray's chunk comes while the person reaches for a file.
+              onPointerEnter={trayChunk.preload}
+              onFocus={trayChunk.preload}
+              onClick={() => {
+                trayChunk.preload();
+                picker.current?.click();
+              }}
             >
               <PaperclipIcon />
             </button>

@@ -53,6 +53,27 @@ export function StopIcon() {
   );
 }
 
+/** The typing indicator: three dots, named (e.g. "Assistant is thinking"). */
+export function TypingDots({ label }: { label: string }) {
+  return (
+    <span className="rc-typing" role="img" aria-label={label}>
+      <span />
+      <span />
+      <span />
+    </span>
+  );
+}
+
+/** Regenerate (an answer) and retry (an upload): one circling arrow. */
+export function RetryIcon() {
+  return (
+    <Icon>
+      <path d="M21 12a9 9 0 1 1-3-6.7L21 8" />
+      <path d="M21 3v5h-5" />
+    </Icon>
+  );
+}
+
 export function ArrowDownIcon() {
   return (
     <Icon>

@@ -7,7 +7,6 @@ export {
 export { BranchNav, type BranchNavProps } from './branch-nav.js';
 export { ChatRoot, type ChatRootProps } from './chat-root.js';
 export { Composer, type ComposerProps } from './composer.js';
-export { AttachmentTray, rejectedText } from './composer-attachments.js';
 export {
   ConnectionStatus,
   type ConnectionStatusProps,
@@ -19,7 +18,6 @@ export type * from './controller-types.js';
 export { CopyButton, type CopyButtonProps } from './copy-button.js';
 export { InterruptAnnouncer } from './interrupts/announcer.js';
 export { AnsweredInterrupt, answeredText } from './interrupts/answered.js';
-export { ApprovalCard } from './interrupts/approval-card.js';
 export {
   InterruptSlot,
   InterruptsContext,
@@ -28,10 +26,9 @@ export {
 } from './interrupts/context.js';
 export { InterruptCard, type InterruptCardProps } from './interrupts/interrupt-card.js';
 export { DEFAULT_INTERRUPT_LABELS, type InterruptLabels } from './interrupts/labels.js';
-export { QuestionCard } from './interrupts/question-card.js';
-export { answerOf, type FormField, type FormShape, formOf } from './interrupts/schema-form.js';
-export { ToolRunCard } from './interrupts/tool-run-card.js';
 export { type ChatLabels, DEFAULT_LABELS, useLabels } from './labels.js';
+export { MessageEditor, type MessageEditorProps } from './lazy-editor.js';
+export { AttachmentTray, type AttachmentTrayProps } from './lazy-tray.js';
 export {
   type CodeRenderer,
   type ImagePolicy,
@@ -46,7 +43,6 @@ export {
   MessageActions,
   type MessageActionsProps,
 } from './message-actions.js';
-export { MessageEditor, type MessageEditorProps } from './message-editor.js';
 export {
   type FileAccess,
   FileAccessContext,
@@ -57,6 +53,7 @@ export {
 } from './message-files.js';
 export { MessageList, type MessageListProps } from './message-list.js';
 export { type MessageStatus, messageStatus } from './message-status.js';
+export { prettyJson } from './pretty-json.js';
 export { ReplyAnnouncer, type ReplyAnnouncerProps } from './reply-announcer.js';
 export { ResumableChat, type ResumableChatProps } from './resumable-chat.js';
 export {
@@ -65,7 +62,6 @@ export {
   type ResumableChatViewProps,
 } from './resumable-chat-view.js';
 export {
-  prettyJson,
   ToolCall,
   type ToolCallProps,
   type ToolCallStatus,

@@ -2,9 +2,10 @@ import { act, fireEvent, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import axe from 'axe-core';
 import { useState } from 'react';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { assistant, user } from '../test/fixtures.js';
 import type { BranchInfo, ChatMessage } from './controller-types.js';
+import { editorChunk } from './lazy-editor.js';
 import { Message } from './message.js';
 import { MessageList } from './message-list.js';
 
@@ -16,6 +17,9 @@ const branch = (index: number, ids: string[]): BranchInfo => ({
   count: ids.length,
   siblingIds: ids,
 });
+
+// The part loads lazily (src/lazy-parts.test.tsx checks that); here it is already there.
+beforeAll(() => editorChunk.load());
 
 describe('message actions', () => {
   it('show on hover and on keyboard focus; regenerate names the answer', async () => {

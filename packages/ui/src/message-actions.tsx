@@ -1,8 +1,10 @@
 import type { ReactNode, Ref } from 'react';
-import { ActionButton, EditIcon, RegenerateIcon } from './branch-icons.js';
+import { ActionButton } from './action-button.js';
+import { EditIcon } from './branch-icons.js';
 import { BranchNav } from './branch-nav.js';
 import type { ChatController, ChatMessage } from './controller-types.js';
 import { CopyButton } from './copy-button.js';
+import { RetryIcon } from './icons.js';
 import type { ChatLabels } from './labels.js';
 
 /**
@@ -86,7 +88,7 @@ export function MessageActions({
               label={labels.regenerate}
               onClick={() => act(() => onRegenerate(message.id))}
             >
-              <RegenerateIcon />
+              <RetryIcon />
             </ActionButton>
           ) : null}
           {onStartEdit ? (

@@ -2,10 +2,10 @@ import { type ComponentType, memo, type RefObject, useLayoutEffect, useMemo, use
 import { useStickToBottom } from 'use-stick-to-bottom';
 import type { ChatMessage } from './controller-types.js';
 import { cx } from './cx.js';
-import { ArrowDownIcon } from './icons.js';
+import { ArrowDownIcon, TypingDots } from './icons.js';
 import { type ChatLabels, useLabels } from './labels.js';
 import type { CodeRenderer, ImagePolicy } from './markdown.js';
-import { Message, type MessageProps } from './message.js';
+import { areMessagePropsEqual, Message, type MessageProps, sameItems } from './message.js';
 import type { MessageActionHandlers } from './message-actions.js';
 
 export interface MessageListProps extends MessageActionHandlers {
@@ -125,11 +125,7 @@ export function MessageList({
           ))}
           {awaitingReply ? (
             <div className="rc-message rc-message--assistant rc-message--placeholder">
-              <span className="rc-typing" role="img" aria-label={labels.thinking}>
-                <span />
-                <span />
-                <span />
-              </span>
+              <TypingDots label={labels.thinking} />
             </div>
           ) : null}
         </div>
@@ -186,16 +182,7 @@ const MessageRow = memo(
   function MessageRow({ component: Component, ...props }: RowProps) {
     return <Component {...props} />;
   },
-  (a, b) =>
-    a.component === b.component &&
-    a.message === b.message &&
-    sameItems(a.toolResults, b.toolResults) &&
-    a.allowRemoteImages === b.allowRemoteImages &&
-    a.renderCode === b.renderCode &&
-    a.labels === b.labels &&
-    a.onRegenerate === b.onRegenerate &&
-    a.onEdit === b.onEdit &&
-    a.onSwitchBranch === b.onSwitchBranch,
+  (a, b) => a.component === b.component && areMessagePropsEqual(a, b),
 );
 
 /**
@@ -205,12 +192,6 @@ const MessageRow = memo(
  */
 function rowKey(message: ChatMessage): string {
   return message.branch?.siblingIds[0] ?? message.id;
-}
-
-function sameItems<T>(a: ReadonlyArray<T> | undefined, b: ReadonlyArray<T> | undefined): boolean {
-  if (a === b) return true;
-  if (!a || !b || a.length !== b.length) return false;
-  return a.every((item, i) => item === b[i]);
 }
 
 interface Row {

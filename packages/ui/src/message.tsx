@@ -2,11 +2,13 @@ import { messageText } from '@resumable/protocol';
 import { memo, useRef, useState } from 'react';
 import type { ChatMessage } from './controller-types.js';
 import { cx } from './cx.js';
+import { TypingDots } from './icons.js';
 import { InterruptSlot } from './interrupts/context.js';
 import { type ChatLabels, useLabels } from './labels.js';
+import { useChunk } from './lazy-chunk.js';
+import { editorChunk } from './lazy-editor.js';
 import { type CodeRenderer, type ImagePolicy, Markdown } from './markdown.js';
 import { act, type MessageActionHandlers, MessageActions } from './message-actions.js';
-import { MessageEditor } from './message-editor.js';
 import { MessageFiles } from './message-files.js';
 import { messageStatus } from './message-status.js';
 import { ToolCall, toolResultText } from './tool-call.js';
@@ -71,6 +73,7 @@ export const Message = memo(function Message({
         <UserBody
           message={message}
           labels={labels}
+          active={hovered || focused}
           onEdit={onEdit}
           onSwitchBranch={onSwitchBranch}
         />
@@ -106,7 +109,8 @@ export const Message = memo(function Message({
   );
 }, areMessagePropsEqual);
 
-function areMessagePropsEqual(a: MessageProps, b: MessageProps): boolean {
+/** What a row re-renders for: its message, its tool results, or a prop (not a sibling's stream). */
+export function areMessagePropsEqual(a: MessageProps, b: MessageProps): boolean {
   return (
     a.message === b.message &&
     sameItems(a.toolResults, b.toolResults) &&
@@ -120,7 +124,11 @@ function areMessagePropsEqual(a: MessageProps, b: MessageProps): boolean {
   );
 }
 
-function sameItems<T>(a: ReadonlyArray<T> | undefined, b: ReadonlyArray<T> | undefined): boolean {
+/** Two lists with the same items (by identity) in the same order. */
+export function sameItems<T>(
+  a: ReadonlyArray<T> | undefined,
+  b: ReadonlyArray<T> | undefined,
+): boolean {
   if (a === b) return true;
   if (!a || !b || a.length !== b.length) return false;
   return a.every((item, i) => item === b[i]);
@@ -137,13 +145,18 @@ function EndedBadge({ status, labels }: { status: 'stopped' | 'error'; labels: C
 function UserBody({
   message,
   labels,
+  active,
   onEdit,
   onSwitchBranch,
 }: Pick<MessageActionHandlers, 'onEdit' | 'onSwitchBranch'> & {
   message: ChatMessage;
   labels: ChatLabels;
+  /** Pointer over it or focus inside: its Edit button shows, so the editor is fetched. */
+  active: boolean;
 }) {
   const [editing, setEditing] = useState(false);
+  // Until the editor's chunk is there, the prompt stays as it is (no empty frame).
+  const editor = useChunk(editorChunk, Boolean(onEdit) && (editing || active));
   const editButton = useRef<HTMLButtonElement>(null);
   const text = messageText(message);
   // Back on the Edit button once the editor closes, so keyboard focus is not lost.
@@ -151,9 +164,9 @@ function UserBody({
     setEditing(false);
     setTimeout(() => editButton.current?.focus(), 0);
   };
-  if (editing && onEdit) {
+  if (editing && onEdit && editor) {
     return (
-      <MessageEditor
+      <editor.MessageEditor
         initial={text}
         labels={labels}
         onCancel={close}
@@ -213,11 +226,7 @@ function AssistantBody({
         // data-text: the exact Markdown source, for tests and tools (the rendering loses it).
         <div className="rc-message__content" data-part="text" data-text={text}>
           {waiting ? (
-            <span className="rc-typing" role="img" aria-label={labels.thinking}>
-              <span />
-              <span />
-              <span />
-            </span>
+            <TypingDots label={labels.thinking} />
           ) : (
             <Markdown
               text={text}

@@ -1,6 +1,7 @@
 // `@resumable/ui/thread-list`: its own entry, out of a one-conversation page's bundle.
 import type { ThreadEntry, ThreadsController } from '@resumable/hooks/threads';
 import { type FormEvent, type KeyboardEvent, useRef, useState } from 'react';
+import { ActionButton } from './action-button.js';
 import { type ThreadListLabels, useMergedLabels } from './attachment-labels.js';
 import { cx } from './cx.js';
 import { errorWords } from './error-words.js';
@@ -156,24 +157,20 @@ export function ThreadList({
                 >
                   {titleOf(t)}
                 </button>
-                <button
-                  type="button"
+                <ActionButton
                   className="rc-threads__action"
-                  aria-label={labels.renameThread(titleOf(t))}
-                  title={labels.renameThread(titleOf(t))}
+                  label={labels.renameThread(titleOf(t))}
                   onClick={() => setMode({ kind: 'renaming', id: t.id })}
                 >
                   ✎
-                </button>
-                <button
-                  type="button"
+                </ActionButton>
+                <ActionButton
                   className="rc-threads__action"
-                  aria-label={labels.deleteThread(titleOf(t))}
-                  title={labels.deleteThread(titleOf(t))}
+                  label={labels.deleteThread(titleOf(t))}
                   onClick={() => setMode({ kind: 'deleting', id: t.id })}
                 >
                   ×
-                </button>
+                </ActionButton>
               </>
             )}
           </li>

@@ -4,6 +4,7 @@ import type { ChatMessage } from './controller-types.js';
 import { cx } from './cx.js';
 import { type ChatLabels, useLabels } from './labels.js';
 import { messageStatus } from './message-status.js';
+import { prettyJson } from './pretty-json.js';
 
 export type ToolCallStatus = 'running' | 'done' | 'error' | 'stopped';
 
@@ -97,14 +98,4 @@ export function ToolCall({
 export function toolResultText(result: ChatMessage): string {
   if ('error' in result && typeof result.error === 'string') return result.error;
   return prettyJson(messageText(result));
-}
-
-/** Indented JSON when the text parses, else the text as it came. */
-export function prettyJson(text: string): string {
-  if (text.trim() === '') return text;
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    return text;
-  }
 }

@@ -1,3 +1,4 @@
+import type { ChatInterrupt } from '@resumable/hooks/core';
 import { initialConnection } from '@resumable/hooks/core';
 import type { ChatController, ChatMessage, ConnectionInfo } from '../src/controller-types.js';
 
@@ -60,3 +61,20 @@ export function controller(extra: Partial<ChatController> = {}): {
     },
   };
 }
+
+/** An open approval of `delete_file`, anchored to message `a1`. */
+export const approval: ChatInterrupt = {
+  id: 'i1',
+  reason: 'tool_approval',
+  message: 'Delete notes/old-draft.md?',
+  toolCallId: 'c1',
+  runId: 'r1',
+  status: 'open',
+  answer: null,
+  pending: null,
+  answeredBy: null,
+  answeredHere: false,
+  tool: { name: 'delete_file', arguments: '{"path":"notes/old-draft.md"}' },
+  anchor: 'a1',
+  execution: null,
+};

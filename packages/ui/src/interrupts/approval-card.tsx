@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import type { ChatLabels } from '../labels.js';
-import { prettyJson } from '../tool-call.js';
+import { ApprovalDetails } from './approval-details.js';
 import { CardSection } from './card-section.js';
 import type { InterruptCardProps } from './interrupt-card.js';
 
@@ -28,13 +28,7 @@ export function ApprovalCard(props: InterruptCardProps & { labels: ChatLabels })
       title={labels.approvalTitle(name)}
       className={props.className}
     >
-      {i.message ? <p className="rc-interrupt__message">{i.message}</p> : null}
-      {i.tool ? (
-        <>
-          <div className="rc-interrupt__label">{labels.toolArguments}</div>
-          <pre className="rc-interrupt__args">{prettyJson(i.tool.arguments)}</pre>
-        </>
-      ) : null}
+      <ApprovalDetails interrupt={i} labels={labels} />
       <label className="rc-interrupt__field" htmlFor={reasonId}>
         {labels.denyReason}
       </label>

@@ -1,26 +1,14 @@
 import type { ChatInterrupt } from '@resumable/hooks/core';
 import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { approval } from '../../test/fixtures.js';
 import { ResumableChatView } from '../resumable-chat-view.js';
-import { InterruptCard } from './interrupt-card.js';
+import { cardsChunk, InterruptCard } from './interrupt-card.js';
 import { answerOf, formOf } from './schema-form.js';
 
-const approval: ChatInterrupt = {
-  id: 'i1',
-  reason: 'tool_approval',
-  message: 'Delete notes/old-draft.md?',
-  toolCallId: 'c1',
-  runId: 'r1',
-  status: 'open',
-  answer: null,
-  pending: null,
-  answeredBy: null,
-  answeredHere: false,
-  tool: { name: 'delete_file', arguments: '{"path":"notes/old-draft.md"}' },
-  anchor: 'a1',
-  execution: null,
-};
+// The cards load lazily (src/lazy-parts.test.tsx checks that); here they are already there.
+beforeAll(() => cardsChunk.load());
 
 function setup(interrupt: ChatInterrupt) {
   const calls: [string, string, unknown][] = [];
