@@ -131,34 +131,32 @@ export class ClientHandle {
    * at once when they are (the optimistic prompt shows in the same task), else after
    * waiting for both (bounded by `timeoutMs` each). Never dropped; a failed load rejects.
    */
-  async withChat<T>(
+  withChat<T>(
     key: string,
     overrides: Partial<ChatSessionOptions>,
     action: (chat: ChatSession) => T | Promise<T>,
   ): Promise<T> {
-    const chat = this.chat(this.client() ?? (await this.load()), key, overrides);
-    if (chat.getState().hydrated) return action(chat);
-    return whileHeld(
-      chat,
-      (s) => s.hydrated,
-      this.timeoutMs,
-      () => action(chat),
-    );
+    return this.ready((client) => this.chat(client, key, overrides), action);
   }
 
   /** `withChat` for a run session. */
-  async withRun<T>(
+  withRun<T>(
     key: string,
     overrides: Partial<RunSessionOptions>,
     action: (run: RunSession) => T | Promise<T>,
   ): Promise<T> {
-    const run = this.run(this.client() ?? (await this.load()), key, overrides);
-    if (run.getState().hydrated) return action(run);
-    return whileHeld(
-      run,
-      (s) => s.hydrated,
-      this.timeoutMs,
-      () => action(run),
+    return this.ready((client) => this.run(client, key, overrides), action);
+  }
+
+  private async ready<S extends ChatSession | RunSession, T>(
+    sessionOf: (client: ResumableClient) => S,
+    action: (session: S) => T | Promise<T>,
+  ): Promise<T> {
+    const session = sessionOf(this.client() ?? (await this.load()));
+    if (session.getState().hydrated) return action(session);
+    const hydrated = (s: { hydrated: boolean }) => s.hydrated;
+    return whileHeld<{ hydrated: boolean }, T>(session, hydrated, this.timeoutMs, () =>
+      action(session),
     );
   }
 
