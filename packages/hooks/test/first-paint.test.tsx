@@ -21,6 +21,7 @@ import {
   type UseResumableChatOptions,
   useResumableChat,
 } from '../src/index.js';
+import { until } from './react-harness.js';
 import { assistantText } from './util.js';
 
 let server: RunningServer;
@@ -75,15 +76,6 @@ function Probe(props: { options: UseResumableChatOptions; seen: ResumableChatCon
   const chat = useResumableChat({ key: KEY, ...props.options });
   props.seen.push(chat);
   return null;
-}
-
-/** Polls `check` across React commits (each poll its own act), bounded. */
-async function until(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await act(() => new Promise((r) => setTimeout(r, 10)));
-  }
 }
 
 /** The first page: the engine loaded up front (a client made by the app), records written. */

@@ -49,3 +49,12 @@ export async function sessionOf(get: () => ResumableRun): Promise<RunSession> {
   await act(() => waitFor(() => get().session !== null, 'the engine loaded'));
   return get().session!;
 }
+
+/** Polls `check` across React commits (each poll its own act), bounded like `waitFor`. */
+export async function until(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await act(() => new Promise((r) => setTimeout(r, 10)));
+  }
+}
