@@ -15,7 +15,7 @@ import type { RecordStorage } from '../src/core/storage.js';
 import { createIndexedDbStorage, createMemoryStorage } from '../src/core/storage.js';
 import type { ChatController } from '../src/core/types.js';
 import { type ResumableRun, useResumableChat } from '../src/index.js';
-import { RunProbe, TestProvider } from './react-harness.js';
+import { RunProbe, sessionOf, TestProvider } from './react-harness.js';
 import { assistantText, waitFor } from './util.js';
 
 let server: RunningServer;
@@ -79,12 +79,12 @@ describe('hooks × @resumable/server', () => {
         <RunProbe onRun={(r) => (run = r)} />
       </Providers>,
     );
-    const started = await act(() => run.session.start(script(240, 150)));
+    const started = await act(() => run.start(script(240, 150)));
     await act(() => waitFor(() => run.connection.offset >= 30, 'offset 30', 10_000));
     // What a pagehide flush leaves in IndexedDB, then the page is gone.
-    await run.session.flush();
+    await run.session!.flush();
     first.unmount();
-    await run.session.dispose();
+    await run.session!.dispose();
     const persisted = (await storage.get('run:slot')) as { offset: number; snapshot: RunSnapshot };
     expect(persisted.offset).toBeGreaterThanOrEqual(30);
     expect(persisted.offset).toBeLessThan(200);
@@ -101,7 +101,7 @@ describe('hooks × @resumable/server', () => {
         />
       </Providers>,
     );
-    await act(() => second.session.hydrate());
+    await act(async () => (await sessionOf(() => second)).hydrate());
     expect(texts).toContain(assistantText(persisted.snapshot.messages));
     await act(() => waitFor(() => second.status === 'finished', 'finished', 15_000));
     // The first request of the new page asked for exactly the persisted resume point.
@@ -119,7 +119,7 @@ describe('hooks × @resumable/server', () => {
         <RunProbe onRun={(r) => (run = r)} />
       </Providers>,
     );
-    const started = await act(() => run.session.start(script(300, 200)));
+    const started = await act(() => run.start(script(300, 200)));
     const cuts: number[] = [];
     for (const at of [25, 80, 150]) {
       await act(() => waitFor(() => run.connection.offset >= at, `offset ${at}`, 10_000));
@@ -190,7 +190,7 @@ describe('hooks × @resumable/server', () => {
           <RunProbe onRun={(r) => (run = r)} />
         </Providers>,
       );
-      const started = await act(() => run.session.start(script(400, 200)));
+      const started = await act(() => run.start(script(400, 200)));
       await act(() => waitFor(() => run.connection.offset >= 20, 'offset 20', 10_000));
       await server.close();
       server = await startServer({

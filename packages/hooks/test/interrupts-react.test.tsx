@@ -9,7 +9,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createMemoryStorage } from '../src/core/storage.js';
 import type { BrowserTools } from '../src/core/tool-declarations.js';
 import { type ResumableChatController, useResumableChat } from '../src/index.js';
-import { TestProvider } from './react-harness.js';
+import { TestProvider, until } from './react-harness.js';
 import { assistantText } from './util.js';
 
 let server: RunningServer;
@@ -33,15 +33,6 @@ function Probe(props: {
   });
   props.onChat(chat);
   return null;
-}
-
-/** Polls `check` across React commits (each poll its own act), bounded like `waitFor`. */
-async function until(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await act(() => new Promise((r) => setTimeout(r, 10)));
-  }
 }
 
 function mount(interrupt: string, tools?: BrowserTools) {

@@ -1,10 +1,19 @@
 /**
+ * What the first paint of `@resumable/hooks` holds (issue #16): the static import graph
+ * from `src/index.ts` (what a bundler puts in the entry chunk) reaches the hooks, the
+ * records' read and the transcript's composition, never the engine — that is behind the
+ * hooks' `import()` of `src/engine.ts`. (`pnpm bench size` measures the bytes.)
+ *
  * The paths kept out of the first paint (issue #16) still work when they are needed: JSON
  * Patch support is loaded by `import()` when the first STATE_DELTA / ACTIVITY_DELTA
  * arrives, and the stream goes on without a reconnect; cancel-with-retry is loaded on the
  * first stop. Real `RunSession`, a `node:http` server on 127.0.0.1.
  */
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { AGUIEvent } from '@resumable/protocol';
+import ts from 'typescript';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HostileServer, RUN, THREAD, TOKEN } from './hostile-server.js';
 import { assistantText, type Harness, openSession, waitFor } from './util.js';
@@ -86,5 +95,90 @@ describe('lazy chunks', () => {
     expect(server.count('cancel')).toBe(1);
     expect(h.session.getState().stopped).toBe(true);
     expect(h.session.getState().connection.lastError).toBeNull();
+  });
+});
+
+const SRC = join(dirname(fileURLToPath(import.meta.url)), '../src');
+
+/**
+ * The files and packages reached from `entry` by value imports and re-exports (`import
+ * type`, `export type` and `import()` are not edges): what lands in the entry's chunk.
+ */
+function staticGraph(entry: string): { files: Set<string>; packages: Set<string> } {
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const stack = [resolve(SRC, entry)];
+  while (stack.length > 0) {
+    const file = stack.pop()!;
+    if (files.has(file)) continue;
+    files.add(file);
+    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest);
+    for (const statement of source.statements) {
+      let spec: ts.Expression | undefined;
+      if (ts.isImportDeclaration(statement) && !statement.importClause?.isTypeOnly) {
+        spec = statement.moduleSpecifier;
+      } else if (ts.isExportDeclaration(statement) && !statement.isTypeOnly) {
+        spec = statement.moduleSpecifier;
+      }
+      if (!spec || !ts.isStringLiteral(spec)) continue;
+      if (!spec.text.startsWith('.')) {
+        packages.add(spec.text);
+        continue;
+      }
+      const target = resolve(dirname(file), spec.text).replace(/\.js$/, '');
+      stack.push(
+        [`${target}.ts`, `${target}.tsx`].find((f) => {
+          try {
+            readFileSync(f);
+            return true;
+          } catch {
+            return false;
+          }
+        })!,
+      );
+    }
+  }
+  return { files, packages };
+}
+
+const ENGINE = [
+  'core/chat.ts',
+  'core/session.ts',
+  'core/registry.ts',
+  'core/transport.ts',
+  'core/reconnect.ts',
+  'core/follow.ts',
+  'core/outbox-send.ts',
+  'core/shared-stream.ts',
+  'core/writer.ts',
+  'core/record-write.ts',
+  'core/store.ts',
+  'core/http.ts',
+  'core/api.ts',
+  'core/env.ts',
+];
+
+describe('the first paint', () => {
+  it('holds the hooks, the records read and the composition; the engine is behind import()', () => {
+    const first = staticGraph('index.ts');
+    const rel = (f: string) => f.slice(SRC.length + 1);
+    const shown = [...first.files].map(rel);
+    for (const part of ENGINE) expect(shown).not.toContain(part);
+    expect(shown).toEqual(
+      expect.arrayContaining([
+        'react/use-resumable-chat.ts',
+        'react/use-resumable-run.ts',
+        'core/first-paint.ts',
+        'core/branches.ts',
+        'core/chat-state.ts',
+        'core/record.ts',
+        'core/storage.ts',
+      ]),
+    );
+    // Packages: no event-stream parser, no zustand, nothing of the engine's.
+    expect([...first.packages].sort()).toEqual(['@resumable/protocol', 'idb-keyval', 'react']);
+    // The engine chunk has them all.
+    const engine = [...staticGraph('engine.ts').files].map(rel);
+    expect(engine).toEqual(expect.arrayContaining(ENGINE));
   });
 });

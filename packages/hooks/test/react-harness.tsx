@@ -1,9 +1,11 @@
+import { act } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import type { ManualSignal } from '../src/core/env.js';
 import { createManualSignal } from '../src/core/env.js';
+import type { RunSession } from '../src/core/session.js';
 import type { RecordStorage } from '../src/core/storage.js';
 import { ResumableProvider, type ResumableRun, useResumableRun } from '../src/index.js';
-import { assistantText } from './util.js';
+import { assistantText, waitFor } from './util.js';
 
 /**
  * A `ResumableProvider` for tests: always visible, no pagehide, warnings dropped, and an
@@ -40,4 +42,19 @@ export function RunProbe(props: { onRun: (run: ResumableRun) => void }) {
   const run = useResumableRun({ key: 'slot' });
   props.onRun(run);
   return <p data-testid="text">{assistantText(run.messages)}</p>;
+}
+
+/** The hook's session once the engine (loaded by `import()` on first render) is there. */
+export async function sessionOf(get: () => ResumableRun): Promise<RunSession> {
+  await act(() => waitFor(() => get().session !== null, 'the engine loaded'));
+  return get().session!;
+}
+
+/** Polls `check` across React commits (each poll its own act), bounded like `waitFor`. */
+export async function until(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await act(() => new Promise((r) => setTimeout(r, 10)));
+  }
 }

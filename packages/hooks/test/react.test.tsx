@@ -7,13 +7,14 @@ import { memo, Profiler, StrictMode } from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ManualSignal } from '../src/core/env.js';
 import { createManualSignal } from '../src/core/env.js';
-import { recordOf, runRecordKey } from '../src/core/record.js';
+import { runRecordKey } from '../src/core/record.js';
+import { recordOf } from '../src/core/record-write.js';
 import type { RecordStorage } from '../src/core/storage.js';
 import { createIndexedDbStorage, createMemoryStorage } from '../src/core/storage.js';
 import type { ChatController, ChatMessage, ConnectionInfo } from '../src/core/types.js';
 import { type ResumableRun, useResumableChat, useResumableRun } from '../src/index.js';
 import { FakeServer } from './fake-server.js';
-import { RunProbe, TestProvider } from './react-harness.js';
+import { RunProbe, sessionOf, TestProvider } from './react-harness.js';
 import { assistantText, waitFor } from './util.js';
 
 let server: FakeServer;
@@ -118,7 +119,7 @@ async function replay10k(fetchFn: typeof fetch) {
     );
     server = saved;
     let updates = 0;
-    const off = run.session.store.subscribe((s, p) => {
+    const off = (await sessionOf(() => run)).store.subscribe((s, p) => {
       if (s.run.offset !== p.run.offset) updates++;
     });
     await act(() => waitFor(() => run.status === 'finished', 'finished', 15_000));
@@ -147,12 +148,14 @@ describe('useResumableRun', () => {
         <RunProbe onRun={(r) => (run = r)} />
       </Providers>,
     );
-    await act(() => run.session.attach({ runId: RUN, threadId: 'th', token: 'tok-th' }));
+    await act(async () =>
+      (await sessionOf(() => run)).attach({ runId: RUN, threadId: 'th', token: 'tok-th' }),
+    );
     server.step(RUN, 12);
     await act(() => waitFor(() => run.connection.offset === 12, 'offset 12'));
-    await run.session.flush();
+    await run.session!.flush();
     first.unmount();
-    await run.session.dispose(); // the page is gone
+    await run.session!.dispose(); // the page is gone
     server.step(RUN, 4);
 
     let texts: string[] = [];
@@ -167,7 +170,7 @@ describe('useResumableRun', () => {
         />
       </Providers>,
     );
-    await act(() => after.session.hydrate());
+    await act(async () => (await sessionOf(() => after)).hydrate());
     // Snapshot before any event of the new connection: tokens 0..9 (offsets 3..12).
     expect(texts).toContain(FakeServer.fullText(10));
     expect(eventsRequests(RUN).slice(-1)).toEqual([12]);
@@ -212,14 +215,16 @@ describe('useResumableRun', () => {
         <RunWithStatus onRun={(r) => (run = r)} />
       </Providers>,
     );
-    await act(() => run.session.attach({ runId: RUN, threadId: 'th', token: 'tok-th' }));
+    await act(async () =>
+      (await sessionOf(() => run)).attach({ runId: RUN, threadId: 'th', token: 'tok-th' }),
+    );
     await act(() => waitFor(() => run.connection.phase === 'streaming', 'streaming'));
     server.step(RUN, 2);
-    await act(() => waitFor(() => run.session.getState().run.offset === 2, 'offset 2'));
+    await act(() => waitFor(() => run.session!.getState().run.offset === 2, 'offset 2'));
     const before = statusRenders.count;
     for (let offset = 3; offset <= 6; offset++) {
       server.step(RUN, 1);
-      await act(() => waitFor(() => run.session.getState().run.offset === offset, `${offset}`));
+      await act(() => waitFor(() => run.session!.getState().run.offset === offset, `${offset}`));
     }
     // The text re-rendered with each batch; the status line did not.
     expect(view.getByTestId('text').textContent).toBe(FakeServer.fullText(4));
@@ -240,8 +245,11 @@ describe('useResumableRun', () => {
         </Providers>
       </StrictMode>,
     );
-    expect(a.session).toBe(b.session);
-    await act(() => a.session.attach({ runId: RUN, threadId: 'th', token: 'tok-th' }));
+    const shared = await sessionOf(() => a);
+    expect(b.session).toBe(shared);
+    await act(async () =>
+      (await sessionOf(() => a)).attach({ runId: RUN, threadId: 'th', token: 'tok-th' }),
+    );
     server.resume(RUN);
     await act(() => waitFor(() => a.status === 'finished', 'finished'));
     expect(eventsRequests(RUN)).toEqual([0]);

@@ -244,7 +244,7 @@ export class BranchView {
   derive(
     optimistic: OptimisticMessages,
     chat: ChatState,
-    run: RunSessionState,
+    run: Pick<RunSessionState, 'runId' | 'messages'>,
   ): ChatMessage[] | null {
     const composed = optimistic.compose(chat, run);
     if (composed !== null) this.all = composed;

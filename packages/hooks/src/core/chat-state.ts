@@ -1,7 +1,7 @@
 import type { RunMessage, RunStatus } from '@resumable/protocol';
 import { isTerminalStatus, ResumableError } from '@resumable/protocol';
 import type { RunSessionOptions } from './options.js';
-import { toResumable } from './reconnect.js';
+import { toResumable } from './typed-error.js';
 import type { ChatMessage, OutboxItem } from './types.js';
 
 /** The chat's options, state, persisted record and tab message: data, no behaviour. */

@@ -6,7 +6,6 @@ import { activeRunOf, loadHistoryPage } from './chat-history.js';
 import type { ChatSessionOptions, ChatState } from './chat-state.js';
 import {
   chatRecordKey,
-  chatStateOf,
   DEFAULT_MAX_OUTBOX,
   emptyChatState,
   isBusy,
@@ -17,6 +16,8 @@ import {
 } from './chat-state.js';
 import { startConversation } from './conversation-start.js';
 import type { TabChannel } from './env.js';
+import type { StoredRecords } from './first-paint.js';
+import { restoredChat } from './first-paint.js';
 import { KeepAlive } from './keepalive.js';
 import { OptimisticMessages } from './optimistic.js';
 import { type OutboxHost, sendOutboxItem } from './outbox-send.js';
@@ -42,6 +43,8 @@ export class ChatSession {
   private readonly keepAlive: KeepAlive;
   private unsubscribers: (() => void)[] = [];
   private loading: Promise<void> | null = null;
+  /** The records the first paint read (`preload`), used instead of reading them again. */
+  private preloaded: Promise<StoredRecords> | null = null;
   private readonly draining = new SerialLoop();
   private disposed = false;
   /** Read by tests: bounded by the outbox (entries leave when their run is confirmed). */
@@ -141,13 +144,25 @@ export class ChatSession {
     this.deactivate();
   }
 
+  /**
+   * Hands the chat the records the first paint is reading (`first-paint.ts`), so it shows
+   * the same transcript without reading them twice. Only before the chat is first held.
+   */
+  preload(records: Promise<StoredRecords>): void {
+    if (this.loading !== null || this.preloaded !== null) return;
+    this.preloaded = records;
+    void this.run.hydrate(records.then((r) => r.run));
+  }
+
   /** Reads the chat record, then history and the thread's active run. */
   private async load(): Promise<void> {
-    const record = await loadChatRecord(this.run.storage, this.options.key);
+    const record = await (this.preloaded?.then((r) => r.chat) ??
+      loadChatRecord(this.run.storage, this.options.key));
     if (record instanceof ResumableError) {
       this.options.onWarning?.(record);
-    } else if (record && (this.options.threadId ?? record.threadId) === record.threadId) {
-      this.store.setState(chatStateOf(record, this.options.token));
+    } else {
+      const restored = restoredChat(record, this.options);
+      if (restored) this.store.setState(restored);
     }
     await this.run.hydrate();
     const runState = this.run.getState();

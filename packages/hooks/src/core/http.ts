@@ -1,4 +1,5 @@
 import { errorFromBody, ResumableError } from '@resumable/protocol';
+import { timeoutError } from './timeout.js';
 
 /**
  * `Retry-After` as seconds: delta-seconds (fractions too: `0.5`) or an HTTP date. Anything
@@ -88,9 +89,8 @@ export function networkError(cause: unknown): ResumableError {
   return new ResumableError('network', `network error: ${message}`, { cause });
 }
 
-export function timeoutError(what: string, ms: number): ResumableError {
-  return new ResumableError('timeout', `${what} did not settle within ${ms} ms`);
-}
+// The timeout helpers live apart (`timeout.ts`): the first paint's storage guard needs them, not fetch.
+export { timeoutError, withTimeout } from './timeout.js';
 
 export interface JsonRequest {
   method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -187,25 +187,4 @@ export async function requestJson<T>(
     clearTimeout(timer);
     request.signal?.removeEventListener('abort', onOuterAbort);
   }
-}
-
-/**
- * `promise`, or a `timeout` error after `ms` (storage calls: Safari's IndexedDB can hang
- * on open and never settle). The late result is dropped.
- */
-export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  if (!Number.isFinite(ms) || ms <= 0) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(timeoutError(what, ms)), ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
 }

@@ -19,9 +19,11 @@ export type { ChatInterrupt, InterruptStatus, ResumeAnswer } from './interrupts.
 export type { FilePart } from './optimistic.js';
 export { filePart, userContent } from './optimistic.js';
 export type { RunRecord } from './record.js';
-export { mergeRecord, parseRecord, RECORD_VERSION, recordOf, runRecordKey } from './record.js';
+export { parseRecord, RECORD_VERSION, runRecordKey } from './record.js';
+export { mergeRecord, recordOf } from './record-write.js';
 export type { ClientOptions } from './registry.js';
 export { defaultClient, disposeDefaultClients, ResumableClient } from './registry.js';
+export { initialConnection } from './run-facts.js';
 export type { AttachInput, RunSessionOptions, StartRunInput } from './session.js';
 export { RunSession } from './session.js';
 export type { IndexedDbStorageOptions, RecordStorage } from './storage.js';
@@ -33,7 +35,6 @@ export {
   withFallback,
 } from './storage.js';
 export type { RunSessionState } from './store.js';
-export { initialConnection } from './store.js';
 export type { BrowserTool, BrowserTools } from './tool-declarations.js';
 export { toolDeclarations } from './tool-declarations.js';
 export type { StreamOutcome, StreamRequest } from './transport.js';

@@ -43,7 +43,10 @@ export class OptimisticMessages {
   private lastParts: unknown[] = [];
 
   /** The transcript, or null when none of its parts changed since the last call. */
-  compose(chat: ChatState, run: RunSessionState): readonly ChatMessage[] | null {
+  compose(
+    chat: ChatState,
+    run: Pick<RunSessionState, 'runId' | 'messages'>,
+  ): readonly ChatMessage[] | null {
     const parts = [
       chat.history,
       chat.settled,

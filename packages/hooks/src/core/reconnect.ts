@@ -7,7 +7,10 @@ import type { ResumableEnvironment } from './env.js';
 import type { SessionEvent } from './machine.js';
 import type { StreamOutcome } from './transport.js';
 import { readEventStream } from './transport.js';
+import { toResumable } from './typed-error.js';
 import type { ConnectionInfo } from './types.js';
+
+export { toResumable } from './typed-error.js';
 
 export interface Ids {
   runId: string;
@@ -347,11 +350,4 @@ export function noProgress(attempts: number, last: ResumableError): ResumableErr
     `${attempts} attempts without progress (last: ${last.code}: ${last.message})`,
     { cause: last, ...(last.status === undefined ? {} : { status: last.status }) },
   );
-}
-
-export function toResumable(error: unknown): ResumableError {
-  if (error instanceof ResumableError) return error;
-  return new ResumableError('internal', error instanceof Error ? error.message : String(error), {
-    cause: error,
-  });
 }

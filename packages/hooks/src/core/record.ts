@@ -1,5 +1,5 @@
 import type { RunSnapshot, RunState, RunStatus } from '@resumable/protocol';
-import { isTerminalStatus, parseSnapshot, ResumableError, snapshotOf } from '@resumable/protocol';
+import { parseSnapshot, ResumableError, stateFromSnapshot } from '@resumable/protocol';
 
 /**
  * What survives a reload: the run to resume, the capability to read it, the resume point
@@ -57,30 +57,6 @@ export async function loadRecord(
 /** Storage key of a session's record. */
 export const runRecordKey = (key: string) => `run:${key}`;
 
-export function recordOf(
-  key: string,
-  state: RunState,
-  ids: { runId: string; threadId: string; token: string | null },
-  now: number,
-  base = 0,
-): RunRecord {
-  const snapshot = snapshotOf(state);
-  snapshot.runId = ids.runId;
-  snapshot.threadId = ids.threadId;
-  return {
-    v: RECORD_VERSION,
-    key,
-    runId: ids.runId,
-    threadId: ids.threadId,
-    token: ids.token,
-    offset: state.offset,
-    base,
-    snapshot,
-    status: state.status,
-    updatedAt: now,
-  };
-}
-
 const STATUSES: readonly string[] = ['idle', 'running', 'finished', 'cancelled', 'error'];
 
 /**
@@ -116,30 +92,10 @@ export function parseRecord(value: unknown, key: string): RunRecord | ResumableE
   return r as RunRecord;
 }
 
-/**
- * The monotonic write: never replace a record of the same run with one at a lower offset
- * (two tabs on one key both write; the one that got further wins), nor a terminal record
- * with a non-terminal one at the same offset, nor with one built on another snapshot
- * (`base`) than the stored one.
- *
- * `replace` is the exception: the session replaced its state with the server's snapshot
- * (409 `offset_ahead`, 410 `offset_expired`, 204 without a local end). That snapshot is the
- * truth even below the stored offset — after a 409 the stored record is *ahead* of the
- * server's log, and keeping it would show the wrong state (and 409 again) on every reload.
- */
-export function mergeRecord(old: unknown, next: RunRecord, replace = false): RunRecord {
-  const prev = parseRecord(old, next.key);
-  if (prev === null || prev instanceof ResumableError || prev.runId !== next.runId) return next;
-  // A stop in any tab sticks: no later write of the same run revives it.
-  if (prev.stopped && !next.stopped) next = { ...next, stopped: true };
-  if (replace) return next;
-  if ((prev.base ?? 0) !== (next.base ?? 0)) return prev;
-  if (prev.offset > next.offset) return prev;
-  if (
-    prev.offset === next.offset &&
-    isTerminalStatus(prev.status) &&
-    !isTerminalStatus(next.status)
-  )
-    return prev;
-  return next;
+/** The folded run a record restores (the engine's and the first paint's, the same). */
+export function runStateOfRecord(record: RunRecord): RunState {
+  return stateFromSnapshot({ ...record.snapshot, lastOffset: record.offset });
 }
+
+/** What a session's record read gives: the record, or null, and the problem met. */
+export type RecordRead = Awaited<ReturnType<typeof loadRecord>>;

@@ -1,10 +1,5 @@
 import type { RunAgentInput } from '@resumable/protocol';
-import {
-  createRunState,
-  isTerminalStatus,
-  ResumableError,
-  stateFromSnapshot,
-} from '@resumable/protocol';
+import { createRunState, isTerminalStatus, ResumableError } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import type { StartedRun } from './api.js';
 import { RunApi } from './api.js';
@@ -16,11 +11,11 @@ import { KeepAlive } from './keepalive.js';
 import type { RunSessionOptions } from './options.js';
 import { SessionPublisher } from './publisher.js';
 import { ReconnectLoop, toResumable } from './reconnect.js';
-import type { RunRecord } from './record.js';
-import { loadRecord, runRecordKey } from './record.js';
+import type { RecordRead, RunRecord } from './record.js';
+import { loadRecord, runRecordKey, runStateOfRecord } from './record.js';
 import { SharedStream } from './shared-stream.js';
 import type { RecordStorage } from './storage.js';
-import { defaultStorage, guardStorage } from './storage.js';
+import { storageFor } from './storage.js';
 import type { RunSessionState } from './store.js';
 import { createSessionStore, runErrorOf } from './store.js';
 import { RecordWriter } from './writer.js';
@@ -75,11 +70,7 @@ export class RunSession {
     this.key = options.key;
     this.env = createEnvironment(options.env);
     const warn = (error: ResumableError) => this.out.warn(error);
-    this.storage = guardStorage(
-      options.storage ?? defaultStorage(warn),
-      warn,
-      options.storageTimeoutMs,
-    );
+    this.storage = storageFor(options, warn);
     this.api = new RunApi({
       endpoint: options.endpoint,
       fetch: this.env.fetch,
@@ -219,14 +210,17 @@ export class RunSession {
     await this.writer.idle();
   }
 
-  /** Reads the persisted record once and shows its snapshot before any network. */
-  hydrate(): Promise<void> {
-    this.hydration ??= this.readRecord();
+  /**
+   * Reads the persisted record once and shows its snapshot before any network; `read`: the
+   * record the first paint already read (`first-paint.ts`), used instead of a second read.
+   */
+  hydrate(read?: Promise<RecordRead>): Promise<void> {
+    this.hydration ??= this.readRecord(read ?? loadRecord(this.storage, this.key));
     return this.hydration;
   }
 
-  private async readRecord(): Promise<void> {
-    const { record, problem } = await loadRecord(this.storage, this.key);
+  private async readRecord(read: Promise<RecordRead>): Promise<void> {
+    const { record, problem } = await read;
     // A run started before the read finished wins over an older persisted one.
     if (this.f.ids === null && record !== null) {
       try {
@@ -257,7 +251,7 @@ export class RunSession {
 
   private restore(record: RunRecord): void {
     this.f.ids = { runId: record.runId, threadId: record.threadId, token: record.token };
-    this.f.run = stateFromSnapshot({ ...record.snapshot, lastOffset: record.offset });
+    this.f.run = runStateOfRecord(record);
     this.f.base = record.base ?? 0;
     this.f.resuming = record.offset > 0;
     this.f.phase = isTerminalStatus(this.f.run.status)

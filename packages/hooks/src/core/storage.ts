@@ -1,6 +1,6 @@
 import { ResumableError } from '@resumable/protocol';
 import { createStore, del, get, update } from 'idb-keyval';
-import { withTimeout } from './http.js';
+import { withTimeout } from './timeout.js';
 
 /**
  * Where records live. IndexedDB (via idb-keyval, in its own database so we never touch the
@@ -100,7 +100,7 @@ export function withFallback(
       return op(fallback);
     }
   };
-  return {
+  const guarded: RecordStorage = {
     get kind() {
       return current.kind;
     },
@@ -108,7 +108,12 @@ export function withFallback(
     update: (key, updater) => run((s) => s.update(key, updater)),
     delete: (key) => run((s) => s.delete(key)),
   };
+  alreadyGuarded.add(guarded);
+  return guarded;
 }
+
+/** Storages `withFallback` made: a session handed one (the first paint's) does not wrap it again. */
+const alreadyGuarded = new WeakSet<RecordStorage>();
 
 let pageDefault: RecordStorage | undefined;
 
@@ -132,7 +137,18 @@ export function guardStorage(
   timeoutMs?: number,
 ): RecordStorage {
   // The page's default storage is guarded once for the page (its memory fallback shared).
-  return storage.kind === 'memory' || storage === pageDefault
+  return storage.kind === 'memory' || storage === pageDefault || alreadyGuarded.has(storage)
     ? storage
     : withFallback(storage, createMemoryStorage(), onFallback, timeoutMs);
+}
+
+/**
+ * The storage a session with these options uses: the given one or the page's default,
+ * guarded. The sessions and the first-paint read (`first-paint.ts`) both take it from here.
+ */
+export function storageFor(
+  options: { storage?: RecordStorage | undefined; storageTimeoutMs?: number | undefined },
+  warn: (error: ResumableError) => void,
+): RecordStorage {
+  return guardStorage(options.storage ?? defaultStorage(warn), warn, options.storageTimeoutMs);
 }

@@ -1,5 +1,5 @@
-import type { ErrorCode, RunMessage, RunState, RunStatus } from '@resumable/protocol';
-import { createRunState, ResumableError, RUN_ERROR_CODES } from '@resumable/protocol';
+import type { RunMessage, RunState, RunStatus } from '@resumable/protocol';
+import { createRunState, type ResumableError } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import { createStore } from 'zustand/vanilla';
 import type { ConnectionInfo } from './types.js';
@@ -27,18 +27,10 @@ export interface RunSessionState {
 
 export const MAX_SESSION_WARNINGS = 20;
 
-export function initialConnection(persistence: ConnectionInfo['persistence']): ConnectionInfo {
-  return {
-    phase: 'idle',
-    attempt: 0,
-    nextRetryAt: null,
-    lastError: null,
-    caughtUp: 0,
-    resumes: 0,
-    offset: 0,
-    persistence,
-  };
-}
+// Apart from the store (and zustand): the first paint shows them before the engine loads.
+export { initialConnection, runErrorOf } from './run-facts.js';
+
+import { initialConnection } from './run-facts.js';
 
 /**
  * `facts` as the object the store publishes: `offset` is a getter on the store's current
@@ -71,16 +63,4 @@ export function createSessionStore(
     hydrated: false,
     stopped: false,
   }));
-}
-
-/** A run that ended in RUN_ERROR, as the typed error the UI shows. */
-export function runErrorOf(run: RunState): ResumableError | null {
-  if (run.status !== 'error' || run.error === null) return null;
-  const code = run.error.code;
-  return new ResumableError(
-    (RUN_ERROR_CODES as readonly string[]).includes(code ?? '')
-      ? (code as ErrorCode)
-      : 'agent_failed',
-    run.error.message,
-  );
 }

@@ -1,5 +1,5 @@
 import type { RunRecord } from './record.js';
-import { mergeRecord } from './record.js';
+import { mergeRecord } from './record-write.js';
 import type { RecordStorage } from './storage.js';
 
 export interface WriterOptions {

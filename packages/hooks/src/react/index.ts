@@ -1,3 +1,4 @@
+export type { EngineLoader, EngineModule, EngineState } from '../core/lazy-client.js';
 export type { ResumableProviderProps } from './provider.js';
 export { ResumableProvider, useResumableClient } from './provider.js';
 export type { ResumableChatController, UseResumableChatOptions } from './use-resumable-chat.js';

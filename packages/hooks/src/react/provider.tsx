@@ -1,12 +1,22 @@
 import type { ReactNode } from 'react';
-import { createContext, createElement, useContext, useState } from 'react';
+import {
+  createContext,
+  createElement,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useState,
+  useSyncExternalStore,
+} from 'react';
 import type { HeadersOption } from '../core/api.js';
 import type { ResumableEnvironment } from '../core/env.js';
-import type { ClientOptions } from '../core/registry.js';
-import { defaultClient, ResumableClient } from '../core/registry.js';
+import type { EngineLoader, EngineModule, EngineState } from '../core/lazy-client.js';
+import { ClientHandle, defaultHandle } from '../core/lazy-client.js';
+import type { ClientOptions, ResumableClient } from '../core/registry.js';
 import type { RecordStorage } from '../core/storage.js';
 
-const ClientContext = createContext<ResumableClient | null>(null);
+const HandleContext = createContext<ClientHandle | null>(null);
 
 export interface ResumableProviderProps extends Partial<ClientOptions> {
   /** Base URL of the Resumable endpoints, e.g. `/api`. */
@@ -19,6 +29,17 @@ export interface ResumableProviderProps extends Partial<ClientOptions> {
   headers?: HeadersOption;
   /** A client you made yourself (tests, several endpoints); the other props are then ignored. */
   client?: ResumableClient;
+  /**
+   * Loads the engine (sessions, transport, reconnect…), which the hooks start on their first
+   * render while the first paint shows the stored transcript. Tests delay or fail it here.
+   * @default () => import('@resumable/hooks' engine chunk)
+   */
+  loadEngine?: EngineLoader;
+  /**
+   * The engine loads within this, else the hooks' `error` is a `timeout` (Retry loads again).
+   * @default 15000
+   */
+  engineTimeoutMs?: number;
   children?: ReactNode;
 }
 
@@ -27,32 +48,68 @@ export interface ResumableProviderProps extends Partial<ClientOptions> {
  * components under it asking for the same key share one connection and one store.
  */
 export function ResumableProvider(props: ResumableProviderProps): ReactNode {
-  const { children, client: given, fetch: fetchFn, env, ...options } = props;
-  const [own] = useState(() =>
-    given
-      ? null
-      : new ResumableClient({
-          ...options,
-          env: fetchFn ? { ...env, fetch: fetchFn } : (env as Partial<ResumableEnvironment>),
-        }),
-  );
-  const client = given ?? own!;
-  return createElement(ClientContext.Provider, { value: client }, children);
+  const {
+    children,
+    client: given,
+    fetch: fetchFn,
+    env,
+    loadEngine,
+    engineTimeoutMs,
+    ...rest
+  } = props;
+  const [own] = useState(() => {
+    const options: ClientOptions = {
+      ...rest,
+      env: fetchFn ? { ...env, fetch: fetchFn } : (env as Partial<ResumableEnvironment>),
+    };
+    let client: ResumableClient | null = null;
+    const make = (engine: EngineModule) => {
+      client ??= new engine.ResumableClient(options);
+      return client;
+    };
+    return new ClientHandle(options, make, loadEngine, engineTimeoutMs);
+  });
+  const handle = useMemo(() => (given ? ClientHandle.of(given) : own), [given, own]);
+  return createElement(HandleContext.Provider, { value: handle }, children);
 }
 
-/** The provider's client, or the page-wide one for `endpoint` when there is no provider. */
-export function useResumableClient(endpoint?: string): ResumableClient {
-  const client = useContext(ClientContext);
-  if (client && (endpoint === undefined || endpoint === client.options.endpoint)) return client;
-  if (endpoint === undefined) {
-    throw new Error('useResumableRun/useResumableChat need an `endpoint` or a <ResumableProvider>');
-  }
-  return defaultClient(endpoint);
+/** The provider's handle, or the page-wide one for `endpoint` when there is no provider. */
+export function useClientHandle(endpoint?: string): ClientHandle {
+  const handle = useOptionalHandle(endpoint);
+  if (handle) return handle;
+  throw new Error('useResumableRun/useResumableChat need an `endpoint` or a <ResumableProvider>');
 }
 
-/** `useResumableClient`, or null where there is neither a provider nor an `endpoint`. */
-export function useOptionalClient(endpoint?: string): ResumableClient | null {
-  const client = useContext(ClientContext);
-  if (client && (endpoint === undefined || endpoint === client.options.endpoint)) return client;
-  return endpoint === undefined ? null : defaultClient(endpoint);
+/** `useClientHandle`, or null where there is neither a provider nor an `endpoint`. */
+export function useOptionalHandle(endpoint?: string): ClientHandle | null {
+  const handle = useContext(HandleContext);
+  if (handle && (endpoint === undefined || endpoint === handle.options.endpoint)) return handle;
+  return endpoint === undefined ? null : defaultHandle(endpoint);
+}
+
+/**
+ * Where the handle's engine is; its load starts with the first render that asks (beside
+ * the records' read, not after it). The state re-renders when it loads or fails.
+ */
+export function useEngine(handle: ClientHandle): EngineState {
+  if (!handle.getState().loaded && !handle.getState().error) void handle.load().catch(() => {});
+  const subscribe = useCallback((listener: () => void) => handle.subscribe(listener), [handle]);
+  const state = () => handle.getState();
+  return useSyncExternalStore(subscribe, state, state);
+}
+
+/**
+ * The engine's client (sessions, `@resumable/hooks/core`) of the provider or `endpoint`,
+ * or null until the engine has loaded; asking starts loading it.
+ */
+export function useResumableClient(endpoint?: string): ResumableClient | null {
+  const handle = useClientHandle(endpoint);
+  const { loaded } = useEngine(handle);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new client only when it loads
+  return useMemo(() => handle.client(), [handle, loaded]);
+}
+
+/** Holds `session` for the component's lifetime; StrictMode-safe (deferred release). */
+export function useRetained(session: { retain(): () => void } | null): void {
+  useEffect(() => session?.retain(), [session]);
 }

@@ -5,22 +5,28 @@ import type { InterruptSession } from '../core/interrupt-session.js';
 import type { ChatInterrupt } from '../core/interrupts.js';
 import type { BrowserTools } from '../core/tool-declarations.js';
 import type { InterruptControls } from '../core/types.js';
+import { whileHeld } from '../core/when.js';
 
 const NONE: readonly ChatInterrupt[] = [];
 /** The module that holds the interrupt session and the tool runner, loaded once per page. */
 const load = () => import('../interrupts.js');
+/** An answer waits this long at most for the interrupt session's record to be read. */
+const ANSWER_WAIT_MS = 15_000;
 
 /**
  * The chat's interrupts and their answers (`InterruptSession`), and the page's browser
- * tools. Both load on demand (`import()`, started at mount, beside the records' read), so
- * they are not on a chat's first-paint path.
+ * tools. Both load on demand (`import()`, started once the engine's chat is there), so
+ * they are not on a chat's first-paint path. An answer given before either has loaded
+ * waits for the chat, the session and its record (`withChat`), never a silent no-op.
  */
 export function useInterrupts(
-  chat: ChatSession,
+  chat: ChatSession | null,
   tools: BrowserTools | undefined,
+  withChat: <T>(action: (chat: ChatSession) => T | Promise<T>) => Promise<T>,
 ): InterruptControls {
   const [session, setSession] = useState<InterruptSession | null>(null);
   useEffect(() => {
+    if (!chat) return;
     let release: (() => void) | null = null;
     let gone = false;
     void load().then(({ interruptSessionOf }) => {
@@ -65,16 +71,35 @@ export function useInterrupts(
   useEffect(() => {
     if (tools) runner.current?.setTools(tools);
   }, [tools]);
+  /** Runs `act` on the chat's interrupt session once it has read its record. */
+  const withSession = useCallback(
+    <T>(act: (s: InterruptSession, m: Awaited<ReturnType<typeof load>>) => Promise<T>) =>
+      withChat(async (c) => {
+        const m = await load();
+        const s = m.interruptSessionOf(c);
+        return whileHeld(
+          s,
+          (state) => state.hydrated,
+          ANSWER_WAIT_MS,
+          () => act(s, m),
+        );
+      }),
+    [withChat],
+  );
   const resolve = useCallback(
-    async (id: string, payload: unknown) =>
-      (await load()).interruptSessionOf(chat).resolve(id, payload),
-    [chat],
+    (id: string, payload: unknown) => withSession((s) => s.resolve(id, payload)),
+    [withSession],
   );
-  const cancel = useCallback(
-    async (id: string) => (await load()).interruptSessionOf(chat).cancel(id),
-    [chat],
+  const cancel = useCallback((id: string) => withSession((s) => s.cancel(id)), [withSession]);
+  const rerunTool = useCallback(
+    (id: string) =>
+      withSession((s, m) => {
+        const r = m.browserToolRunnerOf(s);
+        r.setTools(latest.current ?? {});
+        return r.rerun(id);
+      }),
+    [withSession],
   );
-  const rerunTool = useCallback((id: string) => runner.current?.rerun(id) ?? Promise.resolve(), []);
   return useMemo(
     () => ({ interrupts, resolve, cancel, rerunTool }),
     [interrupts, resolve, cancel, rerunTool],

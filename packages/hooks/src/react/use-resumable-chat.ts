@@ -1,8 +1,10 @@
 import { isTerminalStatus } from '@resumable/protocol';
 import { useCallback, useMemo } from 'react';
-import { useStore } from 'zustand';
-import { useShallow } from 'zustand/react/shallow';
 import type { ChatSession, ChatSessionOptions, ChatState } from '../core/chat.js';
+import type { StoredChat } from '../core/first-paint.js';
+import { storedChatOf } from '../core/first-paint.js';
+import type { ClientHandle, EngineState } from '../core/lazy-client.js';
+import { initialConnection } from '../core/run-facts.js';
 import type { RunSessionState } from '../core/store.js';
 import type { BrowserTools } from '../core/tool-declarations.js';
 import { toolDeclarations } from '../core/tool-declarations.js';
@@ -12,9 +14,9 @@ import type {
   SendOptions,
   UploadOptions,
 } from '../core/types.js';
-import { useResumableClient } from './provider.js';
+import { useClientHandle, useEngine, useRetained } from './provider.js';
 import { useInterrupts } from './use-interrupts.js';
-import { useRetained } from './use-resumable-run.js';
+import { useSlice, useStoredRecords } from './use-stored.js';
 
 export interface UseResumableChatOptions extends Partial<Omit<ChatSessionOptions, 'key'>> {
   /**
@@ -46,66 +48,130 @@ export interface ResumableChatController
   switchBranch(messageId: string, index: number): Promise<void>;
 }
 
+type ChatView = Omit<ResumableChatController, keyof ChatActions | keyof InterruptControls>;
+type WithChat = <T>(action: (chat: ChatSession) => T | Promise<T>) => Promise<T>;
+
 /**
  * A conversation: history pages, the active run (resumed after reloads and drops), an
  * optimistic outbox that survives offline spells, and stop = server cancel.
+ *
+ * The first render starts two things at once: the read of the persisted records and the
+ * engine's `import()` (`ChatSession` and all it needs). Until the engine has loaded and
+ * read the same records, the stored transcript is composed here (`core/first-paint.ts`),
+ * so a reload paints it without waiting for the engine; actions called meanwhile wait for
+ * it and are carried out once.
  */
 export function useResumableChat(options: UseResumableChatOptions = {}): ResumableChatController {
   const { key = options.threadId ?? 'chat', endpoint, tools, ...overrides } = options;
-  const client = useResumableClient(endpoint);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: options are read when the key's session is made
-  const chat = useMemo(() => client.chatSession(key, withOptions(overrides, tools)), [client, key]);
+  const handle = useClientHandle(endpoint);
+  const engine = useEngine(handle);
+  const stored = useStoredRecords(handle, key);
+  // Options are read when the key's session is made; later changes need a new key.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: see above
+  const settings = useMemo(() => withOptions(overrides, tools), [handle, key]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a client once the engine loaded
+  const client = useMemo(() => handle.client(), [handle, engine.loaded]);
+  const chat = useMemo(
+    () => client && handle.chat(client, key, settings),
+    [client, handle, key, settings],
+  );
   useRetained(chat);
-  const hitl = useInterrupts(chat, tools);
-  const chatState = useStore(chat.store, useShallow(selectChat));
-  const runState = useStore(chat.run.store, useShallow(selectRun));
-  // The controller's send stays Promise<void>; the run id is `ChatSession.send`'s.
-  const send = useCallback(
-    async (text: string, options?: SendOptions) => {
-      await chat.send(text, options);
+  const withChat: WithChat = useCallback(
+    (action) => handle.withChat(key, settings, action),
+    [handle, key, settings],
+  );
+  const hitl = useInterrupts(chat, tools, withChat);
+  const chatState = useSlice(chat?.store ?? null, selectChat);
+  const runState = useSlice(chat?.run.store ?? null, selectRun);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the thread and token asked for with the key
+  const shell = useMemo(
+    () => stored && storedChatOf(stored, { threadId: overrides.threadId, token: overrides.token }),
+    [stored],
+  );
+  const actions = useMemo(() => chatActions(handle, withChat), [handle, withChat]);
+  const view = useMemo(
+    () =>
+      chatState?.hydrated && runState
+        ? liveView(chatState, runState)
+        : storedView(shell, engine, handle.persistence()),
+    [chatState, runState, shell, engine, handle],
+  );
+  return useMemo(() => ({ ...view, ...hitl, ...actions }), [view, hitl, actions]);
+}
+
+/** The engine's state, once it has read the records: the single truth from then on. */
+function liveView(chat: ChatSlice, run: RunSlice): ChatView {
+  return {
+    threadId: chat.threadId ?? run.threadId,
+    runId: run.runId,
+    messages: chat.messages,
+    status: run.status,
+    connection: run.connection,
+    error: chat.error ?? run.error,
+    isStreaming:
+      run.runId !== null && !run.stopped && run.error === null && !isTerminalStatus(run.status),
+    outbox: chat.outbox,
+    hasOlder: chat.hasOlder,
+    isLoadingOlder: chat.isLoadingOlder,
+    hydrated: true,
+    token: chat.token,
+  };
+}
+
+/** Before the engine: the stored transcript (or nothing, `hydrated: false`, until it is read). */
+function storedView(
+  shell: StoredChat | null,
+  engine: EngineState,
+  persistence: 'indexeddb' | 'memory',
+): ChatView {
+  return {
+    threadId: shell?.chat.threadId ?? null,
+    runId: shell?.run.runId ?? null,
+    messages: shell?.messages ?? [],
+    status: shell?.run.status ?? 'idle',
+    connection: initialConnection(persistence),
+    error: engine.error ?? shell?.run.error ?? null,
+    isStreaming: shell?.streaming ?? false,
+    outbox: shell?.chat.outbox ?? [],
+    hasOlder: false,
+    isLoadingOlder: false,
+    hydrated: shell !== null,
+    token: shell?.chat.token ?? null,
+  };
+}
+
+type ChatActions = ReturnType<typeof chatActions>;
+
+/** The controller's commands: each on the engine's chat, waiting for it when it is not there yet. */
+function chatActions(handle: ClientHandle, withChat: WithChat) {
+  return {
+    send: async (text: string, options?: SendOptions) => {
+      await withChat((chat) => chat.send(text, options));
     },
-    [chat],
-  );
-  // Loaded on first use (dynamic imports inside): out of the first paint.
-  const upload = useCallback(
-    (file: Blob, options?: UploadOptions) =>
-      import('../core/upload.js').then((m) => m.uploadToChat(chat, file, options)),
-    [chat],
-  );
-  const branches = useMemo(() => branchCommands(chat), [chat]);
-  const stop = useCallback(() => chat.stop(), [chat]);
-  const retry = useCallback(() => chat.retry(), [chat]);
-  const loadOlder = useCallback(() => chat.loadOlder(), [chat]);
-  const reset = useCallback(() => chat.reset(), [chat]);
-  return useMemo(
-    () => ({
-      threadId: chatState.threadId ?? runState.threadId,
-      runId: runState.runId,
-      messages: chatState.messages,
-      status: runState.status,
-      connection: runState.connection,
-      error: chatState.error ?? runState.error,
-      isStreaming:
-        runState.runId !== null &&
-        !runState.stopped &&
-        runState.error === null &&
-        !isTerminalStatus(runState.status),
-      outbox: chatState.outbox,
-      hasOlder: chatState.hasOlder,
-      isLoadingOlder: chatState.isLoadingOlder,
-      hydrated: chatState.hydrated,
-      ...hitl,
-      token: chatState.token,
-      send,
-      upload,
-      ...branches,
-      stop,
-      retry,
-      loadOlder,
-      reset,
-    }),
-    [chatState, runState, hitl, send, stop, retry, loadOlder, reset, upload, branches],
-  );
+    // The upload code loads on first use (dynamic import): out of the first paint.
+    upload: (file: Blob, options?: UploadOptions) =>
+      withChat((chat) =>
+        import('../core/upload.js').then((m) => m.uploadToChat(chat, file, options)),
+      ),
+    regenerate: async (messageId?: string) => {
+      await withChat((chat) => chat.regenerate(messageId));
+    },
+    edit: async (messageId: string, content: string) => {
+      await withChat((chat) => chat.edit(messageId, content));
+    },
+    switchBranch: (messageId: string, index: number) =>
+      withChat((chat) => chat.switchBranch(messageId, index)),
+    stop: () => withChat((chat) => chat.stop()),
+    // After a failed engine load, Retry loads it again.
+    retry: () => {
+      if (handle.getState().error) handle.retry();
+      else void withChat((chat) => chat.retry()).catch(() => {});
+    },
+    loadOlder: () => withChat((chat) => chat.loadOlder()),
+    reset: () => {
+      void withChat((chat) => chat.reset()).catch(() => {});
+    },
+  };
 }
 
 /** Browser tools are declared in every POST's `tools`, beside the app's own. */
@@ -121,6 +187,7 @@ function withOptions(
   };
 }
 
+type ChatSlice = ReturnType<typeof selectChat>;
 const selectChat = (s: ChatState) => ({
   threadId: s.threadId,
   messages: s.messages,
@@ -132,19 +199,7 @@ const selectChat = (s: ChatState) => ({
   token: s.token,
 });
 
-/** The controller's regenerate / edit / switchBranch (resolve once queued or shown). */
-function branchCommands(chat: ChatSession) {
-  return {
-    regenerate: async (messageId?: string) => {
-      await chat.regenerate(messageId);
-    },
-    edit: async (messageId: string, content: string) => {
-      await chat.edit(messageId, content);
-    },
-    switchBranch: (messageId: string, index: number) => chat.switchBranch(messageId, index),
-  };
-}
-
+type RunSlice = ReturnType<typeof selectRun>;
 const selectRun = (s: RunSessionState) => ({
   threadId: s.threadId,
   runId: s.runId,

@@ -1,12 +1,15 @@
 import type { ResumableError, RunMessage, RunStatus } from '@resumable/protocol';
-import { useCallback, useEffect, useMemo } from 'react';
-import { useStore } from 'zustand';
-import { useShallow } from 'zustand/react/shallow';
+import { useCallback, useMemo } from 'react';
 import type { StartedRun } from '../core/api.js';
+import { storedRunOf } from '../core/first-paint.js';
+import { initialConnection } from '../core/run-facts.js';
 import type { RunSession, RunSessionOptions, StartRunInput } from '../core/session.js';
 import type { RunSessionState } from '../core/store.js';
 import type { ConnectionInfo } from '../core/types.js';
-import { useResumableClient } from './provider.js';
+import { useClientHandle, useEngine, useRetained } from './provider.js';
+import { useSlice, useStoredRecords } from './use-stored.js';
+
+export { useRetained } from './provider.js';
 
 export interface UseResumableRunOptions extends Partial<Omit<RunSessionOptions, 'key'>> {
   /** The slot the run is persisted under (a thread id, a chat pane). */
@@ -20,37 +23,64 @@ export interface ResumableRun {
   error: ResumableError | null;
   runId: string | null;
   threadId: string | null;
+  /** False until the persisted record has been read (show nothing rather than an empty run). */
+  hydrated: boolean;
   /** Starts a run (POST /runs with a client-chosen runId) and follows it. */
   start(input?: StartRunInput): Promise<StartedRun>;
   /** Cancels the run on the server. */
   cancel(): Promise<void>;
-  /** Reconnects now. */
+  /** Reconnects now (or loads the engine again after its load failed). */
   retry(): void;
-  /** The session itself, for anything the hook does not expose. */
-  session: RunSession;
-}
-
-/** Subscribes to a session for the component's lifetime; StrictMode-safe (deferred release). */
-export function useRetained(session: { retain(): () => void }): void {
-  useEffect(() => session.retain(), [session]);
+  /**
+   * The session itself, for anything the hook does not expose; null until the engine has
+   * loaded (the first paint shows the stored run without it).
+   */
+  session: RunSession | null;
 }
 
 /**
  * A resumable run: renders the persisted snapshot on mount, resumes from the persisted
- * offset, reconnects with backoff. Components using the same `key` share one session.
+ * offset, reconnects with backoff. Components using the same `key` share one session. The
+ * stored run shows before the engine (`RunSession`) has loaded; commands called meanwhile
+ * wait for it.
  */
 export function useResumableRun(options: UseResumableRunOptions): ResumableRun {
   const { key, endpoint, ...overrides } = options;
-  const client = useResumableClient(endpoint);
+  const handle = useClientHandle(endpoint);
+  const engine = useEngine(handle);
+  const stored = useStoredRecords(handle, key);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a client once the engine loaded
+  const client = useMemo(() => handle.client(), [handle, engine.loaded]);
   // Options are read when the key's session is created; later changes need a new key.
   // biome-ignore lint/correctness/useExhaustiveDependencies: see above
-  const session = useMemo(() => client.runSession(key, overrides), [client, key]);
+  const session = useMemo(() => client && handle.run(client, key, overrides), [client, key]);
   useRetained(session);
-  // Only what the hook returns: a warning or the hydration flag alone re-renders nothing.
-  const state = useStore(session.store, useShallow(selectRun));
-  const start = useCallback((input?: StartRunInput) => session.start(input), [session]);
-  const cancel = useCallback(() => session.cancel(), [session]);
-  const retry = useCallback(() => session.retry(), [session]);
+  // Only what the hook returns: a warning alone re-renders nothing.
+  const live = useSlice(session?.store ?? null, selectRun);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: options are read with the key
+  const withRun = useCallback(
+    <T>(action: (run: RunSession) => T | Promise<T>) => handle.withRun(key, overrides, action),
+    [handle, key],
+  );
+  const start = useCallback((input?: StartRunInput) => withRun((s) => s.start(input)), [withRun]);
+  const cancel = useCallback(() => withRun((s) => s.cancel()), [withRun]);
+  const retry = useCallback(() => {
+    if (handle.getState().error) handle.retry();
+    else void withRun((s) => s.retry()).catch(() => {});
+  }, [handle, withRun]);
+  const state = useMemo(() => {
+    if (live?.hydrated) return live;
+    const run = stored ? storedRunOf(stored.run) : null;
+    return {
+      messages: run?.messages ?? [],
+      status: run?.status ?? 'idle',
+      connection: initialConnection(handle.persistence()),
+      error: engine.error ?? run?.error ?? null,
+      runId: run?.runId ?? null,
+      threadId: run?.threadId ?? null,
+      hydrated: run !== null,
+    };
+  }, [live, stored, engine, handle]);
   return useMemo(
     () => ({ ...state, start, cancel, retry, session }),
     [state, start, cancel, retry, session],
@@ -64,4 +94,5 @@ const selectRun = (state: RunSessionState) => ({
   error: state.error,
   runId: state.runId,
   threadId: state.threadId,
+  hydrated: state.hydrated,
 });

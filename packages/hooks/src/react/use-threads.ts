@@ -1,7 +1,7 @@
 import { messageText } from '@resumable/protocol';
 import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { useStore } from 'zustand';
-import type { ResumableClient } from '../core/registry.js';
+import type { ClientHandle } from '../core/lazy-client.js';
 import {
   localThreadSource,
   ThreadIndex,
@@ -11,7 +11,7 @@ import {
   titleFromPrompt,
 } from '../core/thread-index.js';
 import type { ChatController } from '../core/types.js';
-import { useOptionalClient } from './provider.js';
+import { useOptionalHandle } from './provider.js';
 
 export interface UseThreadsOptions {
   /**
@@ -45,7 +45,10 @@ const byEndpoint = new Map<string, ThreadIndex>();
 const bySource = new WeakMap<ThreadSource, ThreadIndex>();
 
 /** The page's index for the app's `source`, else for the client's endpoint. */
-function indexOf(source: ThreadSource | undefined, client: ResumableClient | null): ThreadIndex {
+function indexOf(
+  source: ThreadSource | undefined,
+  client: Pick<ClientHandle, 'options'> | null,
+): ThreadIndex {
   if (source) {
     const known = bySource.get(source);
     if (known) return known;
@@ -75,7 +78,7 @@ function indexOf(source: ThreadSource | undefined, client: ResumableClient | nul
  * rename / delete. Every component using it on a page shares one list; tabs stay in sync.
  */
 export function useThreads(options: UseThreadsOptions = {}): ThreadsController {
-  const client = useOptionalClient(options.endpoint);
+  const client = useOptionalHandle(options.endpoint);
   const { index: given, source } = options;
   const index = useMemo(() => given ?? indexOf(source, client), [given, source, client]);
   useEffect(() => {
