@@ -169,7 +169,7 @@ export class ChatSession {
       const runId = await activeRunOf(this.run.api, threadId, token);
       if (runId === null || this.run.getState().runId === runId) return;
       if ((this.getState().prompt?.runId ?? runId) !== runId) this.settleCurrent();
-      await this.run.attach({ runId, threadId, token });
+      await this.attach(runId, threadId, token);
     } catch (error) {
       this.options.onWarning?.(toResumable(error));
     }
@@ -315,7 +315,12 @@ export class ChatSession {
     this.settleCurrent();
     this.store.setState({ threadId, token, prompt });
     this.compose();
-    await this.run.attach({ runId, threadId, token });
+    await this.attach(runId, threadId, token);
+  }
+
+  /** One join per run, whichever way the chat heard of it (`SharedStream.join`). */
+  private attach(runId: string, threadId: string, token: string | null): Promise<void> {
+    return this.run.shared.join(runId, () => this.run.attach({ runId, threadId, token }));
   }
 
   private onTabMessage(message: unknown): void {
