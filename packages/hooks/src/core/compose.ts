@@ -10,7 +10,8 @@ import type { ChatMessage, OutboxItem } from './types.js';
  * keeps the place of its first copy (the current run's and the outbox's at the end, as a
  * run's messages follow everything shown before it), the content of its newest (an outbox guess is the
  * oldest, then history, settled, the current run), and the parent a copy names when the
- * newest names none (the server's parent over the branch view's guess). Message objects are
+ * newest names none (the server's parent over the branch view's guess; a history page's only
+ * where the message keeps its place in it). Message objects are
  * passed through untouched where nothing is merged (a settled reply keeps its identity
  * while the next one streams); a merged one keeps its identity across calls too.
  */
@@ -29,6 +30,11 @@ export function composeMessages(
     guesses.push(optimistic(item, chat.sending?.runId === item.runId ? 'sending' : 'queued'));
   }
   const run = promptInRun ? [promptInRun, ...runMessages] : runMessages;
+  // The current run and the outbox stay last (a message of theirs also in history or a
+  // settled run is placed there): what a page or a settled run holds besides comes before.
+  const tail = new Set<string>();
+  for (const m of run) tail.add(m.id);
+  for (const m of guesses) tail.add(m.id);
   // Oldest word first: each later copy of an id replaces the content of the earlier.
   const byAge = [guesses, chat.history, chat.settled, run as readonly ChatMessage[]];
   const newest = new Map<string, ChatMessage>();
@@ -37,14 +43,13 @@ export function composeMessages(
     for (const m of source) {
       newest.set(m.id, m);
       const named = parentOf(m);
-      if (named !== undefined) parent.set(m.id, named);
+      // A page's parent is not lent to a message placed at the end: the branch view would
+      // end the branch there (a finished run restored after a reload is older than the page).
+      if (named !== undefined && !(source === chat.history && tail.has(m.id))) {
+        parent.set(m.id, named);
+      }
     }
   }
-  // The current run and the outbox stay last (a message of theirs also in history or a
-  // settled run is placed there): what a page or a settled run holds besides comes before.
-  const tail = new Set<string>();
-  for (const m of run) tail.add(m.id);
-  for (const m of guesses) tail.add(m.id);
   const messages: ChatMessage[] = [];
   for (const source of [chat.history, chat.settled, run, guesses]) {
     const inTail = source === run || source === guesses;
