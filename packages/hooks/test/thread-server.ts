@@ -101,7 +101,11 @@ export class ThreadServer {
       if (event.type === 'RUN_FINISHED') {
         for (const res of run.streams) res.end();
         run.streams.clear();
-        this.announce('resumable.run_ended', { runId, status: 'finished' });
+        const cancelled = (event as { outcome?: { type?: string } }).outcome?.type === 'cancelled';
+        this.announce('resumable.run_ended', {
+          runId,
+          status: cancelled ? 'cancelled' : 'finished',
+        });
       }
     }
   }
@@ -124,8 +128,21 @@ export class ThreadServer {
     this.announce('resumable.history_changed', { reason: 'renamed', title });
   }
 
-  /** `DELETE /threads/{id}`: announced, the thread streams closed, then everything 404s. */
+  /** `DELETE /threads/{id}`: a running run cancelled, the deletion announced, the thread
+   * streams closed, then everything 404s. */
   deleteThread(): void {
+    for (const [runId, run] of this.runs) {
+      if (run.pending.length === 0) continue;
+      run.pending = [
+        {
+          type: 'RUN_FINISHED',
+          threadId: THREAD,
+          runId,
+          outcome: { type: 'cancelled' },
+        } as AGUIEvent,
+      ];
+      this.step(runId, 1);
+    }
     this.announce('resumable.history_changed', { reason: 'deleted' });
     for (const res of this.threadStreams) res.end();
     this.threadStreams.clear();

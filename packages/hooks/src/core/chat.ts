@@ -117,6 +117,11 @@ export class ChatSession {
         run: this.run,
         follow: (runId, threadId, token, prompt) => this.followRun(runId, threadId, token, prompt),
         reloadHistory: () => this.loadPage(null),
+        place: (patch) => {
+          this.store.setState(patch);
+          this.compose();
+        },
+        deleted: () => this.threadDeleted(),
         rejoin: (threadId, token) => this.joinActiveRun(threadId, token),
         warn: (error) => this.options.onWarning?.(error),
       }),
@@ -283,6 +288,14 @@ export class ChatSession {
     this.store.setState({ ...emptyChatState(null, null), hydrated: this.getState().hydrated });
     this.compose();
     void this.run.storage.delete(chatRecordKey(this.options.key)).catch(() => {});
+  }
+
+  /** Deleted elsewhere: the run stopped, every record cleared, the chat says why. */
+  private threadDeleted(): void {
+    this.reset();
+    this.store.setState({
+      error: new ResumableError('thread_not_found', 'the thread was deleted'),
+    });
   }
 
   private busy(): boolean {
