@@ -1,13 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatSession } from '../src/core/chat.js';
 import type { TabLocks } from '../src/core/env.js';
-import { createManualSignal } from '../src/core/env.js';
-import { ResumableClient } from '../src/core/registry.js';
+import type { ResumableClient } from '../src/core/registry.js';
 import type { RecordStorage } from '../src/core/storage.js';
 import { createMemoryStorage } from '../src/core/storage.js';
 import { threadRecordKey } from '../src/core/thread-stream.js';
 import { FakeServer } from './fake-server.js';
-import { THREAD, ThreadServer, TOKEN } from './thread-server.js';
+import { THREAD, ThreadServer, threadDevice } from './thread-server.js';
 import { assistantText, waitFor } from './util.js';
 import { LockManagerStandIn } from './web-locks.js';
 
@@ -30,24 +29,8 @@ function gatedLocks(gate: Promise<void>): TabLocks {
   return { request: (name, options, cb) => gate.then(() => real.request(name, options, cb)) };
 }
 
-function device(storage: RecordStorage, locks: TabLocks | null): ChatSession {
-  const client = new ResumableClient({
-    endpoint: server.url,
-    storage,
-    backoff: { initialMs: 10, maxMs: 50 },
-    onWarning: () => {},
-    env: {
-      online: createManualSignal(true),
-      visible: createManualSignal(true),
-      onPageHide: () => () => {},
-      locks,
-    },
-  });
-  clients.push(client);
-  const chat = client.chatSession('c', { threadId: THREAD, token: TOKEN });
-  chat.retain();
-  return chat;
-}
+const device = (storage: RecordStorage, locks: TabLocks | null) =>
+  threadDevice(server.url, clients, storage, locks);
 
 /** A device that followed the thread before the run started: its stream replays run_started. */
 async function storageBeforeTheRun(): Promise<RecordStorage> {

@@ -1,14 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatSession } from '../src/core/chat.js';
 import { chatRecordKey } from '../src/core/chat-state.js';
-import { createManualSignal } from '../src/core/env.js';
 import { runRecordKey } from '../src/core/record.js';
-import { ResumableClient } from '../src/core/registry.js';
+import type { ResumableClient } from '../src/core/registry.js';
 import type { RecordStorage } from '../src/core/storage.js';
 import { createMemoryStorage } from '../src/core/storage.js';
 import { threadRecordKey } from '../src/core/thread-stream.js';
 import { FakeServer } from './fake-server.js';
-import { THREAD, ThreadServer, TOKEN } from './thread-server.js';
+import { THREAD, ThreadServer, threadDevice } from './thread-server.js';
 import { waitFor } from './util.js';
 
 /**
@@ -28,24 +27,7 @@ const a1 = {
   parentId: 'u1',
 } as const;
 
-function device(storage: RecordStorage): ChatSession {
-  const client = new ResumableClient({
-    endpoint: server.url,
-    storage,
-    backoff: { initialMs: 10, maxMs: 50 },
-    onWarning: () => {},
-    env: {
-      online: createManualSignal(true),
-      visible: createManualSignal(true),
-      onPageHide: () => () => {},
-      locks: null,
-    },
-  });
-  clients.push(client);
-  const chat = client.chatSession('c', { threadId: THREAD, token: TOKEN });
-  chat.retain();
-  return chat;
-}
+const device = (storage: RecordStorage) => threadDevice(server.url, clients, storage, null);
 
 /** The branch shown: id, and ‹ n / m › where it has siblings. */
 const shown = (chat: ChatSession) =>

@@ -2,6 +2,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { AGUIEvent, RunMessage } from '@resumable/protocol';
 import { encodeFrameJson, foldLog, snapshotOf, toEnvelopes } from '@resumable/protocol';
+import type { ChatSession } from '../src/core/chat.js';
+import type { TabLocks } from '../src/core/env.js';
+import { createManualSignal } from '../src/core/env.js';
+import { ResumableClient } from '../src/core/registry.js';
+import type { RecordStorage } from '../src/core/storage.js';
 import { scriptEvents } from './fake-server.js';
 
 /**
@@ -31,6 +36,31 @@ interface Held {
 
 export const THREAD = 't1';
 export const TOKEN = 'tok-t1';
+
+/** A device's chat `c` on the thread (its own client, pushed to `clients`), held. */
+export function threadDevice(
+  url: string,
+  clients: ResumableClient[],
+  storage: RecordStorage,
+  locks: TabLocks | null,
+): ChatSession {
+  const client = new ResumableClient({
+    endpoint: url,
+    storage,
+    backoff: { initialMs: 10, maxMs: 50 },
+    onWarning: () => {},
+    env: {
+      online: createManualSignal(true),
+      visible: createManualSignal(true),
+      onPageHide: () => () => {},
+      locks,
+    },
+  });
+  clients.push(client);
+  const chat = client.chatSession('c', { threadId: THREAD, token: TOKEN });
+  chat.retain();
+  return chat;
+}
 
 export class ThreadServer {
   url = '';
