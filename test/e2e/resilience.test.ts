@@ -131,6 +131,13 @@ describe('the demo in Chromium', () => {
     expect((await chaos(e2e.stack, 'slow', { delayMs: 150 })).status).toBe(200);
 
     const otherContext = await e2e.newContext();
+    // The offsets of the run snapshots the device is answered (its join reads one first).
+    const deviceSnapshots: number[] = [];
+    otherContext.on('response', async (response) => {
+      if (new URL(response.url()).pathname !== `/api/runs/${run.runId}`) return;
+      const body = (await response.json().catch(() => null)) as { lastOffset?: number } | null;
+      if (typeof body?.lastOffset === 'number') deviceSnapshots.push(body.lastOffset);
+    });
     try {
       const [tab, device] = await Promise.all([
         // Same browser: the tab follows through the first one (one connection for both).
@@ -145,12 +152,14 @@ describe('the demo in Chromium', () => {
 
       const snapshot = await waitForRunEnd(e2e.stack, run);
       const text = serverText(snapshot);
-      // The device joined mid-answer, before the end. (It usually resumes after the
-      // snapshot's offset; when the thread stream's announcement of the run wins the race
-      // with the snapshot join it replays from 0 — the text is the same, the bytes are not:
-      // noted for the next session.)
+      // The device joined mid-answer: its first request resumed after the snapshot it was
+      // answered, whichever of the snapshot join, the thread stream's announcement and its
+      // tab election came first (packages/hooks/test/join-race.test.ts forces each order).
       const joined = device.eventsRequestsFor(run.runId);
       expect(joined.length, device.describe()).toBeGreaterThan(0);
+      expect(deviceSnapshots.length, device.describe()).toBeGreaterThan(0);
+      expect(joined[0]!.after, device.describe()).toBe(deviceSnapshots[0]);
+      expect(joined[0]!.after, device.describe()).toBeGreaterThan(0);
       expect(joined[0]!.after, device.describe()).toBeLessThan(snapshot.lastOffset);
       // The tab of the same browser opened no stream: the first tab leads and passes the
       // events on (tabs.test.ts covers the sharing itself).

@@ -4,6 +4,8 @@ import type { RunSessionOptions } from './options.js';
 import { toResumable } from './typed-error.js';
 import type { ChatMessage, OutboxItem } from './types.js';
 
+export { composeMessages } from './compose.js';
+
 /** The chat's options, state, persisted record and tab message: data, no behaviour. */
 
 export interface ChatSessionOptions extends RunSessionOptions {
@@ -182,44 +184,6 @@ export function emptyChatState(threadId: string | null, token: string | null): C
     regenerated: null,
     hydrated: false,
   };
-}
-
-/**
- * One list for the transcript: history, settled runs, the current run (with its prompt
- * when the run log does not echo it) and the outbox's optimistic prompts, deduplicated by
- * id. Message objects are passed through untouched (a settled reply keeps its identity
- * while the next one streams).
- */
-export function composeMessages(
-  chat: Pick<ChatState, 'history' | 'settled' | 'prompt' | 'sending' | 'outbox'>,
-  runMessages: readonly RunMessage[],
-  runId: string | null,
-  optimistic: (item: OutboxItem, pending: 'sending' | 'queued') => ChatMessage,
-): ChatMessage[] {
-  const tail: ChatMessage[] = [];
-  const promptInRun = chat.prompt && chat.prompt.runId === runId ? chat.prompt.message : null;
-  if (promptInRun && !runMessages.some((m) => m.id === promptInRun.id)) tail.push(promptInRun);
-  tail.push(...runMessages);
-  for (const item of chat.outbox) {
-    if (item.resume) continue; // an answer to interrupts shows on its card, not as a prompt
-    // A regenerate waiting has no prompt to show: the branch view ends at its parent.
-    if (item.kind === 'regenerate') continue;
-    tail.push(optimistic(item, chat.sending?.runId === item.runId ? 'sending' : 'queued'));
-  }
-  const tailIds = new Set(tail.map((m) => m.id));
-  const seen = new Set<string>();
-  const messages: ChatMessage[] = [];
-  for (const m of [...chat.history, ...chat.settled]) {
-    if (tailIds.has(m.id) || seen.has(m.id)) continue;
-    seen.add(m.id);
-    messages.push(m);
-  }
-  for (const m of tail) {
-    if (seen.has(m.id)) continue;
-    seen.add(m.id);
-    messages.push(m);
-  }
-  return messages;
 }
 
 /**

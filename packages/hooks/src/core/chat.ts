@@ -120,6 +120,11 @@ export class ChatSession {
         run: this.run,
         follow: (runId, threadId, token, prompt) => this.followRun(runId, threadId, token, prompt),
         reloadHistory: () => this.loadPage(null),
+        place: (patch) => {
+          this.store.setState(patch);
+          this.compose();
+        },
+        deleted: () => this.threadDeleted(),
         rejoin: (threadId, token) => this.joinActiveRun(threadId, token),
         warn: (error) => this.options.onWarning?.(error),
       }),
@@ -184,7 +189,7 @@ export class ChatSession {
       const runId = await activeRunOf(this.run.api, threadId, token);
       if (runId === null || this.run.getState().runId === runId) return;
       if ((this.getState().prompt?.runId ?? runId) !== runId) this.settleCurrent();
-      await this.run.attach({ runId, threadId, token });
+      await this.attach(runId, threadId, token);
     } catch (error) {
       this.options.onWarning?.(toResumable(error));
     }
@@ -300,6 +305,14 @@ export class ChatSession {
     void this.run.storage.delete(chatRecordKey(this.options.key)).catch(() => {});
   }
 
+  /** Deleted elsewhere: the run stopped, every record cleared, the chat says why. */
+  private threadDeleted(): void {
+    this.reset();
+    this.store.setState({
+      error: new ResumableError('thread_not_found', 'the thread was deleted'),
+    });
+  }
+
   private busy(): boolean {
     return isBusy(this.run.getState());
   }
@@ -330,7 +343,12 @@ export class ChatSession {
     this.settleCurrent();
     this.store.setState({ threadId, token, prompt });
     this.compose();
-    await this.run.attach({ runId, threadId, token });
+    await this.attach(runId, threadId, token);
+  }
+
+  /** One join per run, whichever way the chat heard of it (`SharedStream.join`). */
+  private attach(runId: string, threadId: string, token: string | null): Promise<void> {
+    return this.run.shared.join(runId, () => this.run.attach({ runId, threadId, token }));
   }
 
   private onTabMessage(message: unknown): void {

@@ -16,6 +16,13 @@ export interface ConversationHost {
     token: string | null,
     prompt: ChatState['prompt'],
   ): Promise<void>;
+  /**
+   * Where a run started elsewhere hangs (`placementOf`: `run_started`'s `parentMessageId`):
+   * shown at once.
+   */
+  place(patch: Partial<Pick<ChatState, 'prompt' | 'regenerated'>>): void;
+  /** The thread was deleted (`history_changed` `deleted`): end the chat with its error. */
+  deleted(): void;
   /** Reloads the newest history page. */
   reloadHistory(): Promise<void>;
   /** `GET /threads/{id}`: joins a run still going. */

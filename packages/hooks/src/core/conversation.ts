@@ -4,7 +4,7 @@ import type { RunRef, TabShareMessage } from './tab-channel.js';
 import { chunkEnvelopes, parseTabShareMessage, post } from './tab-channel.js';
 import type { StreamRole } from './tab-leader.js';
 import { LeaderElection, roleOf } from './tab-leader.js';
-import { planThreadBatch } from './thread-events.js';
+import { placementOf, planThreadBatch } from './thread-events.js';
 import { ThreadFollower } from './thread-stream.js';
 
 /** The leader's heartbeat period (a hidden tab's timers may run only once a second). */
@@ -65,22 +65,39 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
     canWrite: ownNetwork,
   });
 
-  /** Joins a run this chat did not start (its own prompts are adopted by their POST). */
-  function follow(ref: RunRef): void {
+  /**
+   * Joins a run this chat did not start (its own prompts are adopted by their POST); false
+   * for its own runs.
+   */
+  function follow(ref: RunRef): boolean {
     const chat = store.getState();
-    if (chat.sending?.runId === ref.runId || chat.outbox.some((o) => o.runId === ref.runId)) return;
-    if (run.getState().runId === ref.runId || followed === ref.runId) return;
+    if (chat.sending?.runId === ref.runId || chat.outbox.some((o) => o.runId === ref.runId)) {
+      return false;
+    }
+    if (run.getState().runId === ref.runId || followed === ref.runId) return true;
     followed = ref.runId;
     const prompt = ref.prompt ? { runId: ref.runId, message: ref.prompt } : null;
     void host.follow(ref.runId, ref.threadId, ref.token ?? chat.token, prompt);
+    return true;
   }
 
   function act(envelopes: Envelope[]): void {
     const plan = planThreadBatch(envelopes, run.getState().runId);
+    if (plan.deleted) {
+      // The thread's streams close after this; its resume point means nothing any more.
+      thread.forget();
+      host.deleted();
+      return;
+    }
     if (plan.reloadHistory) void host.reloadHistory();
     const threadId = thread.threadId;
     if (plan.follow && threadId) {
-      follow({ ...plan.follow, threadId, token: thread.token });
+      const { runId, prompt } = plan.follow;
+      // After the follow's settle: the prompt it set is replaced by the placed one.
+      const placed =
+        follow({ runId, prompt, threadId, token: thread.token }) &&
+        placementOf(store.getState(), plan.follow);
+      if (placed) host.place(placed);
     }
   }
 

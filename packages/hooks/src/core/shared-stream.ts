@@ -27,6 +27,8 @@ export class SharedStream {
    */
   role: StreamRole = 'solo';
   private readonly listeners = new Set<(runId: string, envelopes: Envelope[]) => void>();
+  /** The run being joined (its snapshot on the way), and the join's end. */
+  private joining: { runId: string; done: Promise<void> } | null = null;
 
   constructor(private readonly parts: SharedStreamParts) {}
 
@@ -56,11 +58,30 @@ export class SharedStream {
     if (this.ownsStream) {
       this.parts.writer.touch();
       void this.parts.writer.flush();
-      this.parts.ensureLoop();
+      // A join in flight opens the stream itself once its snapshot is in: not from 0 now.
+      if (this.joining === null) this.parts.ensureLoop();
       return;
     }
     this.parts.stopLoop();
     this.follow();
+  }
+
+  /**
+   * Joins a run another tab, device or the server started, through `attach` (snapshot, then
+   * the events after it). However the chat hears of the run (the snapshot join, the thread
+   * stream's announcement, another tab), it is joined once: a second call for the same run
+   * shares the first, and a role change meanwhile leaves the stream to the join.
+   */
+  join(runId: string, attach: () => Promise<void>): Promise<void> {
+    if (this.joining?.runId === runId) return this.joining.done;
+    const joining = {
+      runId,
+      done: attach().finally(() => {
+        if (this.joining === joining) this.joining = null;
+      }),
+    };
+    this.joining = joining;
+    return joining.done;
   }
 
   /**

@@ -1,4 +1,6 @@
 import type { Envelope, RunMessage } from '@resumable/protocol';
+import type { ChatState } from './chat-state.js';
+import type { ChatMessage } from './types.js';
 
 /**
  * The thread event stream's events (`GET /threads/{id}/events`, docs/protocol.md): AG-UI
@@ -6,7 +8,13 @@ import type { Envelope, RunMessage } from '@resumable/protocol';
  * the stream (another name, a bad value) still moves the resume point, and is ignored.
  */
 export type ThreadEvent =
-  | { kind: 'run_started'; runId: string; prompt: RunMessage | null }
+  | {
+      kind: 'run_started';
+      runId: string;
+      prompt: RunMessage | null;
+      /** Where the run hangs in the thread's tree (null: a new root; undefined: unsaid). */
+      parentMessageId: string | null | undefined;
+    }
   | { kind: 'run_ended'; runId: string; status: string }
   | { kind: 'history_changed'; reason: string };
 
@@ -38,7 +46,15 @@ export function parseThreadEvent(event: unknown): ThreadEvent | null {
   switch (e.name) {
     case 'resumable.run_started':
       return isId(value.runId)
-        ? { kind: 'run_started', runId: value.runId, prompt: promptOf(value.messages) }
+        ? {
+            kind: 'run_started',
+            runId: value.runId,
+            prompt: promptOf(value.messages),
+            parentMessageId:
+              value.parentMessageId === null || isId(value.parentMessageId)
+                ? value.parentMessageId
+                : undefined,
+          }
         : null;
     case 'resumable.run_ended':
       return isId(value.runId)
@@ -58,12 +74,22 @@ export function parseThreadEvent(event: unknown): ThreadEvent | null {
   }
 }
 
+/** A run to follow, and where it hangs: its prompt under `parentMessageId`, or (no prompt) a
+ * regenerated answer beside the old one. */
+export interface FollowPlan {
+  runId: string;
+  prompt: RunMessage | null;
+  parentMessageId: string | null | undefined;
+}
+
 /** What a batch of thread events asks of the chat, decided once for the whole batch. */
 export interface ThreadPlan {
   /** The run to follow live: the batch's last started run that has not ended in it. */
-  follow: { runId: string; prompt: RunMessage | null } | null;
+  follow: FollowPlan | null;
   /** Runs ended (or history changed) that the chat does not follow: reload the history page. */
   reloadHistory: boolean;
+  /** The thread was deleted (`history_changed` `deleted`): nothing after it matters. */
+  deleted: boolean;
 }
 
 /**
@@ -80,12 +106,37 @@ export function planThreadBatch(
   for (const { event } of envelopes) {
     const e = parseThreadEvent(event);
     if (e === null) continue;
-    if (e.kind === 'run_started') follow = { runId: e.runId, prompt: e.prompt };
-    else if (e.kind === 'history_changed') reloadHistory = true;
+    if (e.kind === 'history_changed' && e.reason === 'deleted') {
+      return { follow: null, reloadHistory: false, deleted: true };
+    }
+    if (e.kind === 'run_started') {
+      const { runId, prompt, parentMessageId } = e;
+      follow = { runId, prompt, parentMessageId };
+    } else if (e.kind === 'history_changed') reloadHistory = true;
     else {
       if (follow?.runId === e.runId) follow = null;
       if (e.runId !== followed) reloadHistory = true;
     }
   }
-  return { follow, reloadHistory };
+  return { follow, reloadHistory, deleted: false };
+}
+
+/**
+ * Where a run started elsewhere hangs, as the chat's state (null: nothing to change): its
+ * prompt under `parentMessageId` (an edit made on another device is a sibling of the old
+ * prompt), or, for a run without a prompt, a regenerated answer beside the old one. For the
+ * run the chat follows (the caller's to say), never for its own (their POST placed them).
+ */
+export function placementOf(
+  chat: Pick<ChatState, 'prompt' | 'regenerated' | 'sending' | 'outbox'>,
+  plan: FollowPlan,
+): Pick<ChatState, 'prompt'> | Pick<ChatState, 'regenerated'> | null {
+  const { runId, prompt, parentMessageId } = plan;
+  if (parentMessageId === undefined) return null;
+  if (chat.sending?.runId === runId || chat.outbox.some((o) => o.runId === runId)) return null;
+  if (prompt) {
+    return { prompt: { runId, message: { ...prompt, parentId: parentMessageId } as ChatMessage } };
+  }
+  if (parentMessageId === null || chat.regenerated?.runId === runId) return null;
+  return { regenerated: { runId, parentId: parentMessageId } };
 }

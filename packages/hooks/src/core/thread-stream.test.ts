@@ -93,6 +93,7 @@ describe('ThreadFollower', () => {
     expect(planThreadBatch(seen, null)).toEqual({
       follow: { runId: 'r7', prompt: { id: 'u-r7', role: 'user', content: 'hi' } },
       reloadHistory: false,
+      deleted: false,
     });
   });
 

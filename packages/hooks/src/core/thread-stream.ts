@@ -152,6 +152,16 @@ export class ThreadFollower {
       .catch(() => {});
   }
 
+  /** The thread is gone: stops, and deletes the resume point (after any write in flight). */
+  forget(): void {
+    this.stop();
+    this.threadId = null;
+    this.offset = null;
+    this.loaded = null;
+    const key = threadRecordKey(this.parts.key);
+    this.writes = this.writes.then(() => this.parts.storage.delete(key)).catch(() => {});
+  }
+
   start(): void {
     if (this.running || this.threadId === null) return;
     const generation = ++this.generation;
