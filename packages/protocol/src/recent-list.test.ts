@@ -11,7 +11,9 @@ const start = (id: string, atOffset: number): SynthesizedStart => ({
 
 function ring(max: number, ids: readonly string[]): RecentStarts {
   const starts = new RecentStarts(max);
-  ids.forEach((id, i) => starts.push(EventType.TEXT_MESSAGE_START, id, 10 + i));
+  ids.forEach((id, i) => {
+    starts.push(EventType.TEXT_MESSAGE_START, id, 10 + i);
+  });
   return starts;
 }
 
