@@ -1,3 +1,8 @@
+// The error list, the class, reading a server's error and the action per code: apart, so a
+// bundle that needs only the class (a client's first paint) carries only the class.
+export * from './error-actions.js';
+export * from './error-body.js';
+export * from './error-codes.js';
 export * from './errors.js';
 export * from './events.js';
 export * from './fold.js';
@@ -6,6 +11,7 @@ export * from './interrupts.js';
 export * from './offsets.js';
 export type { JsonPatcher } from './patch.js';
 export { applyJsonPatch } from './patch.js';
+export * from './run-error-codes.js';
 export * from './snapshot.js';
 export * from './sse.js';
 export * from './state.js';
