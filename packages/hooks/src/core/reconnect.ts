@@ -2,8 +2,9 @@ import type { Envelope, RunSnapshot, RunState } from '@resumable/protocol';
 import { errorAction, isTerminalStatus, ResumableError } from '@resumable/protocol';
 import type { RunApi } from './api.js';
 import type { BackoffOptions } from './backoff.js';
-import { retryDelay, timerDelay } from './backoff.js';
+import { retryDelay } from './backoff.js';
 import type { ResumableEnvironment } from './env.js';
+import { LoopLife } from './loop-life.js';
 import type { SessionEvent } from './machine.js';
 import type { StreamOutcome } from './transport.js';
 import { readEventStream } from './transport.js';
@@ -67,49 +68,44 @@ export const DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS = 10;
  * (stop, a new run, dispose) without waiting for it.
  */
 export class ReconnectLoop {
-  private generation = 0;
-  private running = false;
+  private readonly life: LoopLife;
   private abort: AbortController | null = null;
-  private wake: (() => void) | null = null;
   /** Failed attempts since the offset last moved (network faults excepted). */
   private stale = 0;
 
-  constructor(private readonly host: LoopHost) {}
+  constructor(private readonly host: LoopHost) {
+    this.life = new LoopLife(host.env);
+  }
 
   get active(): boolean {
-    return this.running;
+    return this.life.active;
   }
 
   /** The current generation: a caller's token for `live` and `sleep`. */
   get token(): number {
-    return this.generation;
+    return this.life.token;
   }
 
   live(generation: number): boolean {
-    return this.generation === generation;
+    return this.life.live(generation);
   }
 
   start(): void {
-    if (this.running) return;
-    const generation = ++this.generation;
-    this.running = true;
+    if (this.life.active) return;
     this.stale = 0;
-    void this.loop(generation)
-      .catch((error) => {
+    this.life.start(
+      (generation) => this.loop(generation),
+      (error, generation) => {
         // A bug, not a network fault: stop visibly instead of leaving a dangling promise.
         if (this.live(generation)) this.host.fail(toResumable(error));
-      })
-      .finally(() => {
-        if (this.live(generation)) this.running = false;
-      });
+      },
+    );
   }
 
   /** Ends the current loop (and its stream, and its wait) now. */
   stop(): void {
-    this.generation++;
-    this.running = false;
+    this.life.stop();
     this.closeStream();
-    this.wakeNow();
   }
 
   /** Closes the open stream; the loop decides what follows (offline: park). */
@@ -120,24 +116,12 @@ export class ReconnectLoop {
 
   /** Ends a wait early (online, visible, retry). */
   wakeNow(): void {
-    const wake = this.wake;
-    this.wake = null;
-    wake?.();
+    this.life.wakeNow();
   }
 
   /** Waits `ms` (Infinity: until woken), or until woken, or until the generation ends. */
   sleep(generation: number, ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      let timer: unknown;
-      const done = () => {
-        if (timer !== undefined) this.host.env.clearTimeout(timer);
-        if (this.wake === done) this.wake = null;
-        resolve();
-      };
-      if (!this.live(generation)) return resolve();
-      this.wake = done;
-      if (Number.isFinite(ms)) timer = this.host.env.setTimeout(done, timerDelay(ms));
-    });
+    return this.life.sleep(generation, ms);
   }
 
   private async loop(generation: number): Promise<void> {

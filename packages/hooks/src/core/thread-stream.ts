@@ -1,9 +1,10 @@
 import type { Envelope } from '@resumable/protocol';
 import { errorAction, ResumableError } from '@resumable/protocol';
 import type { RunApi } from './api.js';
-import { retryDelay, timerDelay } from './backoff.js';
+import { retryDelay } from './backoff.js';
 import type { ResumableEnvironment } from './env.js';
 import { requestJson } from './http.js';
+import { LoopLife } from './loop-life.js';
 import type { LoopOptions } from './reconnect.js';
 import { DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS, noProgress, toResumable } from './reconnect.js';
 import type { RecordStorage } from './storage.js';
@@ -57,17 +58,18 @@ export class ThreadFollower {
   /** The resume point; null until read from the record or the server. */
   offset: number | null = null;
   bytesReceived = 0;
-  private generation = 0;
-  private running = false;
+  /** The loop's life, shared with the run's reconnect loop (`loop-life.ts`). */
+  private readonly life: LoopLife;
   private abort: AbortController | null = null;
-  private wake: (() => void) | null = null;
   private loaded: Promise<void> | null = null;
   private writes: Promise<void> = Promise.resolve();
 
-  constructor(private readonly parts: ThreadFollowerParts) {}
+  constructor(private readonly parts: ThreadFollowerParts) {
+    this.life = new LoopLife(parts.env);
+  }
 
   get active(): boolean {
-    return this.running;
+    return this.life.active;
   }
 
   /**
@@ -163,47 +165,29 @@ export class ThreadFollower {
   }
 
   start(): void {
-    if (this.running || this.threadId === null) return;
-    const generation = ++this.generation;
-    this.running = true;
-    void this.loop(generation)
-      .catch((error) => this.parts.warn(toResumable(error)))
-      .finally(() => {
-        if (this.generation === generation) this.running = false;
-      });
+    if (this.life.active || this.threadId === null) return;
+    this.life.start(
+      (generation) => this.loop(generation),
+      (error) => this.parts.warn(toResumable(error)),
+    );
   }
 
   stop(): void {
-    this.generation++;
-    this.running = false;
+    this.life.stop();
     this.abort?.abort();
     this.abort = null;
-    this.wakeNow();
   }
 
   wakeNow(): void {
-    const wake = this.wake;
-    this.wake = null;
-    wake?.();
+    this.life.wakeNow();
   }
 
   private live(generation: number): boolean {
-    return this.generation === generation;
+    return this.life.live(generation);
   }
 
   private sleep(generation: number, ms: number): Promise<void> {
-    const { env } = this.parts;
-    return new Promise((resolve) => {
-      if (!this.live(generation)) return resolve();
-      let timer: unknown;
-      const done = () => {
-        if (timer !== undefined) env.clearTimeout(timer);
-        if (this.wake === done) this.wake = null;
-        resolve();
-      };
-      this.wake = done;
-      if (Number.isFinite(ms)) timer = env.setTimeout(done, timerDelay(ms));
-    });
+    return this.life.sleep(generation, ms);
   }
 
   private async loop(generation: number): Promise<void> {
@@ -232,7 +216,7 @@ export class ThreadFollower {
             this.parts.warn(
               new ResumableError('unexpected_response', 'GET /threads/{id} has no lastOffset'),
             );
-            this.running = false;
+            this.life.end(generation);
             return;
           }
           this.offset = lastOffset;
@@ -253,7 +237,7 @@ export class ThreadFollower {
       if (action === 'stop' || action === 'forget') {
         // 401/403/404 or a server without thread streams: the chat goes on without it.
         this.parts.warn(error);
-        this.running = false;
+        this.life.end(generation);
         return;
       }
       if (action === 'snapshot') {
@@ -265,7 +249,7 @@ export class ThreadFollower {
       else if (error.code !== 'network') stale++;
       if (stale >= maxStale) {
         this.parts.warn(noProgress(stale, error));
-        this.running = false;
+        this.life.end(generation);
         return;
       }
       const delay = retryDelay(failures, env.random, options.backoff, error.retryAfter);
