@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatSession } from '../src/core/chat.js';
 import type { TabChannel } from '../src/core/env.js';
-import { createEnvironment, createManualSignal } from '../src/core/env.js';
-import { ResumableClient } from '../src/core/registry.js';
+import { createEnvironment } from '../src/core/env.js';
+import type { ResumableClient } from '../src/core/registry.js';
 import type { RecordStorage } from '../src/core/storage.js';
 import { createMemoryStorage } from '../src/core/storage.js';
 import { FakeServer } from './fake-server.js';
-import { assistantText, waitFor } from './util.js';
+import { assistantText, fastClient, waitFor } from './util.js';
 import { LockManagerStandIn } from './web-locks.js';
 
 /**
@@ -45,21 +45,12 @@ function openTab(options: { shareTabs?: boolean } = {}): Tab {
     delete: (key) => shared.delete(key),
   };
   const real = createEnvironment();
-  const client = new ResumableClient({
-    endpoint: server.url,
-    storage,
-    backoff: { initialMs: 5, maxMs: 20 },
-    onWarning: () => {},
-    env: {
-      online: createManualSignal(true),
-      visible: createManualSignal(true),
-      onPageHide: () => () => {},
-      locks,
-      channel(name): TabChannel | null {
-        const channel = real.channel(name);
-        if (!channel) return null;
-        return { ...channel, post: (message) => !muted && channel.post(message) };
-      },
+  const client = fastClient(server.url, storage, {
+    locks,
+    channel(name): TabChannel | null {
+      const channel = real.channel(name);
+      if (!channel) return null;
+      return { ...channel, post: (message) => !muted && channel.post(message) };
     },
   });
   opened.push(client);
