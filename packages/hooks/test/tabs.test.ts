@@ -6,7 +6,7 @@ import type { ResumableClient } from '../src/core/registry.js';
 import type { RecordStorage } from '../src/core/storage.js';
 import { createMemoryStorage } from '../src/core/storage.js';
 import { FakeServer } from './fake-server.js';
-import { assistantText, fastClient, waitFor } from './util.js';
+import { assistantText, fastClient, waitFor, watchRunWrites } from './util.js';
 import { LockManagerStandIn } from './web-locks.js';
 
 /**
@@ -35,24 +35,19 @@ function openTab(options: { shareTabs?: boolean } = {}): Tab {
   const locks = manager.client();
   let muted = false;
   let writes = 0;
-  const storage: RecordStorage = {
-    kind: 'memory',
-    get: (key) => shared.get(key),
-    update: (key, updater) => {
-      if (key.startsWith('run:')) writes++;
-      return shared.update(key, updater);
-    },
-    delete: (key) => shared.delete(key),
-  };
   const real = createEnvironment();
-  const client = fastClient(server.url, storage, {
-    locks,
-    channel(name): TabChannel | null {
-      const channel = real.channel(name);
-      if (!channel) return null;
-      return { ...channel, post: (message) => !muted && channel.post(message) };
+  const client = fastClient(
+    server.url,
+    watchRunWrites(shared, () => writes++),
+    {
+      locks,
+      channel(name): TabChannel | null {
+        const channel = real.channel(name);
+        if (!channel) return null;
+        return { ...channel, post: (message) => !muted && channel.post(message) };
+      },
     },
-  });
+  );
   opened.push(client);
   all.push(null as unknown as Tab);
   const chat = client.chatSession('c', options);

@@ -57,6 +57,22 @@ export function openSession(
 }
 
 /**
+ * One origin's record storage (as IndexedDB is) seen by one tab: `onRunWrite` hears every
+ * write of a run record, for counting what a tab (or all of them) wrote.
+ */
+export function watchRunWrites(shared: RecordStorage, onRunWrite: () => void): RecordStorage {
+  return {
+    kind: shared.kind,
+    get: (key) => shared.get(key),
+    update: (key, updater) => {
+      if (key.startsWith('run:')) onRunWrite();
+      return shared.update(key, updater);
+    },
+    delete: (key) => shared.delete(key),
+  };
+}
+
+/**
  * A client in this process as the core tests use it: fast backoff (5–20 ms), online and
  * visible, no page hide, warnings dropped; `env` adds to that (Web Locks, a tab channel…).
  */
