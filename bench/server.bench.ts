@@ -29,6 +29,7 @@ import {
   stopInstance,
 } from './lib/fanout.js';
 import { quickOr, writeResults } from './lib/results.js';
+import { post } from './lib/runs.js';
 import { latencyColumns, round1 } from './lib/stats.js';
 
 const RATE = 200;
@@ -115,15 +116,10 @@ async function sqliteAppends() {
     // End to end: a scripted run as fast as the manager stores it (group commit).
     const server = await startServer({ port: 0, store: `sqlite:${join(dir, 'e2e.db')}` });
     const tokens = quickOr(50_000, 500);
-    const response = await fetch(`${server.url}/runs`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        messages: [{ id: 'u', role: 'user', content: 'bench' }],
-        forwardedProps: { script: { tokens, tokensPerSecond: 0 } },
-      }),
+    const { runId } = await post(server.url, {
+      messages: [{ id: 'u', role: 'user', content: 'bench' }],
+      forwardedProps: { script: { tokens, tokensPerSecond: 0 } },
     });
-    const { runId } = (await response.json()) as { runId: string };
     const start = performance.now();
     await server.manager.waitForRun(runId);
     const endToEnd = Math.round((tokens + 4) / ((performance.now() - start) / 1000));

@@ -1,32 +1,10 @@
-/**
- * `pnpm bench tabs`: five tabs of one origin following one answer, today's way (each tab
- * its own event stream, its own record writes) against the shared connection (one leader
- * tab, elected with Web Locks, holds the streams and passes its batches on over
- * BroadcastChannel; the others fold them).
- *
- * Real server (`@resumable/server`, scripted agent), five real `ChatSession`s in one Node
- * process: a real BroadcastChannel between them (Node has it), one shared record storage (as
- * IndexedDB is per origin) and the in-process Web Locks stand-in of the hooks' tests (Node 20
- * has no `navigator.locks`). Measured: bytes every tab received from the server (all its
- * requests, counted under fetch), event streams the server opened (its own count), and record
- * writes (all tabs together: the most in any one second, for P5's ≤ 4). Every tab's text is
- * checked equal to the server's.
- *
- * Writes bench/results/tabs.json and prints a table. `BENCH_QUICK=1`: a short answer.
- */
-
-import type { RecordStorage } from '@resumable/hooks/core';
-import {
-  type ChatSession,
-  createManualSignal,
-  createMemoryStorage,
-  ResumableClient,
-} from '@resumable/hooks/core';
+import { type ChatSession, createMemoryStorage, type ResumableClient } from '@resumable/hooks/core';
 import { messageText } from '@resumable/protocol';
 import { startServer } from '@resumable/server';
+import { fastClient, watchRunWrites } from '../packages/hooks/test/util.js';
 import { LockManagerStandIn } from '../packages/hooks/test/web-locks.js';
 import { quickOr, writeResults } from './lib/results.js';
-import { waitUntil } from './lib/runs.js';
+import { runText, waitUntil } from './lib/runs.js';
 
 const TABS = 5;
 const TOKENS = quickOr(2000, 200);
@@ -73,31 +51,14 @@ async function follow(share: boolean): Promise<Figures> {
   const before = server.manager.streamCounts();
   const counter = { bytes: 0, requests: 0 };
   const writes: number[] = [];
-  const shared = createMemoryStorage();
-  const storage: RecordStorage = {
-    kind: 'memory',
-    get: (key) => shared.get(key),
-    update: (key, updater) => {
-      if (key.startsWith('run:')) writes.push(performance.now());
-      return shared.update(key, updater);
-    },
-    delete: (key) => shared.delete(key),
-  };
+  const storage = watchRunWrites(createMemoryStorage(), () => writes.push(performance.now()));
   const locks = new LockManagerStandIn();
   const clients: ResumableClient[] = [];
   const chats: ChatSession[] = [];
   for (let i = 0; i < TABS; i++) {
-    const client = new ResumableClient({
-      endpoint: server.url,
-      storage,
-      onWarning: () => {},
-      env: {
-        fetch: countingFetch(counter),
-        online: createManualSignal(true),
-        visible: createManualSignal(true),
-        onPageHide: () => () => {},
-        locks: share ? locks.client() : null,
-      },
+    const client = fastClient(server.url, storage, {
+      fetch: countingFetch(counter),
+      locks: share ? locks.client() : null,
     });
     const chat = client.chatSession('bench', {
       shareTabs: share,
@@ -120,7 +81,7 @@ async function follow(share: boolean): Promise<Figures> {
       120_000,
     );
   }
-  const serverText = await runText(runId, chats[0]!.getState().token!);
+  const serverText = await runText(server.url, runId, chats[0]!.getState().token!);
   const textEqual = chats.every(
     (chat) => messageText(chat.getState().messages.at(-1)!) === serverText,
   );
@@ -140,14 +101,6 @@ async function follow(share: boolean): Promise<Figures> {
     maxWritesInOneSecond: maxInWindow(writes, 1000),
     textEqual,
   };
-}
-
-async function runText(runId: string, token: string): Promise<string> {
-  const response = await fetch(`${server.url}/runs/${runId}`, {
-    headers: { Authorization: `Bearer ${token}` },
-  });
-  const body = (await response.json()) as { messages: Parameters<typeof messageText>[0][] };
-  return messageText(body.messages.at(-1)!);
 }
 
 function streamingRate(times: number[]): number {

@@ -5,7 +5,7 @@
 import type { RecordStorage } from '@resumable/hooks/core';
 import { createMemoryStorage, recordOf, runRecordKey } from '@resumable/hooks/core';
 import type { Envelope } from '@resumable/protocol';
-import { applyEnvelopes, createRunState, decodeEnvelope } from '@resumable/protocol';
+import { applyEnvelopes, createRunState, decodeEnvelope, messageText } from '@resumable/protocol';
 
 export interface StartedRun {
   runId: string;
@@ -48,6 +48,16 @@ export async function readLog(base: string, runId: string, token: string): Promi
     if (!(envelope instanceof Error)) envelopes.push(envelope);
   }
   return envelopes;
+}
+
+/** The text of a run's last message, as the server folded it (`GET /runs/:id`). */
+export async function runText(base: string, runId: string, token: string): Promise<string> {
+  const response = await fetch(`${base}/runs/${runId}`, {
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  if (!response.ok) throw new Error(`GET /runs/${runId}: ${response.status}`);
+  const body = (await response.json()) as { messages: Parameters<typeof messageText>[0][] };
+  return messageText(body.messages.at(-1)!);
 }
 
 /** Polls `check` every millisecond; throws after `timeoutMs`. */

@@ -11,7 +11,7 @@ import { screenshot } from './harness.js';
  * reply `useChat` ends with equals the server's snapshot part for part.
  */
 
-const e2e = useDemoStack({ pages: ['ai-sdk.html'] });
+const e2e = useDemoStack();
 
 /**
  * The page's `useChat` holds one reply, under the run id, whose parts equal the server's

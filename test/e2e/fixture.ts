@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext } from 'playwright-core';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { chaos, DemoPage } from './demo-page.js';
-import { launchChromium, newContext, type Stack, startStack } from './harness.js';
+import { connectChromium, newContext, type Stack, startStack } from './harness.js';
 
 export interface DemoFixture {
   readonly stack: Stack;
@@ -14,16 +14,26 @@ export interface DemoFixture {
 }
 
 /**
- * One stack and one Chromium for a test file: every context a test opens is closed after
- * it, and a test that failed half-way does not leave the server slowed for the next one.
+ * One stack for a test file (its own API server, store and preview of the run's one demo
+ * build) and a connection to the run's one Chromium (see `global-setup.ts`): every context a
+ * test opens is closed after it, and a test that failed half-way does not leave the server
+ * slowed for the next one.
  */
-export function useDemoStack(options: Parameters<typeof startStack>[0] = {}): DemoFixture {
+export function useDemoStack(options: { env?: Record<string, string> } = {}): DemoFixture {
   let stack: Stack | undefined;
   let browser: Browser | undefined;
   const opened: BrowserContext[] = [];
   beforeAll(async () => {
-    stack = await startStack(options);
-    browser = await launchChromium();
+    const [started, connected] = await Promise.allSettled([
+      startStack({ ...options, dist: inject('demoDist') }),
+      connectChromium(inject('chromiumWsEndpoint')),
+    ]);
+    // Whichever started is kept for afterAll to close, even when the other failed.
+    if (started.status === 'fulfilled') stack = started.value;
+    if (connected.status === 'fulfilled') browser = connected.value;
+    for (const result of [started, connected]) {
+      if (result.status === 'rejected') throw result.reason;
+    }
   });
   afterAll(async () => {
     await browser?.close();

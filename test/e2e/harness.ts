@@ -1,17 +1,26 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import {
+  type Browser,
+  type BrowserContext,
+  type BrowserServer,
+  chromium,
+  type LaunchOptions,
+  type Page,
+} from 'playwright-core';
 import { build, type PreviewServer, preview } from 'vite';
 import { type Supervisor, superviseServer } from '../../apps/demo/server/supervisor.js';
 
 /**
  * The e2e stack, started once per test file: the demo's API server as a real, restartable
  * child process on an ephemeral 127.0.0.1 port (SQLite in a temp dir, the scripted agent
- * tuned for long-but-fast answers), the demo app built once and served by `vite preview`
- * with `/api` proxied to that server — the same code path as `pnpm preview` — and
- * Chromium from Debian driven by playwright-core.
+ * tuned for long-but-fast answers), the demo app served by `vite preview` with `/api`
+ * proxied to that server — the same code path as `pnpm preview` — and Chromium from Debian
+ * driven by playwright-core. Under vitest the app's build and the browser are made once
+ * for the whole run (`global-setup.ts`): each file gets its own server, store and preview,
+ * each test its own browser contexts.
  */
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -46,12 +55,32 @@ export interface Stack {
 }
 
 /**
- * @param options.pages more HTML entries of the demo to build beside `index.html` (e.g.
- *   `ai-sdk.html`), each served at its own path.
+ * Builds every HTML page of the demo (`index.html`, `ai-sdk.html`…) into `outDir`: the
+ * same output whichever API server a preview later proxies to (the proxy target is read by
+ * `vite preview`, not baked into the build).
+ */
+export async function buildDemo(outDir: string): Promise<void> {
+  const pages = readdirSync(demoDir).filter((name) => name.endsWith('.html'));
+  await build({
+    root: demoDir,
+    configFile: join(demoDir, 'vite.config.ts'),
+    logLevel: 'error',
+    build: {
+      outDir,
+      emptyOutDir: true,
+      sourcemap: false,
+      rolldownOptions: { input: pages.map((page) => join(demoDir, page)) },
+    },
+  });
+}
+
+/**
  * @param options.env overrides the API server's (the demo screenshots use the showcase reply).
+ * @param options.dist a build of the demo made by `buildDemo` (the e2e global setup's, shared
+ *   by every file); without it the stack builds its own.
  */
 export async function startStack(
-  options: { pages?: string[]; env?: Record<string, string> } = {},
+  options: { env?: Record<string, string>; dist?: string } = {},
 ): Promise<Stack> {
   requireChromium();
   const tmp = mkdtempSync(join(tmpdir(), 'resumable-e2e-'));
@@ -77,26 +106,10 @@ export async function startStack(
   });
   let web: PreviewServer | undefined;
   try {
+    const outDir = options.dist ?? join(tmp, 'dist');
+    if (!options.dist) await buildDemo(outDir);
     // vite.config.ts reads the proxy target when it loads.
     process.env.RESUMABLE_API_URL = api.origin;
-    const outDir = join(tmp, 'dist');
-    await build({
-      root: demoDir,
-      configFile: join(demoDir, 'vite.config.ts'),
-      logLevel: 'error',
-      build: {
-        outDir,
-        emptyOutDir: true,
-        sourcemap: false,
-        ...(options.pages
-          ? {
-              rolldownOptions: {
-                input: ['index.html', ...options.pages].map((page) => join(demoDir, page)),
-              },
-            }
-          : {}),
-      },
-    });
     web = await preview({
       root: demoDir,
       configFile: join(demoDir, 'vite.config.ts'),
@@ -122,22 +135,38 @@ export async function startStack(
   };
 }
 
-/** Debian's Chromium, headless, once per test file (each test gets its own context). */
+const LAUNCH: LaunchOptions = {
+  executablePath: CHROMIUM,
+  headless: true,
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
+};
+
+/** Debian's Chromium, headless, for a script of its own (each test gets its own context). */
 export async function launchChromium(): Promise<Browser> {
   requireChromium();
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  return chromium.launch(LAUNCH);
+}
+
+/** The same Chromium as a server the test files connect to (`connectChromium`). */
+export async function launchChromiumServer(): Promise<BrowserServer> {
+  requireChromium();
+  return chromium.launchServer(LAUNCH);
+}
+
+/**
+ * A connection to the shared Chromium: its contexts are this file's alone and close with
+ * it; closing it leaves the browser to the other files.
+ */
+export function connectChromium(wsEndpoint: string): Promise<Browser> {
+  return chromium.connect(wsEndpoint, { timeout: 30_000 });
 }
 
 /**

@@ -63,30 +63,33 @@ describe('packing: every package installs from its tarball and type-checks', () 
     await sh('pnpm', ['-r', '--filter', './packages/*', 'build'], ROOT, 150_000);
     const license = readFileSync(join(ROOT, 'LICENSE'), 'utf8');
     expect(readJson<{ license: string }>(join(ROOT, 'package.json')).license).toBe('MIT');
-    for (const { dir, manifest } of manifests) {
-      expect(manifest.private, `${manifest.name} is private`).toBeUndefined();
-      expect(manifest.license).toBe('MIT');
-      const { stdout } = await sh('pnpm', ['pack', '--pack-destination', work], dir);
-      const tarball = stdout.trim().split('\n').at(-1)!;
-      expect(tarball).toBe(
-        join(work, `${manifest.name.replace('@', '').replace('/', '-')}-${manifest.version}.tgz`),
-      );
-      tarballs.set(manifest.name, tarball);
+    // Each package packs and is inspected on its own: side by side, not one after another.
+    await Promise.all(
+      manifests.map(async ({ dir, manifest }) => {
+        expect(manifest.private, `${manifest.name} is private`).toBeUndefined();
+        expect(manifest.license).toBe('MIT');
+        const { stdout } = await sh('pnpm', ['pack', '--pack-destination', work], dir);
+        const tarball = stdout.trim().split('\n').at(-1)!;
+        expect(tarball).toBe(
+          join(work, `${manifest.name.replace('@', '').replace('/', '-')}-${manifest.version}.tgz`),
+        );
+        tarballs.set(manifest.name, tarball);
 
-      const files = new Set((await sh('tar', ['-tzf', tarball], work)).stdout.trim().split('\n'));
-      expect((await sh('tar', ['-xzOf', tarball, 'package/LICENSE'], work)).stdout).toBe(license);
-      for (const target of exportTargets(manifest)) {
-        expect(
-          files.has(`package/${target.replace(/^\.\//, '')}`),
-          `${manifest.name}: ${target}`,
-        ).toBe(true);
-      }
-      const packed = JSON.parse(
-        (await sh('tar', ['-xzOf', tarball, 'package/package.json'], work)).stdout,
-      ) as Manifest;
-      const ranges = Object.values({ ...packed.dependencies, ...packed.peerDependencies });
-      expect(ranges.filter((range) => range.startsWith('workspace:'))).toEqual([]);
-    }
+        const files = new Set((await sh('tar', ['-tzf', tarball], work)).stdout.trim().split('\n'));
+        expect((await sh('tar', ['-xzOf', tarball, 'package/LICENSE'], work)).stdout).toBe(license);
+        for (const target of exportTargets(manifest)) {
+          expect(
+            files.has(`package/${target.replace(/^\.\//, '')}`),
+            `${manifest.name}: ${target}`,
+          ).toBe(true);
+        }
+        const packed = JSON.parse(
+          (await sh('tar', ['-xzOf', tarball, 'package/package.json'], work)).stdout,
+        ) as Manifest;
+        const ranges = Object.values({ ...packed.dependencies, ...packed.peerDependencies });
+        expect(ranges.filter((range) => range.startsWith('workspace:'))).toEqual([]);
+      }),
+    );
   });
 
   it('a fresh project installs the tarballs and type-checks and imports every public entry', {

@@ -1,25 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createManualSignal } from '../src/core/env.js';
+import type { createManualSignal } from '../src/core/env.js';
 import { ResumableClient } from '../src/core/registry.js';
 import { createMemoryStorage } from '../src/core/storage.js';
 import { FakeServer } from './fake-server.js';
-import { assistantText, waitFor } from './util.js';
+import { assistantText, fastClient, waitFor } from './util.js';
 
 let server: FakeServer;
 let client: ResumableClient;
 beforeEach(async () => {
   server = await new FakeServer({ tokens: 4, intervalMs: 1 }).start();
-  client = new ResumableClient({
-    endpoint: server.url,
-    storage: createMemoryStorage(),
-    backoff: { initialMs: 5, maxMs: 20 },
-    onWarning: () => {},
-    env: {
-      online: createManualSignal(true),
-      visible: createManualSignal(true),
-      onPageHide: () => () => {},
-    },
-  });
+  client = fastClient(server.url);
 });
 afterEach(async () => {
   await client.dispose();
@@ -163,17 +153,7 @@ describe('ChatSession (core, no React)', () => {
   it('a second tab on the same key follows a run the first tab started', async () => {
     const slow = await new FakeServer({ tokens: 30, intervalMs: 3 }).start();
     const storage = createMemoryStorage();
-    const tab = () =>
-      new ResumableClient({
-        endpoint: slow.url,
-        storage,
-        onWarning: () => {},
-        env: {
-          online: createManualSignal(true),
-          visible: createManualSignal(true),
-          onPageHide: () => () => {},
-        },
-      });
+    const tab = () => fastClient(slow.url, storage);
     const [one, two] = [tab(), tab()];
     try {
       const a = one.chatSession('shared');

@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatSession } from '../src/core/chat.js';
 import type { TabChannel } from '../src/core/env.js';
-import { createEnvironment, createManualSignal } from '../src/core/env.js';
-import { ResumableClient } from '../src/core/registry.js';
+import { createEnvironment } from '../src/core/env.js';
+import type { ResumableClient } from '../src/core/registry.js';
 import type { RecordStorage } from '../src/core/storage.js';
 import { createMemoryStorage } from '../src/core/storage.js';
 import { FakeServer } from './fake-server.js';
-import { assistantText, waitFor } from './util.js';
+import { assistantText, fastClient, waitFor, watchRunWrites } from './util.js';
 import { LockManagerStandIn } from './web-locks.js';
 
 /**
@@ -35,25 +35,11 @@ function openTab(options: { shareTabs?: boolean } = {}): Tab {
   const locks = manager.client();
   let muted = false;
   let writes = 0;
-  const storage: RecordStorage = {
-    kind: 'memory',
-    get: (key) => shared.get(key),
-    update: (key, updater) => {
-      if (key.startsWith('run:')) writes++;
-      return shared.update(key, updater);
-    },
-    delete: (key) => shared.delete(key),
-  };
   const real = createEnvironment();
-  const client = new ResumableClient({
-    endpoint: server.url,
-    storage,
-    backoff: { initialMs: 5, maxMs: 20 },
-    onWarning: () => {},
-    env: {
-      online: createManualSignal(true),
-      visible: createManualSignal(true),
-      onPageHide: () => () => {},
+  const client = fastClient(
+    server.url,
+    watchRunWrites(shared, () => writes++),
+    {
       locks,
       channel(name): TabChannel | null {
         const channel = real.channel(name);
@@ -61,7 +47,7 @@ function openTab(options: { shareTabs?: boolean } = {}): Tab {
         return { ...channel, post: (message) => !muted && channel.post(message) };
       },
     },
-  });
+  );
   opened.push(client);
   all.push(null as unknown as Tab);
   const chat = client.chatSession('c', options);

@@ -1,7 +1,8 @@
 import type { ResumableError } from '@resumable/protocol';
 import { messageText } from '@resumable/protocol';
-import type { ManualSignal } from '../src/core/env.js';
+import type { ManualSignal, ResumableEnvironment } from '../src/core/env.js';
 import { createManualSignal } from '../src/core/env.js';
+import type { ClientOptions } from '../src/core/registry.js';
 import { ResumableClient } from '../src/core/registry.js';
 import type { RunSessionOptions } from '../src/core/session.js';
 import { RunSession } from '../src/core/session.js';
@@ -55,22 +56,60 @@ export function openSession(
   return { session, release, warnings, online, visible, storage };
 }
 
+/**
+ * One origin's record storage (as IndexedDB is) seen by one tab: `onRunWrite` hears every
+ * write of a run record, for counting what a tab (or all of them) wrote.
+ */
+export function watchRunWrites(shared: RecordStorage, onRunWrite: () => void): RecordStorage {
+  return {
+    kind: shared.kind,
+    get: (key) => shared.get(key),
+    update: (key, updater) => {
+      if (key.startsWith('run:')) onRunWrite();
+      return shared.update(key, updater);
+    },
+    delete: (key) => shared.delete(key),
+  };
+}
+
+/**
+ * A client in this process as the core tests use it: fast backoff (5–20 ms), online and
+ * visible, no page hide, warnings dropped; `env` adds to that (Web Locks, a tab channel…).
+ */
+export function fastClient(
+  endpoint: string,
+  storage: RecordStorage = createMemoryStorage(),
+  env: Partial<ResumableEnvironment> = {},
+): ResumableClient {
+  return quietClient(endpoint, storage, { initialMs: 5, maxMs: 20 }, env);
+}
+
 /** A page's client on the real server: fast backoff, its own signals, warnings dropped. */
 export function pageClient(
   endpoint: string,
   storage: RecordStorage,
   env: { fetch?: typeof fetch; online?: ManualSignal } = {},
 ): ResumableClient {
+  return quietClient(endpoint, storage, { initialMs: 10, maxMs: 50, minMs: 10 }, env);
+}
+
+function quietClient(
+  endpoint: string,
+  storage: RecordStorage,
+  backoff: ClientOptions['backoff'],
+  env: Partial<ResumableEnvironment>,
+): ResumableClient {
   return new ResumableClient({
     endpoint,
     storage,
-    backoff: { initialMs: 10, maxMs: 50, minMs: 10 },
+    backoff,
     onWarning: () => {},
     env: {
-      online: env.online ?? createManualSignal(true),
+      online: createManualSignal(true),
       visible: createManualSignal(true),
       onPageHide: () => () => {},
-      ...(env.fetch ? { fetch: env.fetch } : {}),
+      // A key given as undefined (`{ fetch: maybe }`) keeps the default.
+      ...Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)),
     },
   });
 }

@@ -20,6 +20,13 @@ function sources(extra: Partial<BranchSources>): BranchSources {
   };
 }
 
+/** A run that continues an approval (its first message `tools`) folding beside the history. */
+const continuation = (all: ChatMessage[], history: ChatMessage[], runIds: string[]) =>
+  sources({ all, history, runIds: new Set(runIds), runId: 'continuation', runFirstId: 'tools' });
+
+/** The view of a branch with no siblings anywhere: each id once, no "n/m". */
+const single = (...ids: string[]) => ids.map((id) => [id, '']);
+
 const view = (s: BranchSources, cache = new BranchCache()) =>
   visibleBranch(s, cache).map((m) => [
     m.id,
@@ -62,20 +69,12 @@ describe('visibleBranch', () => {
     const result = msg('result', 'assistant');
     const newer = msg('result', 'assistant', { content: 'result, as the continuation folded it' });
     const answer = msg('answer', 'assistant');
-    const s = sources({
-      all: [p, asked, tools, result, asked, tools, result, tools, newer, answer],
-      history: [p, asked, tools, result],
-      runIds: new Set(['tools', 'result', 'answer']),
-      runId: 'continuation',
-      runFirstId: 'tools',
-    });
-    expect(view(s)).toEqual([
-      ['p', ''],
-      ['asked', ''],
-      ['tools', ''],
-      ['result', ''],
-      ['answer', ''],
-    ]);
+    const s = continuation(
+      [p, asked, tools, result, asked, tools, result, tools, newer, answer],
+      [p, asked, tools, result],
+      ['tools', 'result', 'answer'],
+    );
+    expect(view(s)).toEqual(single('p', 'asked', 'tools', 'result', 'answer'));
     expect(visibleBranch(s, new BranchCache())[3]?.content).toBe(
       'result, as the continuation folded it',
     );
@@ -87,27 +86,13 @@ describe('visibleBranch', () => {
     const asked = msg('asked', 'assistant');
     const tools = msg('tools', 'assistant');
     const answer = msg('answer', 'assistant');
-    const s = sources({
-      all: [
-        asked,
-        tools,
-        p,
-        { ...asked, parentId: 'p' } as ChatMessage,
-        { ...tools, parentId: 'asked' } as ChatMessage,
-        tools,
-        answer,
-      ],
-      history: [p, { ...asked, parentId: 'p' } as ChatMessage],
-      runIds: new Set(['tools', 'answer']),
-      runId: 'continuation',
-      runFirstId: 'tools',
-    });
-    expect(view(s)).toEqual([
-      ['p', ''],
-      ['asked', ''],
-      ['tools', ''],
-      ['answer', ''],
-    ]);
+    const askedUnderP = { ...asked, parentId: 'p' } as ChatMessage;
+    const s = continuation(
+      [asked, tools, p, askedUnderP, { ...tools, parentId: 'asked' } as ChatMessage, tools, answer],
+      [p, askedUnderP],
+      ['tools', 'answer'],
+    );
+    expect(view(s)).toEqual(single('p', 'asked', 'tools', 'answer'));
   });
 
   it('a regenerate waiting in the outbox ends the branch at its prompt', () => {

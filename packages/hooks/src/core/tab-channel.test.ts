@@ -24,17 +24,14 @@ const batch = (envelopes: unknown, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
+/** What this tab (`ME`, on chat `KEY`) makes of a message another tab posted. */
+const parse = (message: unknown) => parseTabShareMessage(message, KEY, ME);
+/** A well-formed message is taken as it is. */
+const expectKept = (message: Record<string, unknown>) => expect(parse(message)).toEqual(message);
+
 describe('parseTabShareMessage (every message from another tab is checked)', () => {
   it('takes a well-formed batch as it is', () => {
-    const envelopes = [delta(3), delta(4)];
-    expect(parseTabShareMessage(batch(envelopes), KEY, ME)).toEqual({
-      v: 1,
-      t: 'batch',
-      tab: 'tab-other',
-      key: KEY,
-      runId: 'run-1',
-      envelopes,
-    });
+    expectKept(batch([delta(3), delta(4)]));
   });
 
   it.each([
@@ -61,7 +58,7 @@ describe('parseTabShareMessage (every message from another tab is checked)', () 
     ],
     ['too many characters', batch([delta(1, 'y'.repeat(MAX_BATCH_CHARS))])],
   ])('drops %s', (_what, message) => {
-    expect(parseTabShareMessage(message, KEY, ME)).toBeNull();
+    expect(parse(message)).toBeNull();
   });
 
   it('checks lead, sync, thread and snapshot messages', () => {
@@ -72,64 +69,28 @@ describe('parseTabShareMessage (every message from another tab is checked)', () 
       token: null,
       prompt: { id: 'u', role: 'user', content: 'hi' },
     };
-    expect(parseTabShareMessage({ ...base, t: 'lead', run, offset: 3 }, KEY, ME)).toEqual({
-      ...base,
-      t: 'lead',
-      run,
-      offset: 3,
-    });
-    expect(parseTabShareMessage({ ...base, t: 'lead', run: null, offset: 0 }, KEY, ME)).toEqual({
-      ...base,
-      t: 'lead',
-      run: null,
-      offset: 0,
-    });
-    expect(parseTabShareMessage({ ...base, t: 'lead', run: null, offset: -1 }, KEY, ME)).toBeNull();
+    expectKept({ ...base, t: 'lead', run, offset: 3 });
+    expectKept({ ...base, t: 'lead', run: null, offset: 0 });
+    expect(parse({ ...base, t: 'lead', run: null, offset: -1 })).toBeNull();
     // A prompt that is not a user message is dropped, the run kept.
     expect(
-      parseTabShareMessage(
-        { ...base, t: 'lead', offset: 3, run: { ...run, prompt: { id: 'a', role: 'assistant' } } },
-        KEY,
-        ME,
-      ),
+      parse({
+        ...base,
+        t: 'lead',
+        offset: 3,
+        run: { ...run, prompt: { id: 'a', role: 'assistant' } },
+      }),
     ).toEqual({ ...base, t: 'lead', offset: 3, run: { ...run, prompt: null } });
-    expect(
-      parseTabShareMessage({ ...base, t: 'lead', offset: 3, run: { ...run, token: 5 } }, KEY, ME),
-    ).toBeNull();
-    expect(parseTabShareMessage({ ...base, t: 'sync', runId: 'r', offset: 7 }, KEY, ME)).toEqual({
-      ...base,
-      t: 'sync',
-      runId: 'r',
-      offset: 7,
-    });
-    expect(
-      parseTabShareMessage({ ...base, t: 'sync', runId: 'r', offset: -1 }, KEY, ME),
-    ).toBeNull();
-    expect(
-      parseTabShareMessage({ ...base, t: 'thread', threadId: 't', envelopes: [delta(1)] }, KEY, ME),
-    ).toEqual({
-      ...base,
-      t: 'thread',
-      threadId: 't',
-      envelopes: [delta(1)],
-    });
+    expect(parse({ ...base, t: 'lead', offset: 3, run: { ...run, token: 5 } })).toBeNull();
+    expectKept({ ...base, t: 'sync', runId: 'r', offset: 7 });
+    expect(parse({ ...base, t: 'sync', runId: 'r', offset: -1 })).toBeNull();
+    expectKept({ ...base, t: 'thread', threadId: 't', envelopes: [delta(1)] });
     const snapshot = { runId: 'r', threadId: 't', status: 'running', lastOffset: 4, messages: [] };
-    expect(parseTabShareMessage({ ...base, t: 'snapshot', to: ME, snapshot }, KEY, ME)).toEqual({
-      ...base,
-      t: 'snapshot',
-      to: ME,
-      snapshot,
-    });
+    expectKept({ ...base, t: 'snapshot', to: ME, snapshot });
     // Meant for another tab, or not a snapshot.
+    expect(parse({ ...base, t: 'snapshot', to: 'tab-3', snapshot })).toBeNull();
     expect(
-      parseTabShareMessage({ ...base, t: 'snapshot', to: 'tab-3', snapshot }, KEY, ME),
-    ).toBeNull();
-    expect(
-      parseTabShareMessage(
-        { ...base, t: 'snapshot', to: ME, snapshot: { ...snapshot, lastOffset: '4' } },
-        KEY,
-        ME,
-      ),
+      parse({ ...base, t: 'snapshot', to: ME, snapshot: { ...snapshot, lastOffset: '4' } }),
     ).toBeNull();
   });
 });
@@ -141,7 +102,7 @@ describe('chunkEnvelopes (bounded messages)', () => {
     expect(chunks.map((c) => c.length)).toEqual([MAX_BATCH_EVENTS, MAX_BATCH_EVENTS, 3]);
     expect(chunks.flat()).toEqual(envelopes);
     for (const chunk of chunks) {
-      expect(parseTabShareMessage(batch(chunk), KEY, ME)).not.toBeNull();
+      expect(parse(batch(chunk))).not.toBeNull();
     }
   });
 
