@@ -260,7 +260,9 @@ export class ResumableChatTransport implements ChatTransport<UIMessage> {
     try {
       const newest = (await chat.run.api.getThread(threadId, record.token))[0];
       if (!newest || isTerminalStatus(newest.status) || newest.runId === record.runId) return false;
-      await chat.run.attach({ runId: newest.runId, threadId, token: record.token });
+      // Through the shared join, as the chat's own joins: one join per run, never from 0.
+      const input = { runId: newest.runId, threadId, token: record.token };
+      await chat.run.shared.join(newest.runId, () => chat.run.attach(input));
       return true;
     } catch {
       return false;
