@@ -150,8 +150,8 @@ describe('the chat UI in Chromium', () => {
     const first = frames.find((f) => f.messages > 0)!;
     expect(frames.slice(0, frames.indexOf(first)).every((f) => f.messages === 0)).toBe(true);
     expect(first.text).toBeGreaterThanOrEqual(before.length);
-    // The prompt comes from the chat's own record, read just after the run's (a core change
-    // is needed to show both in one frame: see packages/ui README, "Reload without a flash").
+    // The prompt and its answer come from the two records read together: one frame.
+    expect(first.user).toBe(1);
     expect(frames.at(-1)!.user).toBe(1);
   });
 

@@ -29,6 +29,8 @@ export class DemoPage {
   readonly runPosts: Request[] = [];
   /** The page's console warnings and errors, for failure messages. */
   readonly warnings: string[] = [];
+  /** Responses that were not OK (method, path, status), for failure messages. */
+  readonly failures: string[] = [];
 
   private constructor(
     readonly page: Page,
@@ -50,6 +52,9 @@ export class DemoPage {
     });
     page.on('response', async (response) => {
       const url = new URL(response.url());
+      if (!response.ok() && this.failures.length < 50) {
+        this.failures.push(`${response.request().method()} ${url.pathname} ${response.status()}`);
+      }
       if (url.pathname !== '/api/runs' || response.request().method() !== 'POST') return;
       if (!response.ok()) return;
       const body = (await response.json().catch(() => null)) as StartedRun | null;
@@ -132,6 +137,23 @@ export class DemoPage {
     }
   }
 
+  /**
+   * Waits until the page's IndexedDB holds a run record for `runId` past `min` (the record
+   * is written at most 4 times a second, and later on a loaded machine): a reload before it
+   * would rightly start from what was stored before.
+   */
+  async waitForStoredOffset(runId: string, min: number, timeoutMs = 10_000): Promise<number> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const offset = await this.page.evaluate(storedOffsetIn, runId);
+      if (offset > min) return offset;
+      if (Date.now() > until) {
+        throw new Error(`stored offset ${offset} after ${timeoutMs} ms, wanted > ${min}`);
+      }
+      await sleep(100);
+    }
+  }
+
   /** Waits until the last reply has the given `data-status`. */
   async waitForMessageStatus(status: string, timeoutMs = 30_000) {
     await this.page
@@ -143,12 +165,37 @@ export class DemoPage {
   /** What a failure message needs to tell what the page did. */
   describe(): string {
     const requests = this.eventsRequests.map((r) => `${r.runId.slice(0, 8)} after=${r.after}`);
-    return `events requests: [${requests.join(', ')}]; console: [${this.warnings.join(' | ')}]`;
+    return (
+      `events requests: [${requests.join(', ')}]; console: [${this.warnings.join(' | ')}]; ` +
+      `not OK: [${this.failures.join(', ')}]`
+    );
   }
 
   eventsRequestsFor(runId: string): EventsRequest[] {
     return this.eventsRequests.filter((r) => r.runId === runId);
   }
+}
+
+/** In the page: the highest offset of a stored run record for `runId` (the kit's default store). */
+function storedOffsetIn(runId: string): Promise<number> {
+  return new Promise((resolve) => {
+    const open = indexedDB.open('resumable');
+    open.onerror = () => resolve(-1);
+    open.onsuccess = () => {
+      const db = open.result;
+      if (!db.objectStoreNames.contains('records')) return resolve(-1);
+      const all = db.transaction('records').objectStore('records').getAll();
+      all.onerror = () => resolve(-1);
+      all.onsuccess = () => {
+        const records = all.result as { runId?: unknown; offset?: unknown }[];
+        const offsets = records
+          .filter((r) => r?.runId === runId && typeof r.offset === 'number')
+          .map((r) => r.offset as number);
+        db.close();
+        resolve(Math.max(-1, ...offsets));
+      };
+    };
+  });
 }
 
 /** `GET /api/runs/:id` on the API server: the server's folded truth about the run. */
