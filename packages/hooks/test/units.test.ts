@@ -148,6 +148,63 @@ describe('storage', () => {
   });
 });
 
+describe('storage in time', () => {
+  /** A primary whose calls take `delays[i]` ms each (Infinity: never settles). */
+  function slow(delays: number[]): RecordStorage {
+    const inner = createMemoryStorage();
+    let call = 0;
+    const later = <T>(op: () => Promise<T>): Promise<T> => {
+      const ms = delays[call++] ?? 0;
+      if (ms === Number.POSITIVE_INFINITY) return new Promise<T>(() => {});
+      return new Promise<T>((resolve) => setTimeout(() => resolve(op()), ms));
+    };
+    return {
+      kind: 'indexeddb',
+      get: (key) => later(() => inner.get(key)),
+      update: (key, updater) => later(() => inner.update(key, updater)),
+      delete: (key) => later(() => inner.delete(key)),
+    };
+  }
+
+  it('once the storage has answered, a slow call (2× the timeout) is waited for: no fallback', async () => {
+    const warnings: ResumableError[] = [];
+    const storage = withFallback(
+      slow([0, 100, 0]),
+      createMemoryStorage(),
+      (w) => warnings.push(w),
+      50,
+    );
+    await storage.update('a', () => 1);
+    await storage.update('a', (v) => (v as number) + 1);
+    expect(await storage.get('a')).toBe(2);
+    expect(storage.kind).toBe('indexeddb');
+    expect(warnings).toEqual([]);
+  });
+
+  it('the first call past the timeout falls back (a hang at open), and so does a later hang past 5×', async () => {
+    const first: ResumableError[] = [];
+    const atOpen = withFallback(slow([100]), createMemoryStorage(), (w) => first.push(w), 50);
+    expect(await atOpen.get('a')).toBe(undefined);
+    expect(atOpen.kind).toBe('memory');
+    expect(first.map((w) => w.code)).toEqual(['storage_unavailable']);
+
+    const later: ResumableError[] = [];
+    const storage = withFallback(
+      slow([0, Number.POSITIVE_INFINITY]),
+      createMemoryStorage(),
+      (w) => later.push(w),
+      50,
+    );
+    await storage.update('a', () => 1);
+    const before = Date.now();
+    await storage.update('a', () => 2);
+    expect(Date.now() - before).toBeGreaterThanOrEqual(245);
+    expect(storage.kind).toBe('memory');
+    expect(await storage.get('a')).toBe(2);
+    expect(later.map((w) => w.code)).toEqual(['storage_unavailable']);
+  });
+});
+
 describe('RecordWriter', () => {
   it('throttles to the interval, writes at once on flush, and in order', async () => {
     let now = 0;

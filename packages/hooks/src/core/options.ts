@@ -16,7 +16,7 @@ export interface RunSessionOptions {
   env?: Partial<ResumableEnvironment>;
   /**
    * Where records live. Any storage other than memory is guarded: a call that fails or
-   * does not settle within `storageTimeoutMs` switches to memory for good, with a
+   * does not settle in time (`storageTimeoutMs`) switches to memory for good, with a
    * `storage_unavailable` warning, and `connection.persistence` says `memory`.
    * @default IndexedDB (database `resumable`), or memory where IndexedDB is missing
    */
@@ -39,7 +39,10 @@ export interface RunSessionOptions {
   heartbeatMs?: number;
   /** Every HTTP request but the event stream settles within this, or fails with `timeout`. @default 15000 */
   requestTimeoutMs?: number;
-  /** Storage calls settle within this, or storage falls back to memory. @default 3000 */
+  /**
+   * Storage calls settle within this, or storage falls back to memory; once the storage has
+   * answered, within 5× this (slow is not broken). @default 3000
+   */
   storageTimeoutMs?: number;
   /**
    * Largest SSE event or line, in characters; a bigger one fails the stream with

@@ -68,13 +68,17 @@ export function createMemoryStorage(): RecordStorage {
 
 /** Storage calls settle within this, or count as a failure. @default 3000 */
 export const DEFAULT_STORAGE_TIMEOUT_MS = 3000;
+/** How much longer a call may take once the storage has answered (see `withFallback`). */
+export const SLOW_STORAGE_FACTOR = 5;
 
 /**
- * Uses `primary` until its first failure or a call that does not settle within
- * `timeoutMs` (Firefox private windows throw on open, Safari's IndexedDB can hang on open
- * or lose the connection), then the memory fallback for good, saying so once through
- * `onFallback`; `kind` then says `memory`. Losing persistence is a degraded mode, never a
- * crash or a hang.
+ * Uses `primary` until its first failure or a call that does not settle in time (Firefox
+ * private windows throw on open, Safari's IndexedDB can hang on open or lose the
+ * connection), then the memory fallback for good, saying so once through `onFallback`;
+ * `kind` then says `memory`. Losing persistence is a degraded mode, never a crash or a hang.
+ * In time: `timeoutMs` until the primary has answered once, then `SLOW_STORAGE_FACTOR` times
+ * that — a storage that works but is slow (IndexedDB on a loaded machine takes seconds) is
+ * not a hang, and falling back for good would lose the outbox on the next reload.
  */
 export function withFallback(
   primary: RecordStorage,
@@ -83,10 +87,14 @@ export function withFallback(
   timeoutMs = DEFAULT_STORAGE_TIMEOUT_MS,
 ): RecordStorage {
   let current = primary;
+  let answered = false;
   const run = async <T>(op: (storage: RecordStorage) => Promise<T>): Promise<T> => {
     if (current === fallback) return op(fallback);
     try {
-      return await withTimeout(op(current), timeoutMs, 'a storage call');
+      const limit = answered ? timeoutMs * SLOW_STORAGE_FACTOR : timeoutMs;
+      const result = await withTimeout(op(current), limit, 'a storage call');
+      answered = true;
+      return result;
     } catch (cause) {
       if (current === fallback) return op(fallback);
       current = fallback;
