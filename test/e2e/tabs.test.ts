@@ -107,6 +107,10 @@ describe('tabs share one connection; devices follow the conversation', () => {
     await a.send(LONG_PROMPT);
     const run = await a.run();
     await b.waitForText(100);
+    // The Stop below must land while the run is still going: the election, the freeze, the
+    // takeover and the thaw take seconds on a loaded machine, the 12 s answer can end first.
+    // Slowed now (40 ms more per event: ~30 s left), the run outlasts them by far.
+    expect((await chaos(e2e.stack, 'slow', { delayMs: 40 })).status).toBe(200);
     const lines = () => Promise.all([a, b].map((t) => t.status.textContent()));
     await expect
       .poll(async () => (await lines()).sort(), { timeout: 10_000 })
