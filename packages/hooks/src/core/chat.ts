@@ -241,7 +241,8 @@ export class ChatSession {
       throw new ResumableError('too_many_requests', `${max} prompts are already waiting`);
     }
     // Shown as "sending" straight away when it will go out now, "queued" otherwise.
-    const now = !outbox.length && !sending && this.run.env.online.get() && !this.busy();
+    const now =
+      !outbox.length && !sending && this.run.env.online.get() && !isBusy(this.run.getState());
     this.store.setState({
       outbox: [...outbox, item],
       error: null,
@@ -262,7 +263,7 @@ export class ChatSession {
     const { outbox, sending } = this.getState();
     if (sending?.runId === runId || !outbox.some((o) => o.runId === runId)) return false;
     this.optimistic.delete(runId);
-    this.store.setState({ outbox: this.outboxWithout(runId) });
+    this.store.setState({ outbox: this.getState().outbox.filter((o) => o.runId !== runId) });
     this.compose();
     await this.persist();
     return true;
@@ -313,10 +314,6 @@ export class ChatSession {
     });
   }
 
-  private busy(): boolean {
-    return isBusy(this.run.getState());
-  }
-
   /**
    * Sends the outbox's first prompt if nothing is in flight; then the next, and so on.
    * Concurrent callers share the drain in progress (and are answered when it ends).
@@ -325,7 +322,7 @@ export class ChatSession {
     return this.draining.run(() => {
       const item = this.getState().outbox[0];
       if (this.disposed || !item || item.error || !this.run.env.online.get()) return false;
-      return !this.busy() && sendOutboxItem(this.outboxHost, item);
+      return !isBusy(this.run.getState()) && sendOutboxItem(this.outboxHost, item);
     });
   }
 
@@ -368,10 +365,6 @@ export class ChatSession {
   /** Writes the chat record (outbox, thread, branch shown); a failure is a warning. */
   persist(): Promise<void> {
     return persistChatRecord(this.run.storage, this.options, this.getState());
-  }
-
-  private outboxWithout(runId: string): OutboxItem[] {
-    return this.getState().outbox.filter((o) => o.runId !== runId);
   }
 
   private onRunChange(state: RunSessionState, prev: RunSessionState): void {
