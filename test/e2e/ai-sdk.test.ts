@@ -48,7 +48,12 @@ describe('useChat × ResumableChatTransport in Chromium', () => {
 
     let shown = await demo.waitForText(200);
     const resumedFrom: number[] = [];
+    let stored = 0;
     for (let i = 0; i < 3; i++) {
+      // Reload only once the page has stored a point past the last one (the record is
+      // throttled, and slower on a loaded machine): each resume must then ask for more.
+      stored = await demo.waitForStoredOffset(run.runId, stored);
+      shown = await demo.assistantText();
       const before = demo.eventsRequestsFor(run.runId).length;
       await demo.page.reload();
       await demo.composer.waitFor();
