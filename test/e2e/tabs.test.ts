@@ -168,7 +168,14 @@ describe('tabs share one connection; devices follow the conversation', () => {
     await expect
       .poll(async () => (await fetchRun(e2e.stack, second)).status, { timeout: 10_000 })
       .toBe('cancelled');
-    await laptop.waitForMessageStatus('stopped');
+    // Polled on the attribute so a failure says what the laptop shows instead.
+    const lastReply = laptop.page.locator('[data-role="assistant"]').last();
+    await expect
+      .poll(() => lastReply.getAttribute('data-status'), {
+        timeout: 30_000,
+        message: `laptop's last reply status; ${laptop.describe()}`,
+      })
+      .toBe('stopped');
 
     // A run no client started: the server's own (a job, a webhook).
     const serverRun = laptop.page.getByRole('button', { name: 'Start a run from the server' });
