@@ -31,6 +31,9 @@ export class DemoPage {
   readonly warnings: string[] = [];
   /** Responses that were not OK (method, path, status), for failure messages. */
   readonly failures: string[] = [];
+  /** Every API response (method, path and query, status, ms since open), for failure messages. */
+  readonly log: string[] = [];
+  private readonly openedAt = Date.now();
 
   private constructor(
     readonly page: Page,
@@ -52,6 +55,12 @@ export class DemoPage {
     });
     page.on('response', async (response) => {
       const url = new URL(response.url());
+      if (url.pathname.startsWith('/api/') && this.log.length < 200) {
+        const method = response.request().method();
+        this.log.push(
+          `${Date.now() - this.openedAt}ms ${method} ${url.pathname}${url.search} ${response.status()}`,
+        );
+      }
       if (!response.ok() && this.failures.length < 50) {
         this.failures.push(`${response.request().method()} ${url.pathname} ${response.status()}`);
       }
@@ -167,7 +176,7 @@ export class DemoPage {
     const requests = this.eventsRequests.map((r) => `${r.runId.slice(0, 8)} after=${r.after}`);
     return (
       `events requests: [${requests.join(', ')}]; console: [${this.warnings.join(' | ')}]; ` +
-      `not OK: [${this.failures.join(', ')}]`
+      `not OK: [${this.failures.join(', ')}]; API: [${this.log.join(', ')}]`
     );
   }
 

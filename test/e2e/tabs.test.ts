@@ -154,6 +154,8 @@ describe('tabs share one connection; devices follow the conversation', () => {
 
     const laptop = await e2e.openDemo(`?thread=${first.threadId}#token=${first.token}`);
     await laptop.page.getByText('What time is it?').first().waitFor({ timeout: 10_000 });
+    // Loaded from the history, the stopped answer is shown stopped, as on the phone.
+    await expect.poll(() => laptop.assistant.getAttribute('data-status')).toBe('stopped');
     let loads = 0;
     laptop.page.on('load', () => loads++);
 
@@ -171,11 +173,11 @@ describe('tabs share one connection; devices follow the conversation', () => {
     // Polled on the attribute so a failure says what the laptop shows instead.
     const lastReply = laptop.page.locator('[data-role="assistant"]').last();
     await expect
-      .poll(() => lastReply.getAttribute('data-status'), {
-        timeout: 30_000,
-        message: `laptop's last reply status; ${laptop.describe()}`,
-      })
-      .toBe('stopped');
+      .poll(() => lastReply.getAttribute('data-status'), { timeout: 30_000 })
+      .toBe('stopped')
+      .catch((error: Error) => {
+        throw new Error(`laptop's last reply status: ${error.message}; ${laptop.describe()}`);
+      });
 
     // A run no client started: the server's own (a job, a webhook).
     const serverRun = laptop.page.getByRole('button', { name: 'Start a run from the server' });

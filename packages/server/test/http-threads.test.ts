@@ -138,14 +138,25 @@ describe.each(STORES)('HTTP validation, threads and CORS on the $name store', ({
 
     const all = (await (
       await fetch(`${ctx.base}/threads/${first.threadId}/messages`, { headers })
-    ).json()) as { messages: Array<{ id: string; role: string }>; nextBefore: number | null };
-    expect(all.messages.map((m) => `${m.role}:${m.id}`)).toEqual([
-      'user:u1',
-      `assistant:msg-${first.runId}`,
-      'user:u2',
-      `assistant:msg-${second.json.runId}`,
-      'user:u3',
-      `assistant:msg-${third.json.runId}`,
+    ).json()) as {
+      messages: Array<{ id: string; role: string; ended?: string }>;
+      nextBefore: number | null;
+    };
+    // The cancelled run's answer keeps its end mark, so every device shows it stopped.
+    expect(all.messages.map((m) => `${m.role}:${m.id}:${m.ended ?? '-'}`)).toEqual([
+      'user:u1:-',
+      `assistant:msg-${first.runId}:-`,
+      'user:u2:-',
+      `assistant:msg-${second.json.runId}:-`,
+      'user:u3:-',
+      `assistant:msg-${third.json.runId}:stopped`,
+    ]);
+    expect(Object.keys(all.messages[5]!).sort()).toEqual([
+      'content',
+      'ended',
+      'id',
+      'parentId',
+      'role',
     ]);
     expect(all.nextBefore).toBeNull();
     const page1 = (await (

@@ -94,7 +94,8 @@ export async function planBranch(
       : tree
           .branch(parentId)
           .slice(-historyLimit)
-          .map(({ parentId: _parent, ...message }) => message as Message);
+          // AG-UI messages for the agent: no tree position, no end mark.
+          .map(({ parentId: _parent, ended: _ended, ...message }) => message as Message);
   const replyTo = fresh.length > 0 ? fresh[fresh.length - 1]!.id : parentId;
   return {
     parentId,

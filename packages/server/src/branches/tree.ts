@@ -10,7 +10,8 @@ export interface BranchInfo {
 }
 
 /** A stored message: the AG-UI message and the message it follows (null for a root). */
-export type TreeMessage = Message & { parentId: string | null };
+/** A stored message: its parent, and how it ended when its run stopped or failed mid-way. */
+export type TreeMessage = Message & { parentId: string | null; ended?: 'stopped' | 'error' };
 
 interface Node {
   message: TreeMessage;

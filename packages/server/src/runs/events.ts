@@ -80,15 +80,20 @@ export function statusOf(event: AGUIEvent): RunEnd['status'] {
   return outcome?.type === 'cancelled' ? 'cancelled' : 'finished';
 }
 
-/** History keeps AG-UI messages; the fold's `streaming` / `ended` flags are run-local. */
-export function stripRunFields(message: Message): Message {
+/**
+ * A run's message as history keeps it: the fold's `streaming` flag is run-local and goes;
+ * `ended` (`stopped`, `error`: the run ended while the message was open) stays, so every
+ * device that reads the history shows a stopped answer as stopped, as the device that
+ * followed it live does. Agents get history without it (`planBranch`).
+ */
+export function historyMessage(message: Message): Message {
   const {
     streaming: _s,
-    ended: _e,
+    ended,
     ...rest
   } = message as Message & {
     streaming?: unknown;
     ended?: unknown;
   };
-  return rest as Message;
+  return (ended === 'stopped' || ended === 'error' ? { ...rest, ended } : rest) as Message;
 }

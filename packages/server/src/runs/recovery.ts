@@ -7,11 +7,11 @@ import { AppendConflictError } from '../stores/types.js';
 import type { Hub } from '../subscription.js';
 import {
   foldStoredRun,
+  historyMessage,
   lostEvent,
   type PendingEvent,
   pendingEvent,
   statusOf,
-  stripRunFields,
 } from './events.js';
 
 /** Backoff while ending a run whose events the store failed to take; the last step repeats. */
@@ -87,7 +87,7 @@ export class Recovery {
     }
     this.options.hub(record.runId)?.publish(stored, true);
     this.options.onEnded?.(final);
-    await putAnswer(store, record, final.messages.map(stripRunFields)).catch(() => {});
+    await putAnswer(store, record, final.messages.map(historyMessage)).catch(() => {});
   }
 
   /** Appends `terminal` with backoff until it is stored, the run ended otherwise, or shutdown. */

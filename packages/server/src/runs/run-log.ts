@@ -11,7 +11,7 @@ import { sleep } from '../sleep.js';
 import type { EventStore, RunEnd, RunRecord, StoredEvent } from '../stores/types.js';
 import { AppendConflictError } from '../stores/types.js';
 import type { Hub } from '../subscription.js';
-import { isTerminalJson, type PendingEvent, statusOf, stripRunFields } from './events.js';
+import { historyMessage, isTerminalJson, type PendingEvent, statusOf } from './events.js';
 
 /** Pending events beyond which the agent waits for the store (backpressure). */
 const MAX_PENDING = 512;
@@ -199,7 +199,7 @@ export class RunLog {
     this.retries = 0;
     this.publish(stored, end !== undefined);
     if (end) {
-      const messages = end.snapshot.messages.map(stripRunFields);
+      const messages = end.snapshot.messages.map(historyMessage);
       await putAnswer(store, record, messages).catch((error) =>
         this.options.log(`run ${record.runId}: history not saved: ${error}`),
       );
