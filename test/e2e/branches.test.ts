@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { fetchRun, serverText, sleep, waitForRunEnd } from './demo-page.js';
+import { fetchRun, pollUntil, serverText, sleep, waitForRunEnd } from './demo-page.js';
 import { useDemoStack } from './fixture.js';
 import { screenshot } from './harness.js';
 
@@ -61,8 +61,12 @@ describe('branches in Chromium', () => {
     expect(await demo.copiedText()).toBe(expected);
 
     // Once the server has answered, still the first version; nothing was sent again.
-    const until = Date.now() + 10_000;
-    while (!answered && Date.now() < until) await sleep(50);
+    await pollUntil(
+      async () => answered,
+      (yes) => yes,
+      { timeoutMs: 10_000, everyMs: 50 },
+      () => 'the held history request was never answered',
+    );
     await page.unroute(history);
     await sleep(300);
     expect(held).toBe(1);

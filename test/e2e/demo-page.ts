@@ -108,11 +108,12 @@ export class DemoPage {
 
   /** The run this page started last (its POST answer carries the token). */
   async run(timeoutMs = 10_000): Promise<StartedRun> {
-    const until = Date.now() + timeoutMs;
-    while (this.runs.length === 0) {
-      if (Date.now() > until) throw new Error('no run was started');
-      await sleep(50);
-    }
+    await pollUntil(
+      async () => this.runs.length,
+      (n) => n > 0,
+      { timeoutMs, everyMs: 50 },
+      () => 'no run was started',
+    );
     return this.runs[this.runs.length - 1]!;
   }
 
@@ -135,15 +136,12 @@ export class DemoPage {
 
   /** Waits until the reply shows at least `chars` characters. */
   async waitForText(chars: number, timeoutMs = 20_000): Promise<string> {
-    const until = Date.now() + timeoutMs;
-    for (;;) {
-      const text = await this.assistantText();
-      if (text.length >= chars) return text;
-      if (Date.now() > until) {
-        throw new Error(`reply has ${text.length} chars after ${timeoutMs} ms, wanted ${chars}`);
-      }
-      await sleep(100);
-    }
+    return pollUntil(
+      () => this.assistantText(),
+      (text) => text.length >= chars,
+      { timeoutMs },
+      (text) => `reply has ${text.length} chars after ${timeoutMs} ms, wanted ${chars}`,
+    );
   }
 
   /**
@@ -152,15 +150,12 @@ export class DemoPage {
    * would rightly start from what was stored before.
    */
   async waitForStoredOffset(runId: string, min: number, timeoutMs = 10_000): Promise<number> {
-    const until = Date.now() + timeoutMs;
-    for (;;) {
-      const offset = await this.page.evaluate(storedOffsetIn, runId);
-      if (offset > min) return offset;
-      if (Date.now() > until) {
-        throw new Error(`stored offset ${offset} after ${timeoutMs} ms, wanted > ${min}`);
-      }
-      await sleep(100);
-    }
+    return pollUntil(
+      () => this.page.evaluate(storedOffsetIn, runId),
+      (offset) => offset > min,
+      { timeoutMs },
+      (offset) => `stored offset ${offset} after ${timeoutMs} ms, wanted > ${min}`,
+    );
   }
 
   /** Waits until the last reply has the given `data-status`. */
@@ -224,13 +219,13 @@ export async function waitForRunEnd(
   run: StartedRun,
   timeoutMs = 30_000,
 ): Promise<RunSnapshot> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const snapshot = await fetchRun(stack, run).catch(() => null);
-    if (snapshot && snapshot.status !== 'running') return snapshot;
-    if (Date.now() > until) throw new Error(`run ${run.runId} still running after ${timeoutMs} ms`);
-    await sleep(200);
-  }
+  const snapshot = await pollUntil(
+    () => fetchRun(stack, run).catch(() => null),
+    (s) => s !== null && s.status !== 'running',
+    { timeoutMs, everyMs: 200 },
+    () => `run ${run.runId} still running after ${timeoutMs} ms`,
+  );
+  return snapshot!;
 }
 
 /**
@@ -260,3 +255,22 @@ export async function chaos(stack: Stack, action: string, body: unknown = {}) {
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Reads `read()` every `everyMs` (default 100) until `done` holds, and returns that value;
+ * past `timeoutMs` it throws what `failure` says of the last value read.
+ */
+export async function pollUntil<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  { timeoutMs, everyMs = 100 }: { timeoutMs: number; everyMs?: number },
+  failure: (last: T) => string,
+): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > until) throw new Error(failure(value));
+    await sleep(everyMs);
+  }
+}

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { DemoPage, sleep } from './demo-page.js';
+import { DemoPage, pollUntil } from './demo-page.js';
 import { useDemoStack } from './fixture.js';
 
 /**
@@ -18,15 +18,12 @@ const answer = (demo: DemoPage) => demo.page.locator('.rc-interrupt-answer[data-
 
 /** The last reply's text once it reads `text` (bounded wait). */
 async function waitForReply(demo: DemoPage, text: string, timeoutMs = 15_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while ((await demo.assistantText()) !== text) {
-    if (Date.now() > until) {
-      throw new Error(
-        `reply is "${await demo.assistantText()}", wanted "${text}"; ${demo.describe()}`,
-      );
-    }
-    await sleep(100);
-  }
+  await pollUntil(
+    () => demo.assistantText(),
+    (reply) => reply === text,
+    { timeoutMs },
+    (reply) => `reply is "${reply}", wanted "${text}"; ${demo.describe()}`,
+  );
 }
 
 async function askApproval(): Promise<{ one: DemoPage; two: () => Promise<DemoPage> }> {
