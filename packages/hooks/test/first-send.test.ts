@@ -1,10 +1,9 @@
 import { type RunningServer, startServer } from '@resumable/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createManualSignal } from '../src/core/env.js';
 import { interruptSessionOf } from '../src/core/interrupt-session.js';
-import { ResumableClient } from '../src/core/registry.js';
+import type { ResumableClient } from '../src/core/registry.js';
 import { createMemoryStorage } from '../src/core/storage.js';
-import { waitFor } from './util.js';
+import { pageClient, waitFor } from './util.js';
 
 /**
  * The first send of a new conversation against the real `@resumable/server`: the thread's
@@ -29,26 +28,15 @@ describe('a first send on a new conversation', () => {
   it('makes exactly the POST, then the run, thread and interrupt reads, all with the token (no 401)', async () => {
     /** `METHOD path auth status`, in the order the answers came. */
     const log: string[] = [];
-    client = new ResumableClient({
-      endpoint: server.url,
-      storage: createMemoryStorage(),
-      backoff: { initialMs: 10, maxMs: 50 },
-      onWarning: (w) => log.push(`warn ${w.code} ${w.message}`),
-      env: {
-        online: createManualSignal(true),
-        visible: createManualSignal(true),
-        onPageHide: () => () => {},
-        fetch: async (input, init) => {
-          const response = await fetch(input, init);
-          const auth = new Headers(init?.headers).get('authorization');
-          const path = String(input)
-            .slice(server.url.length)
-            .replace(/[?].*$/, '');
-          log.push(
-            `${init?.method ?? 'GET'} ${path} ${auth ? 'token' : 'none'} ${response.status}`,
-          );
-          return response;
-        },
+    client = pageClient(server.url, createMemoryStorage(), {
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        const auth = new Headers(init?.headers).get('authorization');
+        const path = String(input)
+          .slice(server.url.length)
+          .replace(/[?].*$/, '');
+        log.push(`${init?.method ?? 'GET'} ${path} ${auth ? 'token' : 'none'} ${response.status}`);
+        return response;
       },
     });
     const chat = client.chatSession('new', {
