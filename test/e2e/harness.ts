@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,11 +7,11 @@ import {
   type BrowserContext,
   type BrowserServer,
   chromium,
-  type LaunchOptions,
   type Page,
 } from 'playwright-core';
 import { build, type PreviewServer, preview } from 'vite';
 import { type Supervisor, superviseServer } from '../../apps/demo/server/supervisor.js';
+import { CHROMIUM_LAUNCH, requireChromium } from '../../packages/ui/scripts/chromium.js';
 
 /**
  * The e2e stack, started once per test file: the demo's API server as a real, restartable
@@ -23,7 +23,8 @@ import { type Supervisor, superviseServer } from '../../apps/demo/server/supervi
  * each test its own browser contexts.
  */
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export { CHROMIUM, requireChromium } from '../../packages/ui/scripts/chromium.js';
+
 const demoDir = fileURLToPath(new URL('../../apps/demo/', import.meta.url));
 export const artifactsDir = fileURLToPath(new URL('../artifacts/', import.meta.url));
 
@@ -33,17 +34,6 @@ export const artifactsDir = fileURLToPath(new URL('../artifacts/', import.meta.u
  * the suite within a few minutes.
  */
 export const SCRIPT = { tokens: 600, tokensPerSecond: 50 };
-
-/** Fails (never skips) when Chromium is missing, and says how to install it. */
-export function requireChromium() {
-  if (existsSync(CHROMIUM)) return;
-  const hint =
-    `Chromium not found at ${CHROMIUM}. The e2e suite drives a real browser: install it with\n` +
-    '  sudo apt-get install -y chromium\n' +
-    '(or set CHROMIUM_PATH to a Chromium/Chrome binary).';
-  console.error(hint);
-  throw new Error(hint);
-}
 
 export interface Stack {
   /** The app, e.g. `http://127.0.0.1:41234` (its API is under `/api`). */
@@ -135,30 +125,16 @@ export async function startStack(
   };
 }
 
-const LAUNCH: LaunchOptions = {
-  executablePath: CHROMIUM,
-  headless: true,
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-};
-
 /** Debian's Chromium, headless, for a script of its own (each test gets its own context). */
 export async function launchChromium(): Promise<Browser> {
   requireChromium();
-  return chromium.launch(LAUNCH);
+  return chromium.launch(CHROMIUM_LAUNCH);
 }
 
 /** The same Chromium as a server the test files connect to (`connectChromium`). */
 export async function launchChromiumServer(): Promise<BrowserServer> {
   requireChromium();
-  return chromium.launchServer(LAUNCH);
+  return chromium.launchServer(CHROMIUM_LAUNCH);
 }
 
 /**

@@ -233,6 +233,8 @@ describe('first paint without the engine', () => {
     await firstPage(storage, options, async (chat) => {
       await act(() => chat().send('write the report'));
       await until(() => chat().interrupts.some((i) => i.status === 'open'), 'asked', 10_000);
+      // The thread's read may show it open before the run's own events have arrived.
+      await until(() => chat().status === 'finished', 'the ask streamed', 10_000);
       asked = chat().interrupts[0]!.id;
     });
 

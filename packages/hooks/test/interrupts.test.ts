@@ -76,6 +76,8 @@ const ASKED = 'I can delete notes/old-draft.md for you. It needs your approval.'
 async function askApproval(tab: Tab): Promise<string> {
   await tab.chat.send('please delete the old draft');
   await waitFor(() => open(tab).length === 1, 'the approval is open', 10_000);
+  // The thread's read may show it open before the run's own events have arrived.
+  await waitFor(() => tab.chat.run.getState().status === 'finished', 'the ask streamed', 10_000);
   return open(tab)[0]!.id;
 }
 

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { build } from 'vite';
+import { CHROMIUM_LAUNCH, requireChromium } from './chromium.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
@@ -61,26 +62,17 @@ export async function serveFixture(): Promise<FixtureServer> {
   };
 }
 
-/** Debian's Chromium with the flags that work on this kind of machine (toolchain.md). */
+/** Debian's Chromium (`chromium.ts`) on a fresh profile, at this viewport. */
 export async function launchChromium(viewport: {
   width: number;
   height: number;
 }): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  requireChromium();
   const profile = mkdtempSync(join(tmpdir(), 'pw-'));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    headless: true,
+    ...CHROMIUM_LAUNCH,
     viewport,
     deviceScaleFactor: 1,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
   });
   return {
     context,

@@ -1,4 +1,4 @@
-import { ResumableError } from '@resumable/protocol';
+import { ResumableError, RUN_ERROR_CODES } from '@resumable/protocol';
 import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import axe from 'axe-core';
@@ -82,6 +82,40 @@ describe('<ResumableChatView>', () => {
     expect(screen.getByRole('status').textContent).toBe('Can’t reach the serverRetry now');
     await ue.click(screen.getByRole('button', { name: 'Retry now' }));
     expect(down.calls.retry).toBe(1);
+  });
+
+  it('Retry after each run outcome: asks again, except store_unavailable (a 503 too) reconnects', async () => {
+    const ue = userEvent.setup();
+    // A Record over the protocol's codes: a new run outcome fails typecheck until decided here.
+    const expected: Record<(typeof RUN_ERROR_CODES)[number], 'send' | 'retry'> = {
+      agent_lost: 'send',
+      agent_failed: 'send',
+      upstream_failed: 'send',
+      agent_timeout: 'send',
+      run_timeout: 'send',
+      run_too_large: 'send',
+      store_unavailable: 'retry',
+    };
+    const seen: Record<string, string> = {};
+    for (const code of RUN_ERROR_CODES) {
+      const failed = controller({
+        messages: [user('u1', 'Ask once more'), assistant('a1', 'Half')],
+        status: 'error',
+        error: new ResumableError(code, code),
+        connection: connection({ phase: 'error' }),
+      });
+      const { unmount } = render(<ResumableChatView controller={failed.controller} />);
+      await ue.click(screen.getByRole('button', { name: 'Retry' }));
+      const { send, retry } = failed.calls;
+      seen[code] =
+        send.length === 1 && send[0] === 'Ask once more' && retry === 0
+          ? 'send'
+          : retry === 1 && send.length === 0
+            ? 'retry'
+            : JSON.stringify(failed.calls);
+      unmount();
+    }
+    expect(seen).toEqual(expected);
   });
 
   it('shows neither the empty state nor anything else until the record is read', () => {

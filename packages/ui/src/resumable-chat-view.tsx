@@ -1,5 +1,5 @@
 import { type AttachmentLimits, useAttachments } from '@resumable/hooks/attachments';
-import { messageText } from '@resumable/protocol';
+import { messageText, RUN_ERROR_CODES } from '@resumable/protocol';
 import { type ComponentType, type KeyboardEvent, useMemo } from 'react';
 import type { AttachmentLabels } from './attachment-labels.js';
 import { ChatRoot } from './chat-root.js';
@@ -158,15 +158,11 @@ function hasUnsent(c: ChatController): boolean {
   return !c.messages.some((m) => m.pending === 'sending');
 }
 
-/** Codes that end a run for good: reconnecting cannot help, asking again can. */
-const RUN_ENDED = new Set([
-  'agent_lost',
-  'agent_failed',
-  'upstream_failed',
-  'agent_timeout',
-  'run_timeout',
-  'run_too_large',
-]);
+/**
+ * Codes that end a run for good: reconnecting cannot help, asking again can. Every run
+ * outcome but `store_unavailable`, which is also the store's 503 that reconnecting cures.
+ */
+const RUN_ENDED = new Set<string>(RUN_ERROR_CODES.filter((c) => c !== 'store_unavailable'));
 
 /**
  * What Retry does, so that it always does something visible: after a run ended in error it

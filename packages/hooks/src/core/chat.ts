@@ -172,7 +172,7 @@ export class ChatSession {
     await this.run.hydrate();
     const runState = this.run.getState();
     if (this.getState().threadId === null && runState.threadId) {
-      this.store.setState({ threadId: runState.threadId });
+      this.store.setState({ threadId: runState.threadId, token: this.run.token });
     }
     this.compose();
     this.store.setState({ hydrated: true });
@@ -373,8 +373,9 @@ export class ChatSession {
       if (forkedRun(this.getState(), state.runId)) void this.loadPage(null);
       void this.drain();
     }
+    // With its token: a thread id alone is a 401 to whoever reads the thread first.
     if (state.threadId && !this.getState().threadId)
-      this.store.setState({ threadId: state.threadId });
+      this.store.setState({ threadId: state.threadId, token: this.run.token });
   }
 
   /** The transcript (the branch shown), republished only when one of its parts changed. */

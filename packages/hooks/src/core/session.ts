@@ -170,6 +170,11 @@ export class RunSession {
     return this.store.getState();
   }
 
+  /** The token of the run's thread (`threadId`'s), null without a run: they go together. */
+  get token(): string | null {
+    return this.f.ids?.token ?? null;
+  }
+
   /** Record writes issued (the bench divides by time). */
   get recordWrites(): number {
     return this.writer.writes;
