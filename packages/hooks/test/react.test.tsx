@@ -407,7 +407,17 @@ describe('useResumableChat', () => {
     expect(chat.isStreaming).toBe(true);
     await act(() => chat.stop());
     expect(chat.isStreaming).toBe(false);
-    await act(() => waitFor(() => chat.status === 'cancelled', 'cancelled'));
+    // Bounded like every wait; the failure says where the chat stood (seen once in a loaded
+    // CI run: not cancelled within 5 s).
+    await act(() =>
+      waitFor(() => chat.status === 'cancelled', 'cancelled', 10_000).catch((error: Error) => {
+        const { phase, lastError, offset } = chat.connection;
+        throw new Error(
+          `${error.message}: status ${chat.status}, phase ${phase}, offset ${offset}, ` +
+            `last error ${lastError?.code ?? 'none'}, requests ${server.requests.map((r) => `${r.method} ${r.path}`).join(', ')}`,
+        );
+      }),
+    );
     const reply = chat.messages.find((m) => m.role === 'assistant')!;
     expect(reply.ended).toBe('stopped');
     expect(assistantText(chat.messages)).toBe(server.text(chat.runId!));
