@@ -1,5 +1,6 @@
 import type { ErrorCode } from './errors.js';
 import { EventType } from './events.js';
+import { IdIndex } from './id-index.js';
 import { appendRecent, keepRecent, RecentStarts } from './recent-list.js';
 import type {
   AppEvent,
@@ -34,6 +35,13 @@ export class DraftState {
   protected offset = 0;
   /** The STARTs this batch synthesized (null until the first). */
   private starts: RecentStarts | null = null;
+  /**
+   * The id last looked up or added, and its position: a stream writes into one message at
+   * a time, so most events skip the index. Every index write goes through `pushMessage`,
+   * which updates it.
+   */
+  private lastId: string | null = null;
+  private lastAt = 0;
 
   constructor(base: RunState) {
     this.base = base;
@@ -110,30 +118,41 @@ export class DraftState {
     return this.s.messages as RunMessage[];
   }
 
-  protected indexForWrite(): Map<string, number> {
+  protected indexForWrite(): IdIndex<number> {
     if (!this.indexCopied) {
-      this.s.messageIndex = new Map(this.base.messageIndex);
+      this.s.messageIndex = IdIndex.from(this.base.messageIndex);
       this.indexCopied = true;
     }
-    return this.s.messageIndex as Map<string, number>;
+    return this.s.messageIndex as IdIndex<number>;
   }
 
-  protected ownerForWrite(): Map<string, string> {
+  protected ownerForWrite(): IdIndex<string> {
     if (!this.ownerCopied) {
-      this.s.toolCallOwner = new Map(this.base.toolCallOwner);
+      this.s.toolCallOwner = IdIndex.from(this.base.toolCallOwner);
       this.ownerCopied = true;
     }
-    return this.s.toolCallOwner as Map<string, string>;
+    return this.s.toolCallOwner as IdIndex<string>;
+  }
+
+  /** The position of message `id`, or undefined. */
+  protected indexOf(id: string): number | undefined {
+    if (id === this.lastId) return this.lastAt;
+    const i = this.s.messageIndex.get(id);
+    if (i !== undefined) {
+      this.lastId = id;
+      this.lastAt = i;
+    }
+    return i;
   }
 
   protected getMessage(id: string): RunMessage | undefined {
-    const i = this.s.messageIndex.get(id);
+    const i = this.indexOf(id);
     return i === undefined ? undefined : this.s.messages[i];
   }
 
   /** A copy of the message this batch may mutate (made once per batch). */
   protected writableMessage(id: string): RunMessage {
-    return this.writableAt(this.s.messageIndex.get(id)!);
+    return this.writableAt(this.indexOf(id)!);
   }
 
   /** `writableMessage` by position, for callers that already looked the id up. */
@@ -150,6 +169,8 @@ export class DraftState {
   /** Appends a message that holds no tool calls (so the owner index has nothing to learn). */
   private pushMessage(message: RunMessage): RunMessage {
     const messages = this.messagesForWrite();
+    this.lastId = message.id;
+    this.lastAt = messages.length;
     this.indexForWrite().set(message.id, messages.length);
     messages.push(message);
     return message;
@@ -166,7 +187,7 @@ export class DraftState {
 
   /** Insert, or replace in place (keeping its position), a whole message. */
   protected putMessage(message: RunMessage): void {
-    const i = this.s.messageIndex.get(message.id);
+    const i = this.indexOf(message.id);
     if (i === undefined) {
       this.addMessage(message);
       return;
@@ -189,7 +210,7 @@ export class DraftState {
   }
 
   protected openMessage(id: string, role: RunMessage['role'], name?: string): RunMessage {
-    const i = this.s.messageIndex.get(id);
+    const i = this.indexOf(id);
     if (i !== undefined) {
       const message = this.writableAt(i);
       message.streaming = true;
@@ -212,7 +233,7 @@ export class DraftState {
     startType: EventType,
   ): RunMessage {
     // One lookup: a join mid-stream pays it for every id it has never seen.
-    const i = this.s.messageIndex.get(id);
+    const i = this.indexOf(id);
     if (i !== undefined) return this.writableAt(i);
     this.synthesize(startType, id);
     return this.newMessage(id, role);
@@ -228,7 +249,7 @@ export class DraftState {
     startType: EventType,
     delta: string,
   ): void {
-    const i = this.s.messageIndex.get(id);
+    const i = this.indexOf(id);
     if (i !== undefined) {
       this.appendContent(this.writableAt(i), delta);
       return;
