@@ -1,3 +1,4 @@
+import { BatchMessages } from './batch-messages.js';
 import type { ErrorCode } from './errors.js';
 import { EventType } from './events.js';
 import { IdIndex } from './id-index.js';
@@ -29,23 +30,23 @@ export class DraftState {
   /** Objects this batch created (so it may write them): the first, then a Set for more. */
   protected freshOne: object | null = null;
   protected freshMore: Set<object> | null = null;
-  protected messagesCopied = false;
   protected indexCopied = false;
   protected ownerCopied = false;
   protected offset = 0;
   /** The STARTs this batch synthesized (null until the first). */
   private starts: RecentStarts | null = null;
-  /**
-   * The id last looked up or added, and its position: a stream writes into one message at
-   * a time, so most events skip the index. Every index write goes through `pushMessage`,
-   * which updates it.
-   */
+  /** The id last looked up or added and its position (index writes all go through
+   * `pushMessage`, which updates them): a stream writes one message at a time. */
   private lastId: string | null = null;
   private lastAt = 0;
+
+  /** `s.messages` while the batch runs (it becomes the array at `finish`). */
+  protected readonly list: BatchMessages;
 
   constructor(base: RunState) {
     this.base = base;
     this.s = copyRunState(base);
+    this.list = new BatchMessages(base.messages);
   }
 
   protected isFresh(value: object): boolean {
@@ -63,6 +64,7 @@ export class DraftState {
 
   finish(offset: number): RunState {
     this.s.offset = offset;
+    this.s.messages = this.list.result();
     keepRecent(this.s.warnings, this.base.warnings, MAX_WARNINGS);
     if (this.starts !== null) this.s.synthesized = this.starts.after(this.base.synthesized);
     return this.s;
@@ -89,9 +91,8 @@ export class DraftState {
   }
 
   protected closeOpenMessages(end: MessageEnd | undefined): void {
-    const messages = this.s.messages;
-    for (let i = 0; i < messages.length; i++) {
-      const message = messages[i]!;
+    for (let i = 0; i < this.list.length; i++) {
+      const message = this.list.at(i)!;
       const openCall = message.toolCalls?.some((call) => call.streaming);
       if (!message.streaming && !openCall) continue;
       const writable = this.writableMessage(message.id);
@@ -109,14 +110,6 @@ export class DraftState {
   }
 
   // ── messages ─────────────────────────────────────────────────────────────────────────
-
-  protected messagesForWrite(): RunMessage[] {
-    if (!this.messagesCopied) {
-      this.s.messages = this.base.messages.slice();
-      this.messagesCopied = true;
-    }
-    return this.s.messages as RunMessage[];
-  }
 
   protected indexForWrite(): IdIndex<number> {
     if (!this.indexCopied) {
@@ -147,7 +140,7 @@ export class DraftState {
 
   protected getMessage(id: string): RunMessage | undefined {
     const i = this.indexOf(id);
-    return i === undefined ? undefined : this.s.messages[i];
+    return i === undefined ? undefined : this.list.at(i);
   }
 
   /** A copy of the message this batch may mutate (made once per batch). */
@@ -157,22 +150,21 @@ export class DraftState {
 
   /** `writableMessage` by position, for callers that already looked the id up. */
   protected writableAt(i: number): RunMessage {
-    const current = this.s.messages[i]!;
+    const current = this.list.at(i)!;
     // A message past the base's end was added by this batch: it is this batch's own.
-    if (i >= this.base.messages.length || this.isFresh(current)) return current;
+    if (i >= this.list.baseLength || this.isFresh(current)) return current;
     const copy = { ...current } as RunMessage;
     this.markFresh(copy);
-    this.messagesForWrite()[i] = copy;
+    this.list.set(i, copy);
     return copy;
   }
 
   /** Appends a message that holds no tool calls (so the owner index has nothing to learn). */
   private pushMessage(message: RunMessage): RunMessage {
-    const messages = this.messagesForWrite();
+    const at = this.list.push(message);
     this.lastId = message.id;
-    this.lastAt = messages.length;
-    this.indexForWrite().set(message.id, messages.length);
-    messages.push(message);
+    this.lastAt = at;
+    this.indexForWrite().set(message.id, at);
     return message;
   }
 
@@ -194,7 +186,7 @@ export class DraftState {
     }
     // The replaced message's tool calls stop pointing at it (the replacement may lack them,
     // or not be an assistant message at all); the replacement's own calls are registered.
-    const replaced = this.s.messages[i]!;
+    const replaced = this.list.at(i)!;
     if (replaced.role === 'assistant' && replaced.toolCalls !== undefined) {
       const owner = this.ownerForWrite();
       for (const call of replaced.toolCalls) {
@@ -202,7 +194,7 @@ export class DraftState {
       }
     }
     this.markFresh(message);
-    this.messagesForWrite()[i] = message;
+    this.list.set(i, message);
     if (message.role === 'assistant' && message.toolCalls) {
       const owner = this.ownerForWrite();
       for (const call of message.toolCalls) owner.set(call.id, message.id);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { IdIndex } from './id-index.js';
 
+const RUN = '3f2a6c1e-8b7d-4e2a-9c1f-0123456789ab';
+
 describe('IdIndex (the fold’s sharded id tables)', () => {
   const ids = ['constructor', '__proto__', 'toString', '', 'a', 'm0', 'm1', 'ø', '😀'];
 
@@ -53,9 +55,13 @@ describe('IdIndex (the fold’s sharded id tables)', () => {
     expect(same).toBeGreaterThanOrEqual(shared(base).length - 3);
   });
 
-  it('30k ids spread over the shards (none holds more than a few thousand)', () => {
+  it.each([
+    ['counters', (i: number) => `m${i}`],
+    ['the server’s ids (a run id, then a counter)', (i: number) => `msg-${RUN}-${i}`],
+    ['uuids', () => crypto.randomUUID()],
+  ])('30k ids spread over the shards (none holds 4,096): %s', (_, idOf) => {
     const index = IdIndex.from<number>();
-    for (let i = 0; i < 30_000; i++) index.set(`m${i}`, i);
+    for (let i = 0; i < 30_000; i++) index.set(idOf(i), i);
     const { shards } = index as unknown as { shards: (Map<string, number> | undefined)[] };
     const sizes = Array.from(shards, (shard) => shard?.size ?? 0);
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(30_000);

@@ -1,14 +1,20 @@
 /** Shards per index: one bit each in an int32 mask, and ~60k ids stay under 4k per shard. */
 const SHARDS = 32;
 
-/** A cheap, stable shard for an id: three of its characters and its length. */
+/**
+ * A cheap, stable shard for an id: its length, its last 4 characters (where counters
+ * change) and every (n/8 + 1)th one before them (where random ids change too). Not a
+ * defence: ids that all land in one shard make it one plain Map, as before (each Map's own
+ * hash is V8's, seeded).
+ */
 function shardOf(id: string): number {
-  if (typeof id !== 'string' || id.length === 0) return 0;
+  if (typeof id !== 'string') return 0;
   const n = id.length;
-  return (
-    (id.charCodeAt(n - 1) ^ (id.charCodeAt(n >> 1) << 2) ^ (id.charCodeAt(n >> 2) << 4) ^ n) &
-    (SHARDS - 1)
-  );
+  let h = n;
+  let i = n - 1;
+  for (; i >= 0 && i > n - 5; i--) h = (h * 31 + id.charCodeAt(i)) | 0;
+  for (const step = (n >> 3) + 1; i >= 0; i -= step) h = (h * 31 + id.charCodeAt(i)) | 0;
+  return (h ^ (h >>> 5) ^ (h >>> 10)) & (SHARDS - 1);
 }
 
 /**
