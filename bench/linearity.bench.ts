@@ -20,14 +20,16 @@
  *
  * Method. A fold of 30k events takes a few ms, and what the heap holds when it starts moves
  * that by several times, so each series is timed apart from the others' garbage, twice:
- * - `settled` (the goal figure): before every timed call a full collection, one untimed call
+ * - `settled` (the goal figure): before every timed call a full collection, three untimed calls
  *   of the same series, a minor collection and a 10 ms pause (`pnpm bench` passes
  *   `--expose-gc`), so each call starts with both generations clean, no collection of
  *   another series' garbage pending, and its code optimized, and pays only for what it
- *   does (with the minor collections its own allocation triggers). The untimed call is
- *   needed because a full `gc()` also drops V8's optimized code for the fold ("marking
+ *   does (with the minor collections its own allocation triggers). The untimed calls (three)
+ *   are needed because a full `gc()` also drops V8's optimized code for the fold ("marking
  *   dependent code … reason: weak objects"): timed straight after one, every call ran
- *   unoptimized first and re-optimized, which measured the compiler.
+ *   unoptimized first and re-optimized, which measured the compiler. The full collection
+ *   is `gc()`: Node 20's `gc({ type: 'major' })` runs a scavenge (`--trace-gc`), which the
+ *   figures before this note used, so old garbage piled up between calls.
  * - `batched`: no forced collection; k calls of one series back to back (each on its own
  *   freshly decoded log), timed together and divided by k, so each series also pays the
  *   collections its own garbage causes (what a long-lived client pays).
@@ -46,7 +48,7 @@ import { quickOr, writeResults } from './lib/results.js';
 import { median } from './lib/stats.js';
 import { token } from './lib/tokens.js';
 
-const exposedGc = (globalThis as { gc?: (options?: { type: 'minor' | 'major' }) => void }).gc;
+const exposedGc = (globalThis as { gc?: (options?: { type: 'minor' }) => void }).gc;
 if (exposedGc === undefined) throw new Error('run with node --expose-gc (pnpm bench does)');
 const gc = exposedGc;
 
@@ -159,10 +161,13 @@ async function linearity(n: number, ids: Ids) {
       const name = SERIES[(r + s) % SERIES.length]!;
       const [warm, timed] = [logOf(name), logOf(name)];
       // A full collection, so no old-generation work is pending to run inside the call; it
-      // also drops the fold's optimized code, so one untimed call re-optimizes it; then a
-      // minor collection empties the young generation again.
-      gc({ type: 'major' });
-      run[name](warm);
+      // also drops the fold's optimized code, so untimed calls re-optimize it (three: after
+      // one, the one-id fold still took 3.5–8 ms instead of 3, compiling); then a
+      // minor collection empties the young generation again. `gc()`, not
+      // `gc({ type: 'major' })`: Node 20's V8 runs a scavenge for the latter (--trace-gc),
+      // so old garbage piled up and incremental marking started inside some timed calls.
+      gc();
+      for (let w = 0; w < 3; w++) run[name](warm);
       gc({ type: 'minor' });
       await sleep(10);
       settled[name].push(cpuMs(() => run[name](timed), 1));
@@ -235,7 +240,7 @@ const out = writeResults('linearity', {
   cpus: cpus().length,
   loadAverage: { before: round(loadBefore), after: round(loadavg()[0]!) },
   method:
-    'foldLog of N+1 envelopes in one call: RUN_STARTED then N TEXT_MESSAGE_CONTENT for N distinct unknown message ids, against RUN_STARTED, TEXT_MESSAGE_START and N-1 deltas into that one message. Every call folds its own copy of the log decoded from the SSE data texts by decodeEnvelope (JSON.parse, what a client runs), untimed, so ids are fresh strings as in a real replay. ids: server = msg-<run id>-<n> (the server’s, 45+ characters, not internalized by JSON.parse), short = m<n> (internalized by JSON.parse). floor: the decoded log’s ids and deltas in N message objects, the fold’s IdIndex (32 Maps) and its chunked message list, no fold; floorOneMap: the same with one Map and one array grown by push; objectsOnly: the objects in an array, no index. Each call timed by process.cpuUsage (user + system, GC threads included). settled (the goal figure): before every timed call a full gc, one untimed call of the same series (a full gc discards the fold’s optimized code; timed right after one, a call measures re-optimization), a minor gc and a 10 ms pause; series rotated each round, so no call pays for another series’ garbage. batched: no forced collection, k calls of one series back to back timed together and divided by k. Figures are medians over rounds, ratios the median of per-round ratios; fold beyond one id + floor = (unknown − one − floor) / N.',
+    "foldLog of N+1 envelopes in one call: RUN_STARTED then N TEXT_MESSAGE_CONTENT for N distinct unknown message ids, against RUN_STARTED, TEXT_MESSAGE_START and N-1 deltas into that one message. Every call folds its own copy of the log decoded from the SSE data texts by decodeEnvelope (JSON.parse, what a client runs), untimed, so ids are fresh strings as in a real replay. ids: server = msg-<run id>-<n> (the server’s, 45+ characters, not internalized by JSON.parse), short = m<n> (internalized by JSON.parse). floor: the decoded log’s ids and deltas in N message objects, the fold’s IdIndex (32 Maps) and its chunked message list, no fold; floorOneMap: the same with one Map and one array grown by push; objectsOnly: the objects in an array, no index. Each call timed by process.cpuUsage (user + system, GC threads included). settled (the goal figure): before every timed call a full gc (gc(): in Node 20 gc({type:'major'}) only scavenges), three untimed calls of the same series (a full gc discards the fold’s optimized code; timed right after one, a call measures re-optimization), a minor gc and a 10 ms pause; series rotated each round, so no call pays for another series’ garbage. batched: no forced collection, k calls of one series back to back timed together and divided by k. Figures are medians over rounds, ratios the median of per-round ratios; fold beyond one id + floor = (unknown − one − floor) / N.",
   rows,
   doublingCost: doubling,
   doublingCostBatched: doublingBatched,
