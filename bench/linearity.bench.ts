@@ -5,27 +5,34 @@
  * known message, each log folded in one call (a replay). Goal: unknown ids within 3× of one
  * id at N = 30,000, and doubling N about doubles the time.
  *
- * Beside them, the floor any design pays that keeps one message object per id in an array
- * and an O(1) id index: the log's N deltas put in N message objects, pushed into an array
- * and set in a `Map`, no fold at all. The same objects without the `Map` say how much of it
- * is the index.
+ * The input is what a client gets: each event's SSE `data:` text decoded by the client's
+ * own `decodeEnvelope` (JSON.parse), afresh for every call, untimed — so ids are fresh
+ * strings the fold must hash, as in a real replay (a log parsed once and folded again would
+ * carry its hashes from the previous call). Ids are the server's (`msg-<run id>-<n>`, 45+
+ * characters, left as fresh strings by JSON.parse); a second row uses short ids (`m<n>`,
+ * which JSON.parse internalizes: hashed while parsing, compared by pointer).
+ *
+ * Beside them, what keeping one message per id costs without any fold: `floor` puts the
+ * log's N ids and deltas in N message objects, the fold's own index (`IdIndex`, 32 Maps)
+ * and its chunked message list; `floorOneMap` does it with one V8 Map and one array grown
+ * by push (the previous design, whose growth past 4k entries / 16k elements reallocates as
+ * large objects on fresh pages); `objectsOnly` is the objects in an array, no index.
  *
  * Method. A fold of 30k events takes a few ms, and what the heap holds when it starts moves
  * that by several times, so each series is timed apart from the others' garbage, twice:
- * - `settled` (the goal figure): before every timed call a full collection, one untimed call
+ * - `settled` (the goal figure): before every timed call a full collection, three untimed calls
  *   of the same series, a minor collection and a 10 ms pause (`pnpm bench` passes
  *   `--expose-gc`), so each call starts with both generations clean, no collection of
  *   another series' garbage pending, and its code optimized, and pays only for what it
- *   does (with the minor collections its own allocation triggers). The untimed call is
- *   needed because a full `gc()` also drops V8's optimized code for the fold ("marking
+ *   does (with the minor collections its own allocation triggers). The untimed calls (three)
+ *   are needed because a full `gc()` also drops V8's optimized code for the fold ("marking
  *   dependent code … reason: weak objects"): timed straight after one, every call ran
- *   unoptimized first and re-optimized, which measured the compiler (a one-id fold of
- *   2.3 ms took 10–27 ms). With a minor collection alone the unknown-ids figure changed
- *   from one process to the next (15 or 25–36 ms): old-generation garbage piles up, and
- *   (likely) background GC threads, which `process.cpuUsage` counts, ran in some calls.
- * - `batched`: no forced collection; k calls of one series back to back, timed together
- *   and divided by k, so each series also pays the collections its own garbage causes
- *   (what a long-lived client pays) and the previous series' leftovers are spread over k.
+ *   unoptimized first and re-optimized, which measured the compiler. The full collection
+ *   is `gc()`: Node 20's `gc({ type: 'major' })` runs a scavenge (`--trace-gc`), which the
+ *   figures before this note used, so old garbage piled up between calls.
+ * - `batched`: no forced collection; k calls of one series back to back (each on its own
+ *   freshly decoded log), timed together and divided by k, so each series also pays the
+ *   collections its own garbage causes (what a long-lived client pays).
  * Each call is timed by `process.cpuUsage` (user + system of the process: the page faults
  * of fresh memory and the GC helper threads are part of the cost). Series take turns
  * (rotated each settled round) so load that shifts during the run skews all of them
@@ -34,66 +41,91 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AGUIEvent } from '@resumable/protocol';
-import { foldLog, toEnvelopes } from '@resumable/protocol';
+import type { Envelope, RunMessage } from '@resumable/protocol';
+import { decodeEnvelope, foldLog, IdIndex } from '@resumable/protocol';
+import { BatchMessages } from '../packages/protocol/src/batch-messages.js';
 import { quickOr, writeResults } from './lib/results.js';
 import { median } from './lib/stats.js';
 import { token } from './lib/tokens.js';
 
-const exposedGc = (globalThis as { gc?: (options?: { type: 'minor' | 'major' }) => void }).gc;
+const exposedGc = (globalThis as { gc?: (options?: { type: 'minor' }) => void }).gc;
 if (exposedGc === undefined) throw new Error('run with node --expose-gc (pnpm bench does)');
 const gc = exposedGc;
 
-const start = { type: 'RUN_STARTED', threadId: 'th', runId: 'run' };
-type Series = 'unknown' | 'one' | 'floor' | 'objectsOnly';
-const SERIES: readonly Series[] = ['unknown', 'one', 'floor', 'objectsOnly'];
+const RUN_ID = '3f2a6c1e-8b7d-4e2a-9c1f-0123456789ab';
+type Ids = 'server' | 'short';
+/** The server's message ids (`ai-sdk/events.ts`: msg-<run id>-<step>), or short ones. */
+const idOf = (ids: Ids, i: number) => (ids === 'server' ? `msg-${RUN_ID}-${i}` : `m${i}`);
 
-function logs(n: number): Record<Series, () => unknown> {
-  const ids = Array.from({ length: n }, (_, i) => `m${i}`);
-  const deltas = Array.from({ length: n }, (_, i) => token(i));
-  const unknown = toEnvelopes([
+type Series = 'unknown' | 'one' | 'floor' | 'floorOneMap' | 'objectsOnly';
+const SERIES: readonly Series[] = ['unknown', 'one', 'floor', 'floorOneMap', 'objectsOnly'];
+const message = (id: string, delta: string) =>
+  ({ id, role: 'assistant', content: delta, streaming: true }) as RunMessage;
+/** Each event's id and delta, as the floors read them from the decoded log. */
+const content = (e: Envelope) => e.event as { messageId: string; delta: string };
+
+function logs(n: number, ids: Ids) {
+  const start = JSON.stringify({ type: 'RUN_STARTED', threadId: 'th', runId: RUN_ID });
+  const delta = (i: number) => (messageId: string) =>
+    JSON.stringify({ type: 'TEXT_MESSAGE_CONTENT', messageId, delta: token(i) });
+  // The SSE data texts; every call gets its own decoded copy (`decode`).
+  const unknown = [start, ...Array.from({ length: n }, (_, i) => delta(i)(idOf(ids, i)))];
+  const oneId = idOf(ids, 0);
+  const one = [
     start,
-    ...ids.map((messageId, i) => ({ type: 'TEXT_MESSAGE_CONTENT', messageId, delta: deltas[i] })),
-  ] as AGUIEvent[]);
-  const one = toEnvelopes([
-    start,
-    { type: 'TEXT_MESSAGE_START', messageId: 'one', role: 'assistant' },
-    ...deltas.slice(1).map((delta) => ({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'one', delta })),
-  ] as AGUIEvent[]);
+    JSON.stringify({ type: 'TEXT_MESSAGE_START', messageId: oneId, role: 'assistant' }),
+    ...Array.from({ length: n - 1 }, (_, i) => delta(i + 1)(oneId)),
+  ];
+  const decode = (texts: string[]) =>
+    texts.map((text, i) => decodeEnvelope(i + 1, text) as Envelope);
   // Same result as the log says, or the comparison means nothing.
-  const folded = foldLog(unknown);
+  const folded = foldLog(decode(unknown));
   if (folded.messages.length !== n || folded.synthesizedCount !== n) {
     throw new Error(`unknown ids: ${folded.messages.length} messages, expected ${n}`);
   }
-  return {
-    unknown: () => foldLog(unknown),
-    one: () => foldLog(one),
-    /** The floor: what keeping N messages and their index costs without any fold. */
-    floor: () => {
-      const messages: object[] = [];
+  const run: Record<Series, (log: Envelope[]) => unknown> = {
+    unknown: (log) => foldLog(log),
+    one: (log) => foldLog(log),
+    /** What this design's storage pays for N messages without any fold. */
+    floor: (log) => {
+      const index = IdIndex.from<number>();
+      const messages = new BatchMessages([]);
+      for (let i = 1; i < log.length; i++) {
+        const { messageId, delta } = content(log[i]!);
+        if (index.get(messageId) !== undefined) continue;
+        index.set(messageId, messages.push(message(messageId, delta)));
+      }
+      return messages.result();
+    },
+    /** The same with one Map and one array grown by push (the design before). */
+    floorOneMap: (log) => {
       const index = new Map<string, number>();
-      for (let i = 0; i < n; i++) {
-        const id = ids[i]!;
-        if (index.get(id) !== undefined) continue;
-        index.set(id, messages.length);
-        messages.push({ id, role: 'assistant', content: deltas[i], streaming: true });
+      const messages: RunMessage[] = [];
+      for (let i = 1; i < log.length; i++) {
+        const { messageId, delta } = content(log[i]!);
+        if (index.get(messageId) !== undefined) continue;
+        index.set(messageId, messages.length);
+        messages.push(message(messageId, delta));
       }
       return messages;
     },
-    /** The floor without the index: N message objects in an array, nothing else. */
-    objectsOnly: () => {
-      const messages: object[] = [];
-      for (let i = 0; i < n; i++) {
-        messages.push({ id: ids[i], role: 'assistant', content: deltas[i], streaming: true });
+    /** N message objects in an array, no index. */
+    objectsOnly: (log) => {
+      const messages: RunMessage[] = [];
+      for (let i = 1; i < log.length; i++) {
+        const { messageId, delta } = content(log[i]!);
+        messages.push(message(messageId, delta));
       }
       return messages;
     },
   };
+  const logOf = (name: Series) => decode(name === 'one' ? one : unknown);
+  return { run, logOf };
 }
 
 const cpuMs = (run: () => unknown, k: number): number => {
   const c0 = process.cpuUsage();
-  for (let i = 0; i < k; i++) run();
+  run();
   const c = process.cpuUsage(c0);
   return (c.user + c.system) / 1000 / k;
 };
@@ -109,7 +141,7 @@ function summary(t: Record<Series, number[]>, n: number) {
     unknownIdsCpuMs: round(unknown),
     oneIdCpuMs: round(one),
     floorCpuMs: round(floor),
-    /** The floor without its Map: what the index alone adds is floor minus this. */
+    floorOneMapCpuMs: round(median(t.floorOneMap)),
     objectsOnlyCpuMs: round(median(t.objectsOnly)),
     ratio: perRound(t.unknown, t.one),
     floorRatio: perRound(t.floor, t.one),
@@ -118,33 +150,41 @@ function summary(t: Record<Series, number[]>, n: number) {
   };
 }
 
-async function linearity(n: number) {
-  const series = logs(n);
-  for (let i = 0; i < quickOr(10, 1); i++) for (const name of SERIES) series[name]();
-  const rounds = quickOr(31, 3);
+async function linearity(n: number, ids: Ids) {
+  const { run, logOf } = logs(n, ids);
+  for (let i = 0; i < quickOr(5, 1); i++) for (const name of SERIES) run[name](logOf(name));
+  const rounds = quickOr(25, 3);
   const settled = emptyTimes();
   for (let r = 0; r < rounds; r++) {
     for (let s = 0; s < SERIES.length; s++) {
       // Rotate the order each round, so no series always follows the same one.
       const name = SERIES[(r + s) % SERIES.length]!;
+      const [warm, timed] = [logOf(name), logOf(name)];
       // A full collection, so no old-generation work is pending to run inside the call; it
-      // also drops the fold's optimized code, so one untimed call re-optimizes it; then a
-      // minor collection empties the young generation again.
-      gc({ type: 'major' });
-      series[name]();
+      // also drops the fold's optimized code, so untimed calls re-optimize it (three: after
+      // one, the one-id fold still took 3.5–8 ms instead of 3, compiling); then a
+      // minor collection empties the young generation again. `gc()`, not
+      // `gc({ type: 'major' })`: Node 20's V8 runs a scavenge for the latter (--trace-gc),
+      // so old garbage piled up and incremental marking started inside some timed calls.
+      gc();
+      for (let w = 0; w < 3; w++) run[name](warm);
       gc({ type: 'minor' });
       await sleep(10);
-      settled[name].push(cpuMs(series[name], 1));
+      settled[name].push(cpuMs(() => run[name](timed), 1));
     }
   }
-  const k = quickOr(8, 2);
-  const batchedRounds = quickOr(15, 2);
+  const k = quickOr(4, 2);
+  const batchedRounds = quickOr(12, 2);
   const batched = emptyTimes();
   for (let r = 0; r < batchedRounds; r++) {
-    for (const name of SERIES) batched[name].push(cpuMs(series[name], k));
+    for (const name of SERIES) {
+      const batch = Array.from({ length: k }, () => logOf(name));
+      batched[name].push(cpuMs(() => batch.map((log) => run[name](log)), k));
+    }
   }
   return {
     n,
+    ids,
     settled: { ...summary(settled, n), rounds },
     batched: { ...summary(batched, n), rounds: batchedRounds, callsPerBatch: k },
   };
@@ -152,7 +192,11 @@ async function linearity(n: number) {
 
 const loadBefore = loadavg()[0]!;
 const N = quickOr(30_000, 3_000);
-const rows = [await linearity(N), await linearity(N * 2)];
+const rows = [
+  await linearity(N, 'server'),
+  await linearity(N * 2, 'server'),
+  await linearity(N, 'short'),
+];
 const doubling = round(rows[1]!.settled.unknownIdsCpuMs / rows[0]!.settled.unknownIdsCpuMs);
 const doublingBatched = round(rows[1]!.batched.unknownIdsCpuMs / rows[0]!.batched.unknownIdsCpuMs);
 console.log(
@@ -165,12 +209,14 @@ console.table(
       const m = row[method];
       return {
         events: row.n,
+        ids: row.ids,
         method,
         'unknown ids (ms cpu)': m.unknownIdsCpuMs,
         'one id (ms cpu)': m.oneIdCpuMs,
         ratio: `${m.ratio}×`,
-        'floor: objects + Map (ms)': m.floorCpuMs,
+        'floor (ms)': m.floorCpuMs,
         'floor / one id': `${m.floorRatio}×`,
+        'floor, one Map (ms)': m.floorOneMapCpuMs,
         'objects only (ms)': m.objectsOnlyCpuMs,
         'fold beyond one id + floor (ns/id)': m.unknownBeyondOneAndFloorNsPerId,
       };
@@ -180,9 +226,10 @@ console.table(
 const goal = rows[0]!.settled;
 const met = goal.ratio <= 3;
 console.log(
-  `unknown ids within 3× of one id (settled heap): ${met ? 'met' : 'NOT met'} (${goal.ratio}×; ` +
-    `the floor alone is ${goal.floorRatio}×; batched: ${rows[0]!.batched.ratio}×); ` +
-    `2× the events costs ${doubling}× the time (batched: ${doublingBatched}×).`,
+  `unknown ids within 3× of one id (server ids, settled heap): ${met ? 'met' : 'NOT met'} ` +
+    `(${goal.ratio}×; the floor alone is ${goal.floorRatio}×; batched: ${rows[0]!.batched.ratio}×; ` +
+    `short ids: ${rows[2]!.settled.ratio}×); 2× the events costs ${doubling}× the time ` +
+    `(batched: ${doublingBatched}×).`,
 );
 
 const out = writeResults('linearity', {
@@ -193,7 +240,7 @@ const out = writeResults('linearity', {
   cpus: cpus().length,
   loadAverage: { before: round(loadBefore), after: round(loadavg()[0]!) },
   method:
-    'foldLog of N+1 envelopes in one call: RUN_STARTED then N TEXT_MESSAGE_CONTENT for N distinct unknown message ids, against RUN_STARTED, TEXT_MESSAGE_START and N-1 deltas into that one message. floor: the log’s N deltas in N message objects pushed into an array and set in a Map, no fold; objectsOnly: the floor without the Map. Each call timed by process.cpuUsage (user + system, GC threads included). settled (the goal figure): before every timed call a full gc, one untimed call of the same series (a full gc discards the fold’s optimized code; timed right after one, a call measures re-optimization), a minor gc and a 10 ms pause; series rotated each round, so no call pays for another series’ garbage. batched: no forced collection, k calls of one series back to back timed together and divided by k. Figures are medians over rounds, ratios the median of per-round ratios; fold beyond one id + floor = (unknown − one − floor) / N.',
+    "foldLog of N+1 envelopes in one call: RUN_STARTED then N TEXT_MESSAGE_CONTENT for N distinct unknown message ids, against RUN_STARTED, TEXT_MESSAGE_START and N-1 deltas into that one message. Every call folds its own copy of the log decoded from the SSE data texts by decodeEnvelope (JSON.parse, what a client runs), untimed, so ids are fresh strings as in a real replay. ids: server = msg-<run id>-<n> (the server’s, 45+ characters, not internalized by JSON.parse), short = m<n> (internalized by JSON.parse). floor: the decoded log’s ids and deltas in N message objects, the fold’s IdIndex (32 Maps) and its chunked message list, no fold; floorOneMap: the same with one Map and one array grown by push; objectsOnly: the objects in an array, no index. Each call timed by process.cpuUsage (user + system, GC threads included). settled (the goal figure): before every timed call a full gc (gc(): in Node 20 gc({type:'major'}) only scavenges), three untimed calls of the same series (a full gc discards the fold’s optimized code; timed right after one, a call measures re-optimization), a minor gc and a 10 ms pause; series rotated each round, so no call pays for another series’ garbage. batched: no forced collection, k calls of one series back to back timed together and divided by k. Figures are medians over rounds, ratios the median of per-round ratios; fold beyond one id + floor = (unknown − one − floor) / N.",
   rows,
   doublingCost: doubling,
   doublingCostBatched: doublingBatched,

@@ -1,5 +1,7 @@
+import { BatchMessages } from './batch-messages.js';
 import type { ErrorCode } from './errors.js';
 import { EventType } from './events.js';
+import { IdIndex } from './id-index.js';
 import { appendRecent, keepRecent, RecentStarts } from './recent-list.js';
 import type {
   AppEvent,
@@ -28,16 +30,23 @@ export class DraftState {
   /** Objects this batch created (so it may write them): the first, then a Set for more. */
   protected freshOne: object | null = null;
   protected freshMore: Set<object> | null = null;
-  protected messagesCopied = false;
   protected indexCopied = false;
   protected ownerCopied = false;
   protected offset = 0;
   /** The STARTs this batch synthesized (null until the first). */
   private starts: RecentStarts | null = null;
+  /** The id last looked up or added and its position (index writes all go through
+   * `pushMessage`, which updates them): a stream writes one message at a time. */
+  private lastId: string | null = null;
+  private lastAt = 0;
+
+  /** `s.messages` while the batch runs (it becomes the array at `finish`). */
+  protected readonly list: BatchMessages;
 
   constructor(base: RunState) {
     this.base = base;
     this.s = copyRunState(base);
+    this.list = new BatchMessages(base.messages);
   }
 
   protected isFresh(value: object): boolean {
@@ -55,6 +64,7 @@ export class DraftState {
 
   finish(offset: number): RunState {
     this.s.offset = offset;
+    this.s.messages = this.list.result();
     keepRecent(this.s.warnings, this.base.warnings, MAX_WARNINGS);
     if (this.starts !== null) this.s.synthesized = this.starts.after(this.base.synthesized);
     return this.s;
@@ -81,9 +91,8 @@ export class DraftState {
   }
 
   protected closeOpenMessages(end: MessageEnd | undefined): void {
-    const messages = this.s.messages;
-    for (let i = 0; i < messages.length; i++) {
-      const message = messages[i]!;
+    for (let i = 0; i < this.list.length; i++) {
+      const message = this.list.at(i)!;
       const openCall = message.toolCalls?.some((call) => call.streaming);
       if (!message.streaming && !openCall) continue;
       const writable = this.writableMessage(message.id);
@@ -102,56 +111,60 @@ export class DraftState {
 
   // ── messages ─────────────────────────────────────────────────────────────────────────
 
-  protected messagesForWrite(): RunMessage[] {
-    if (!this.messagesCopied) {
-      this.s.messages = this.base.messages.slice();
-      this.messagesCopied = true;
-    }
-    return this.s.messages as RunMessage[];
-  }
-
-  protected indexForWrite(): Map<string, number> {
+  protected indexForWrite(): IdIndex<number> {
     if (!this.indexCopied) {
-      this.s.messageIndex = new Map(this.base.messageIndex);
+      this.s.messageIndex = IdIndex.from(this.base.messageIndex);
       this.indexCopied = true;
     }
-    return this.s.messageIndex as Map<string, number>;
+    return this.s.messageIndex as IdIndex<number>;
   }
 
-  protected ownerForWrite(): Map<string, string> {
+  protected ownerForWrite(): IdIndex<string> {
     if (!this.ownerCopied) {
-      this.s.toolCallOwner = new Map(this.base.toolCallOwner);
+      this.s.toolCallOwner = IdIndex.from(this.base.toolCallOwner);
       this.ownerCopied = true;
     }
-    return this.s.toolCallOwner as Map<string, string>;
+    return this.s.toolCallOwner as IdIndex<string>;
+  }
+
+  /** The position of message `id`, or undefined. */
+  protected indexOf(id: string): number | undefined {
+    if (id === this.lastId) return this.lastAt;
+    const i = this.s.messageIndex.get(id);
+    if (i !== undefined) {
+      this.lastId = id;
+      this.lastAt = i;
+    }
+    return i;
   }
 
   protected getMessage(id: string): RunMessage | undefined {
-    const i = this.s.messageIndex.get(id);
-    return i === undefined ? undefined : this.s.messages[i];
+    const i = this.indexOf(id);
+    return i === undefined ? undefined : this.list.at(i);
   }
 
   /** A copy of the message this batch may mutate (made once per batch). */
   protected writableMessage(id: string): RunMessage {
-    return this.writableAt(this.s.messageIndex.get(id)!);
+    return this.writableAt(this.indexOf(id)!);
   }
 
   /** `writableMessage` by position, for callers that already looked the id up. */
   protected writableAt(i: number): RunMessage {
-    const current = this.s.messages[i]!;
+    const current = this.list.at(i)!;
     // A message past the base's end was added by this batch: it is this batch's own.
-    if (i >= this.base.messages.length || this.isFresh(current)) return current;
+    if (i >= this.list.baseLength || this.isFresh(current)) return current;
     const copy = { ...current } as RunMessage;
     this.markFresh(copy);
-    this.messagesForWrite()[i] = copy;
+    this.list.set(i, copy);
     return copy;
   }
 
   /** Appends a message that holds no tool calls (so the owner index has nothing to learn). */
   private pushMessage(message: RunMessage): RunMessage {
-    const messages = this.messagesForWrite();
-    this.indexForWrite().set(message.id, messages.length);
-    messages.push(message);
+    const at = this.list.push(message);
+    this.lastId = message.id;
+    this.lastAt = at;
+    this.indexForWrite().set(message.id, at);
     return message;
   }
 
@@ -166,14 +179,14 @@ export class DraftState {
 
   /** Insert, or replace in place (keeping its position), a whole message. */
   protected putMessage(message: RunMessage): void {
-    const i = this.s.messageIndex.get(message.id);
+    const i = this.indexOf(message.id);
     if (i === undefined) {
       this.addMessage(message);
       return;
     }
     // The replaced message's tool calls stop pointing at it (the replacement may lack them,
     // or not be an assistant message at all); the replacement's own calls are registered.
-    const replaced = this.s.messages[i]!;
+    const replaced = this.list.at(i)!;
     if (replaced.role === 'assistant' && replaced.toolCalls !== undefined) {
       const owner = this.ownerForWrite();
       for (const call of replaced.toolCalls) {
@@ -181,7 +194,7 @@ export class DraftState {
       }
     }
     this.markFresh(message);
-    this.messagesForWrite()[i] = message;
+    this.list.set(i, message);
     if (message.role === 'assistant' && message.toolCalls) {
       const owner = this.ownerForWrite();
       for (const call of message.toolCalls) owner.set(call.id, message.id);
@@ -189,7 +202,7 @@ export class DraftState {
   }
 
   protected openMessage(id: string, role: RunMessage['role'], name?: string): RunMessage {
-    const i = this.s.messageIndex.get(id);
+    const i = this.indexOf(id);
     if (i !== undefined) {
       const message = this.writableAt(i);
       message.streaming = true;
@@ -212,7 +225,7 @@ export class DraftState {
     startType: EventType,
   ): RunMessage {
     // One lookup: a join mid-stream pays it for every id it has never seen.
-    const i = this.s.messageIndex.get(id);
+    const i = this.indexOf(id);
     if (i !== undefined) return this.writableAt(i);
     this.synthesize(startType, id);
     return this.newMessage(id, role);
@@ -228,7 +241,7 @@ export class DraftState {
     startType: EventType,
     delta: string,
   ): void {
-    const i = this.s.messageIndex.get(id);
+    const i = this.indexOf(id);
     if (i !== undefined) {
       this.appendContent(this.writableAt(i), delta);
       return;

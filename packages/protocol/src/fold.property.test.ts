@@ -23,9 +23,21 @@ function essence(state: RunState) {
     error: state.error,
     state: state.state,
     offset: state.offset,
-    messageIndex: state.messageIndex,
-    toolCallOwner: state.toolCallOwner,
+    messageIndex: new Map(state.messageIndex),
+    toolCallOwner: new Map(state.toolCallOwner),
     openChunks: { ...state.openChunks },
+  };
+}
+
+/**
+ * A state with its id indexes as plain Maps of what they hold: how an index is split into
+ * shards, and which batch copied which shard, depends on the batching by design.
+ */
+function plainIndexes<T extends RunState>(state: T): T {
+  return {
+    ...state,
+    messageIndex: new Map(state.messageIndex),
+    toolCallOwner: new Map(state.toolCallOwner),
   };
 }
 
@@ -196,8 +208,8 @@ describe('fold properties', { timeout: 60_000 }, () => {
             from += size;
           }
           // Not just the essence: warnings, steps, app events and synthesized STARTs too.
-          expect(one).toStrictEqual(whole);
-          expect(some).toStrictEqual(whole);
+          expect(plainIndexes(one)).toStrictEqual(plainIndexes(whole));
+          expect(plainIndexes(some)).toStrictEqual(plainIndexes(whole));
         },
       ),
       { numRuns: RUNS },

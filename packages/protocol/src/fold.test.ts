@@ -952,6 +952,29 @@ describe('structural sharing', () => {
     }
   });
 
+  it('a batch that adds a message copies one shard of the id index, not the index', () => {
+    const n = 2000;
+    const base = deepFreeze(
+      fold([
+        START,
+        ...Array.from({ length: n }, (_, i) => ({
+          type: 'TEXT_MESSAGE_CONTENT',
+          messageId: `m${i}`,
+          delta: 'x',
+        })),
+      ]),
+    );
+    const { state } = more(base, [{ type: 'TEXT_MESSAGE_START', messageId: 'new' }]);
+    expect([state.messageIndex.get('new'), state.messageIndex.size]).toEqual([n, n + 1]);
+    expect([base.messageIndex.has('new'), base.messageIndex.size]).toEqual([false, n]);
+    const shards = (index: unknown) => (index as { shards: unknown[] }).shards;
+    const copied = shards(state.messageIndex).filter(
+      (shard, k) => shard !== shards(base.messageIndex)[k],
+    );
+    expect(copied).toHaveLength(1);
+    expect(state.messages.slice(0, n).every((m, i) => m === base.messages[i])).toBe(true);
+  });
+
   it('a batch that changes no message keeps the messages array', () => {
     const { state } = more(deepFreeze(thread), [
       { type: 'STATE_DELTA', delta: [{ op: 'add', path: '/b', value: 2 }] },

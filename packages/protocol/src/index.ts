@@ -7,6 +7,7 @@ export * from './errors.js';
 export * from './events.js';
 export * from './fold.js';
 export * from './fold-with-patch.js';
+export { IdIndex } from './id-index.js';
 export * from './interrupts.js';
 export * from './offsets.js';
 export type { JsonPatcher } from './patch.js';

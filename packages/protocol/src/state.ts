@@ -74,7 +74,10 @@ export interface RunState {
   readonly error: RunError | null;
   /** In the order they were first seen. */
   readonly messages: readonly RunMessage[];
-  /** message id → position in `messages` (a Map: ids are data, never object keys). */
+  /**
+   * message id → position in `messages`. A Map (ids are data, never object keys): a plain
+   * one in a new or snapshot state, the fold's sharded `IdIndex` once a batch has added to it.
+   */
   readonly messageIndex: ReadonlyMap<string, number>;
   /** tool call id → id of the assistant message holding it. */
   readonly toolCallOwner: ReadonlyMap<string, string>;
