@@ -173,8 +173,11 @@ describe.each(STORES)('resume on the $name store', ({ create }) => {
       expect(local.manager.subscriberCount(run.runId)).toBe(0);
       const text = await response.text();
       const offsets = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+      // More than its buffer, and cut off before the end. How far past the buffer
+      // depends on how much was stored when it joined (replayed first): on a loaded machine
+      // the join came at ~100 once, so the bound is the run's end, not a guess at the join.
       expect(offsets.length).toBeGreaterThan(8);
-      expect(offsets.length).toBeLessThan(100);
+      expect(offsets.length).toBeLessThan(404);
       expect(offsets).toEqual(Array.from({ length: offsets.length }, (_, i) => i + 1));
       // It resumes from where its body ended and gets the rest exactly.
       const rest = await readEvents(
