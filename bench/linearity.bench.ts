@@ -33,8 +33,8 @@
  * - `batched`: no forced collection; k calls of one series back to back (each on its own
  *   freshly decoded log), timed together and divided by k, so each series also pays the
  *   collections its own garbage causes (what a long-lived client pays).
- * Fresh pages. The ~8 ms a 30k unknown-id fold cost in about half the settled calls (not
- * growing with N) is the kernel mapping memory for its messages: V8 pretenures the N message
+ * Fresh pages. The ~8 ms a 30k unknown-id fold costs in some settled calls (in some runs
+ * half, in others all; not growing with N) is the kernel mapping memory for its messages: V8 pretenures the N message
  * objects (56 B each; they outlive every scavenge of the untimed calls) into the old space,
  * and when the last full collection left it no free room the call maps ~1.8 MB of new pages
  * (~470 minor faults, +7–10 ms on this VM; otherwise only the result array's ~60). The floor
@@ -219,6 +219,8 @@ async function linearity(n: number, ids: Ids) {
       batched[name].push(cpuMs(() => batch.map((log) => run[name](log)), k));
     }
   }
+  const unknownByRoom = byRoom(settled.unknown, faults.unknown, n);
+  const one = median(settled.one);
   return {
     n,
     ids,
@@ -227,7 +229,9 @@ async function linearity(n: number, ids: Ids) {
       rounds,
       /** Median minor page faults per call, per series. */
       pageFaults: Object.fromEntries(SERIES.map((name) => [name, median(faults[name])])),
-      unknownByRoom: byRoom(settled.unknown, faults.unknown, n),
+      unknownByRoom,
+      /** Unknown ids in the calls whose old space had room, against the one-id median. */
+      ratioWithRoom: unknownByRoom.roomCpuMs === null ? null : round(unknownByRoom.roomCpuMs / one),
       floorByRoom: byRoom(settled.floor, faults.floor, n),
     },
     batched: { ...summary(batched, n), rounds: batchedRounds, callsPerBatch: k },
@@ -274,7 +278,7 @@ const split = (b: ReturnType<typeof byRoom>) =>
 console.log(
   `${N} server ids, settled, by old-space room (page faults per call: fold ${goal.pageFaults.unknown}, ` +
     `floor ${goal.pageFaults.floor}, one id ${goal.pageFaults.one}): fold ${split(goal.unknownByRoom)}; ` +
-    `floor ${split(goal.floorByRoom)}; one id ${goal.oneIdCpuMs} ms.`,
+    `floor ${split(goal.floorByRoom)}; one id ${goal.oneIdCpuMs} ms; with room: ${goal.ratioWithRoom ?? '–'}×.`,
 );
 console.log(
   `unknown ids within 3× of one id (server ids, settled heap): ${met ? 'met' : 'NOT met'} ` +
