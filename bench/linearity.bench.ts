@@ -37,9 +37,12 @@
  * half, in others all; not growing with N) is the kernel mapping memory for its messages: V8 pretenures the N message
  * objects (56 B each; they outlive every scavenge of the untimed calls) into the old space,
  * and when the last full collection left it no free room the call maps ~1.8 MB of new pages
- * (~470 minor faults, +7–10 ms on this VM; otherwise only the result array's ~60). The floor
- * pays the same in the calls that find no room; the one-id fold keeps one message and never
- * does. It is memory a client needs to hold N messages (without pretenuring it pays it when a
+ * (~470 minor faults, +7–10 ms on this VM; otherwise only the result array's ~60): in this
+ * bench the three untimed calls' dead messages (~4.5 MB) fill the room. V8 decides per
+ * allocation site: here it keeps the floor's literal young, so the floor's call ends before
+ * any scavenge and never pays for moving its messages to the old generation (it pays the
+ * same +7–10 ms when pretenured without room, as in a standalone probe). The one-id fold
+ * keeps one message and never does. It is memory a client needs to hold N messages (without pretenuring it pays it when a
  * scavenge promotes them), so it stays in the timed call; each call's minor page faults are
  * recorded and the settled figures are also given split by them (`unknownByRoom`,
  * `floorByRoom`: calls within twice the result array's pages + 32, or beyond).
