@@ -33,6 +33,19 @@
  * - `batched`: no forced collection; k calls of one series back to back (each on its own
  *   freshly decoded log), timed together and divided by k, so each series also pays the
  *   collections its own garbage causes (what a long-lived client pays).
+ * Fresh pages. The ~8 ms a 30k unknown-id fold costs in some settled calls (in some runs
+ * half, in others all; not growing with N) is the kernel mapping memory for its messages: V8 pretenures the N message
+ * objects (56 B each; they outlive every scavenge of the untimed calls) into the old space,
+ * and when the last full collection left it no free room the call maps ~1.8 MB of new pages
+ * (~470 minor faults, +7–10 ms on this VM; otherwise only the result array's ~60): in this
+ * bench the three untimed calls' dead messages (~4.5 MB) fill the room. V8 decides per
+ * allocation site: here it keeps the floor's literal young, so the floor's call ends before
+ * any scavenge and never pays for moving its messages to the old generation (it pays the
+ * same +7–10 ms when pretenured without room, as in a standalone probe). The one-id fold
+ * keeps one message and never does. It is memory a client needs to hold N messages (without pretenuring it pays it when a
+ * scavenge promotes them), so it stays in the timed call; each call's minor page faults are
+ * recorded and the settled figures are also given split by them (`unknownByRoom`,
+ * `floorByRoom`: calls within twice the result array's pages + 32, or beyond).
  * Each call is timed by `process.cpuUsage` (user + system of the process: the page faults
  * of fresh memory and the GC helper threads are part of the cost). Series take turns
  * (rotated each settled round) so load that shifts during the run skews all of them
@@ -129,9 +142,33 @@ const cpuMs = (run: () => unknown, k: number): number => {
   const c = process.cpuUsage(c0);
   return (c.user + c.system) / 1000 / k;
 };
+/** One call's CPU time and its minor page faults (fresh memory the kernel maps for it). */
+const timedCall = (run: () => unknown) => {
+  const f0 = process.resourceUsage().minorPageFault;
+  const ms = cpuMs(run, 1);
+  return { ms, faults: process.resourceUsage().minorPageFault - f0 };
+};
 const round = (n: number, digits = 3) => Number(n.toPrecision(digits));
 const emptyTimes = () =>
   Object.fromEntries(SERIES.map((name) => [name, [] as number[]])) as Record<Series, number[]>;
+
+/**
+ * The settled calls of `series` split by whether the old generation had room for the call's
+ * message objects (V8 pretenures them: they outlive every scavenge) or had to grow onto
+ * freshly mapped pages. A call that keeps N messages maps at least its result array (8 B per
+ * message, a large object); one that grows the old space maps ~56 B per message more.
+ */
+function byRoom(t: number[], f: number[], n: number) {
+  const roomPages = Math.ceil((n * 8) / 4096) * 2 + 32;
+  const room = t.filter((_, i) => f[i]! <= roomPages);
+  const grew = t.filter((_, i) => f[i]! > roomPages);
+  return {
+    roomCpuMs: room.length > 0 ? round(median(room)) : null,
+    roomCalls: room.length,
+    grewCpuMs: grew.length > 0 ? round(median(grew)) : null,
+    grewCalls: grew.length,
+  };
+}
 
 /** Medians per series, and the medians of the rounds' unknown/one and floor/one ratios. */
 function summary(t: Record<Series, number[]>, n: number) {
@@ -155,6 +192,7 @@ async function linearity(n: number, ids: Ids) {
   for (let i = 0; i < quickOr(5, 1); i++) for (const name of SERIES) run[name](logOf(name));
   const rounds = quickOr(25, 3);
   const settled = emptyTimes();
+  const faults = emptyTimes();
   for (let r = 0; r < rounds; r++) {
     for (let s = 0; s < SERIES.length; s++) {
       // Rotate the order each round, so no series always follows the same one.
@@ -170,7 +208,9 @@ async function linearity(n: number, ids: Ids) {
       for (let w = 0; w < 3; w++) run[name](warm);
       gc({ type: 'minor' });
       await sleep(10);
-      settled[name].push(cpuMs(() => run[name](timed), 1));
+      const call = timedCall(() => run[name](timed));
+      settled[name].push(call.ms);
+      faults[name].push(call.faults);
     }
   }
   const k = quickOr(4, 2);
@@ -182,10 +222,21 @@ async function linearity(n: number, ids: Ids) {
       batched[name].push(cpuMs(() => batch.map((log) => run[name](log)), k));
     }
   }
+  const unknownByRoom = byRoom(settled.unknown, faults.unknown, n);
+  const one = median(settled.one);
   return {
     n,
     ids,
-    settled: { ...summary(settled, n), rounds },
+    settled: {
+      ...summary(settled, n),
+      rounds,
+      /** Median minor page faults per call, per series. */
+      pageFaults: Object.fromEntries(SERIES.map((name) => [name, median(faults[name])])),
+      unknownByRoom,
+      /** Unknown ids in the calls whose old space had room, against the one-id median. */
+      ratioWithRoom: unknownByRoom.roomCpuMs === null ? null : round(unknownByRoom.roomCpuMs / one),
+      floorByRoom: byRoom(settled.floor, faults.floor, n),
+    },
     batched: { ...summary(batched, n), rounds: batchedRounds, callsPerBatch: k },
   };
 }
@@ -225,6 +276,13 @@ console.table(
 );
 const goal = rows[0]!.settled;
 const met = goal.ratio <= 3;
+const split = (b: ReturnType<typeof byRoom>) =>
+  `${b.roomCpuMs ?? '–'} ms in ${b.roomCalls} calls with room, ${b.grewCpuMs ?? '–'} ms in ${b.grewCalls} that grew it`;
+console.log(
+  `${N} server ids, settled, by old-space room (page faults per call: fold ${goal.pageFaults.unknown}, ` +
+    `floor ${goal.pageFaults.floor}, one id ${goal.pageFaults.one}): fold ${split(goal.unknownByRoom)}; ` +
+    `floor ${split(goal.floorByRoom)}; one id ${goal.oneIdCpuMs} ms; with room: ${goal.ratioWithRoom ?? '–'}×.`,
+);
 console.log(
   `unknown ids within 3× of one id (server ids, settled heap): ${met ? 'met' : 'NOT met'} ` +
     `(${goal.ratio}×; the floor alone is ${goal.floorRatio}×; batched: ${rows[0]!.batched.ratio}×; ` +
@@ -240,7 +298,7 @@ const out = writeResults('linearity', {
   cpus: cpus().length,
   loadAverage: { before: round(loadBefore), after: round(loadavg()[0]!) },
   method:
-    "foldLog of N+1 envelopes in one call: RUN_STARTED then N TEXT_MESSAGE_CONTENT for N distinct unknown message ids, against RUN_STARTED, TEXT_MESSAGE_START and N-1 deltas into that one message. Every call folds its own copy of the log decoded from the SSE data texts by decodeEnvelope (JSON.parse, what a client runs), untimed, so ids are fresh strings as in a real replay. ids: server = msg-<run id>-<n> (the server’s, 45+ characters, not internalized by JSON.parse), short = m<n> (internalized by JSON.parse). floor: the decoded log’s ids and deltas in N message objects, the fold’s IdIndex (32 Maps) and its chunked message list, no fold; floorOneMap: the same with one Map and one array grown by push; objectsOnly: the objects in an array, no index. Each call timed by process.cpuUsage (user + system, GC threads included). settled (the goal figure): before every timed call a full gc (gc(): in Node 20 gc({type:'major'}) only scavenges), three untimed calls of the same series (a full gc discards the fold’s optimized code; timed right after one, a call measures re-optimization), a minor gc and a 10 ms pause; series rotated each round, so no call pays for another series’ garbage. batched: no forced collection, k calls of one series back to back timed together and divided by k. Figures are medians over rounds, ratios the median of per-round ratios; fold beyond one id + floor = (unknown − one − floor) / N.",
+    "foldLog of N+1 envelopes in one call: RUN_STARTED then N TEXT_MESSAGE_CONTENT for N distinct unknown message ids, against RUN_STARTED, TEXT_MESSAGE_START and N-1 deltas into that one message. Every call folds its own copy of the log decoded from the SSE data texts by decodeEnvelope (JSON.parse, what a client runs), untimed, so ids are fresh strings as in a real replay. ids: server = msg-<run id>-<n> (the server’s, 45+ characters, not internalized by JSON.parse), short = m<n> (internalized by JSON.parse). floor: the decoded log’s ids and deltas in N message objects, the fold’s IdIndex (32 Maps) and its chunked message list, no fold; floorOneMap: the same with one Map and one array grown by push; objectsOnly: the objects in an array, no index. Each call timed by process.cpuUsage (user + system, GC threads included). settled (the goal figure): before every timed call a full gc (gc(): in Node 20 gc({type:'major'}) only scavenges), three untimed calls of the same series (a full gc discards the fold’s optimized code; timed right after one, a call measures re-optimization), a minor gc and a 10 ms pause; series rotated each round, so no call pays for another series’ garbage. batched: no forced collection, k calls of one series back to back timed together and divided by k. Figures are medians over rounds, ratios the median of per-round ratios; fold beyond one id + floor = (unknown − one − floor) / N. pageFaults: median minor page faults per settled call; unknownByRoom / floorByRoom: settled calls whose faults stayed within 2× the result array's pages + 32 (the old space had room for the N message objects V8 pretenures) against those that mapped fresh old-space pages (~470 for 30k, +7–10 ms); both kinds stay in the figures, which are medians over all calls.",
   rows,
   doublingCost: doubling,
   doublingCostBatched: doublingBatched,
