@@ -1,7 +1,7 @@
 import type { Message } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
 import { Redis, type RedisOptions } from 'ioredis';
-import { quit, whenReady } from './redis/connection.js';
+import { connectionUp, quit, unreachable, whenReady } from './redis/connection.js';
 import { RedisInterruptLedger } from './redis/interrupts.js';
 import { entryId, offsetOf, RedisKeys } from './redis/keys.js';
 import type { RedisStoreOptions } from './redis/options.js';
@@ -355,7 +355,13 @@ export class RedisStore implements EventStore {
       return await op(this.client);
     } catch (error) {
       if (error instanceof ResumableError) throw error;
-      throw unavailable(`Redis ${what} failed: ${(error as Error)?.message ?? error}`, error);
+      const message = (error as Error)?.message ?? String(error);
+      // The connection went while the call was on its way ("Stream isn't writeable"): the
+      // same words as a call that waited for it, whichever came first.
+      if (!connectionUp(this.client)) {
+        throw unavailable(unreachable(this.url, `${what}: ${message}`), error);
+      }
+      throw unavailable(`Redis ${what} failed: ${message}`, error);
     }
   }
 

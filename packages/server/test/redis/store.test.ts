@@ -228,6 +228,35 @@ describe('RedisStore (Redis-specific behaviour)', () => {
     // Fails within connectWaitMs (plus a loaded machine's slack), never parked in a queue.
     expect(Date.now() - started).toBeLessThan(3000);
   });
+
+  it('a connection lost while a call is on its way says unreachable, as a waiting call does', async () => {
+    const s = store({ log: () => {} });
+    await s.getRun('warm-up');
+    // What ioredis answers when Redis went away between the ready check and the write.
+    const lost = await s
+      .call('getThread', async (client) => {
+        client.disconnect();
+        throw new Error("Stream isn't writeable and enableOfflineQueue options is false");
+      })
+      .catch((e: unknown) => e);
+    expect(lost).toMatchObject({
+      code: 'store_unavailable',
+      status: 503,
+      message: `Redis at ${testRedisUrl()} is unreachable (getThread: Stream isn't writeable and enableOfflineQueue options is false)`,
+    });
+    // A failure with the connection up is Redis's own answer, said as such.
+    const other = store({ log: () => {} });
+    const refused = await other
+      .call('getThread', async () => {
+        throw new Error('WRONGTYPE Operation against a key holding the wrong kind of value');
+      })
+      .catch((e: unknown) => e);
+    expect(refused).toMatchObject({
+      code: 'store_unavailable',
+      message:
+        'Redis getThread failed: WRONGTYPE Operation against a key holding the wrong kind of value',
+    });
+  });
 });
 
 async function waitUntil(check: () => boolean, timeoutMs = 5000): Promise<void> {

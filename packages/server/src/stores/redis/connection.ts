@@ -18,6 +18,19 @@ export function redactedUrl(url: string): string {
 }
 
 /**
+ * Whether `client` can write now: ready, and its socket still writable. ioredis checks both
+ * before it sends, and a socket Redis closed can still read `ready` for a moment.
+ */
+export function connectionUp(client: Redis): boolean {
+  return client.status === 'ready' && client.stream?.writable === true;
+}
+
+/** What a `store_unavailable` says when Redis cannot be reached (credentials left out). */
+export function unreachable(url: string, why: string): string {
+  return `Redis at ${redactedUrl(url)} is unreachable (${why})`;
+}
+
+/**
  * Resolves when `client` is connected; `store_unavailable` after `waitMs`. One `ready`
  * listener per client however many operations wait (`waits` shares it).
  */
@@ -39,7 +52,7 @@ export async function whenReady(
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       const why = `${client.status} for ${waitMs} ms`;
-      reject(unavailable(`Redis at ${redactedUrl(url)} is unreachable (${why})`));
+      reject(unavailable(unreachable(url, why)));
     }, waitMs);
   });
   try {
