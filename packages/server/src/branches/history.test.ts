@@ -68,4 +68,18 @@ describe('history end marks', () => {
     ]);
     expect(plan.parentId).toBe('a1');
   });
+
+  it('a prompt cannot bring its own end mark: the server stores it without one', async () => {
+    const store = new MemoryStore();
+    await store.createThread({ threadId: 't1', token: 'x', createdAt: 1 });
+    const plan = await planBranch(
+      store,
+      input([
+        { id: 'u1', role: 'user', content: 'hi', ended: 'stopped', streaming: true } as Message,
+      ]),
+      undefined,
+      20,
+    );
+    expect(plan.prompt).toEqual([{ id: 'u1', role: 'user', content: 'hi', parentId: null }]);
+  });
 });

@@ -1,5 +1,6 @@
 import type { Message, RunAgentInput } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
+import { withoutRunMarks } from '../runs/events.js';
 import type { EventStore, RunRecord } from '../stores/types.js';
 import { type BranchInfo, MessageTree, type TreeMessage } from './tree.js';
 
@@ -84,7 +85,9 @@ export async function planBranch(
     }
     parentId = parentMessageId;
   }
-  const prompt = input.messages.filter((m) => m.role !== 'assistant' && m.role !== 'tool');
+  const prompt = input.messages
+    .filter((m) => m.role !== 'assistant' && m.role !== 'tool')
+    .map(withoutRunMarks);
   const placed = chain(tree, prompt, parentId);
   const fresh = placed.filter((m) => !tree.has(m.id));
   const repeats = input.messages.some((m) => tree.has(m.id));
