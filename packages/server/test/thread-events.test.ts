@@ -222,6 +222,13 @@ describe.each(STORES)('thread event stream on the $name store', ({ create }) => 
     expect(edit.json).toBe(started(edit.runId, 'edited', 'u2b', 'u1'));
     const root = await run({ ...prompt('new root', FAST, 'u0'), parentMessageId: null });
     expect(root.json).toBe(started(root.runId, 'new root', 'u0'));
+    // A prompt's own run marks are not the server's word: announced without them.
+    const marked = await run({
+      messages: [{ id: 'u3', role: 'user', content: 'marked', ended: 'stopped', streaming: true }],
+      parentMessageId: null,
+      forwardedProps: { script: FAST },
+    });
+    expect(marked.json).toBe(started(marked.runId, 'marked', 'u3'));
   });
 
   it('startServerRun validates like POST /runs and keeps the thread limits', async () => {

@@ -1,5 +1,6 @@
 import type { Message, RunAgentInput, RunSnapshot } from '@resumable/protocol';
 import { EventType, ResumableError } from '@resumable/protocol';
+import { withoutRunMarks } from '../runs/events.js';
 import { MemoryThreadLog, type ThreadLogHead, type ThreadLogStore } from '../stores/thread-log.js';
 import type { EventStore } from '../stores/types.js';
 import { Announcer } from './announcer.js';
@@ -101,7 +102,7 @@ export class ThreadEvents {
     const resume = (input as { resume?: unknown }).resume;
     void this.announce(input.threadId, THREAD_EVENTS.runStarted, {
       runId: input.runId,
-      messages: newMessages(input.messages),
+      messages: newMessages(input.messages).map(withoutRunMarks),
       ...(parentMessageId === null ? {} : { parentMessageId }),
       ...(resume === undefined ? {} : { resume }),
     });
