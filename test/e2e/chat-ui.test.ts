@@ -165,9 +165,10 @@ describe('the chat UI in Chromium', () => {
     await expect
       .poll(() => status.textContent(), { timeout: 5000 })
       .toMatch(/^Can’t reach the server — retrying in \d+ sRetry now$/);
-    expect(
-      await page.locator('[data-role="user"] [data-part="pending"]').last().textContent(),
-    ).toBe('Waiting to send');
+    // Between attempts the kept prompt waits; each retry shows 'Sending…' for its moment
+    // (one fresh CI run read it mid-attempt), so the label is polled.
+    const pending = page.locator('[data-role="user"] [data-part="pending"]').last();
+    await expect.poll(() => pending.textContent(), { timeout: 5000 }).toBe('Waiting to send');
     const body = (await page.locator('.rc-chat').textContent()) ?? '';
     expect(body).not.toMatch(/failed to fetch|offline/i);
     expect(await page.evaluate(() => navigator.onLine)).toBe(true);
