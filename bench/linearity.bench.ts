@@ -50,25 +50,26 @@
  * of fresh memory and the GC helper threads are part of the cost). Series take turns
  * (rotated each settled round) so load that shifts during the run skews all of them
  * alike; figures are medians over the rounds, ratios the median of the rounds' ratios.
+ * `cold` (beside the goal figure, not instead of it): each call the first fold of a fresh
+ * process, as a page load's join runs — code not yet optimized, no earlier calls'
+ * pretenuring feedback. The bench also records what one minor page fault costs this
+ * machine (`pageFaultMicros`), which prices the fresh-pages effect above.
  * `BENCH_QUICK=1`: N = 3,000 and a few rounds (a smoke run, figures to the temp folder).
  */
+import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Envelope, RunMessage } from '@resumable/protocol';
-import { decodeEnvelope, foldLog, IdIndex } from '@resumable/protocol';
+import { foldLog, IdIndex } from '@resumable/protocol';
 import { BatchMessages } from '../packages/protocol/src/batch-messages.js';
+import type { Ids } from './lib/linearity-logs.js';
+import { decodeLog, linearityTexts, pageFaultMicros } from './lib/linearity-logs.js';
 import { quickOr, writeResults } from './lib/results.js';
 import { median } from './lib/stats.js';
-import { token } from './lib/tokens.js';
 
 const exposedGc = (globalThis as { gc?: (options?: { type: 'minor' }) => void }).gc;
 if (exposedGc === undefined) throw new Error('run with node --expose-gc (pnpm bench does)');
 const gc = exposedGc;
-
-const RUN_ID = '3f2a6c1e-8b7d-4e2a-9c1f-0123456789ab';
-type Ids = 'server' | 'short';
-/** The server's message ids (`ai-sdk/events.ts`: msg-<run id>-<step>), or short ones. */
-const idOf = (ids: Ids, i: number) => (ids === 'server' ? `msg-${RUN_ID}-${i}` : `m${i}`);
 
 type Series = 'unknown' | 'one' | 'floor' | 'floorOneMap' | 'objectsOnly';
 const SERIES: readonly Series[] = ['unknown', 'one', 'floor', 'floorOneMap', 'objectsOnly'];
@@ -78,21 +79,10 @@ const message = (id: string, delta: string) =>
 const content = (e: Envelope) => e.event as { messageId: string; delta: string };
 
 function logs(n: number, ids: Ids) {
-  const start = JSON.stringify({ type: 'RUN_STARTED', threadId: 'th', runId: RUN_ID });
-  const delta = (i: number) => (messageId: string) =>
-    JSON.stringify({ type: 'TEXT_MESSAGE_CONTENT', messageId, delta: token(i) });
-  // The SSE data texts; every call gets its own decoded copy (`decode`).
-  const unknown = [start, ...Array.from({ length: n }, (_, i) => delta(i)(idOf(ids, i)))];
-  const oneId = idOf(ids, 0);
-  const one = [
-    start,
-    JSON.stringify({ type: 'TEXT_MESSAGE_START', messageId: oneId, role: 'assistant' }),
-    ...Array.from({ length: n - 1 }, (_, i) => delta(i + 1)(oneId)),
-  ];
-  const decode = (texts: string[]) =>
-    texts.map((text, i) => decodeEnvelope(i + 1, text) as Envelope);
+  // The SSE data texts; every call gets its own decoded copy (`decodeLog`).
+  const { unknown, one } = linearityTexts(n, ids);
   // Same result as the log says, or the comparison means nothing.
-  const folded = foldLog(decode(unknown));
+  const folded = foldLog(decodeLog(unknown));
   if (folded.messages.length !== n || folded.synthesizedCount !== n) {
     throw new Error(`unknown ids: ${folded.messages.length} messages, expected ${n}`);
   }
@@ -132,7 +122,7 @@ function logs(n: number, ids: Ids) {
       return messages;
     },
   };
-  const logOf = (name: Series) => decode(name === 'one' ? one : unknown);
+  const logOf = (name: Series) => decodeLog(name === 'one' ? one : unknown);
   return { run, logOf };
 }
 
@@ -241,6 +231,43 @@ async function linearity(n: number, ids: Ids) {
   };
 }
 
+const COLD = new URL('./lib/linearity-cold.ts', import.meta.url).pathname;
+
+/**
+ * `cold`: each call in a fresh process (`lib/linearity-cold.ts`), the two series taking
+ * turns — what a page load's join pays: the fold's code not yet optimized (both series
+ * compile the same fold; the unknown ids run more of it), the heap young and no earlier
+ * call's pretenuring feedback.
+ */
+function cold(n: number, ids: Ids) {
+  const rounds = quickOr(15, 2);
+  const t = { unknown: [] as number[], one: [] as number[] };
+  const f = { unknown: [] as number[], one: [] as number[] };
+  for (let r = 0; r < rounds; r++) {
+    for (const series of ['unknown', 'one'] as const) {
+      const child = spawnSync(
+        process.execPath,
+        ['--conditions=@resumable/source', '--import', 'tsx', COLD, series, String(n), ids],
+        { encoding: 'utf8', timeout: 60_000 },
+      );
+      if (child.status !== 0) throw new Error(`cold ${series} fold failed: ${child.stderr}`);
+      const call = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as {
+        ms: number;
+        faults: number;
+      };
+      t[series].push(call.ms);
+      f[series].push(call.faults);
+    }
+  }
+  return {
+    unknownIdsCpuMs: round(median(t.unknown)),
+    oneIdCpuMs: round(median(t.one)),
+    ratio: round(median(t.unknown.map((x, i) => x / t.one[i]!))),
+    rounds,
+    pageFaults: { unknown: median(f.unknown), one: median(f.one) },
+  };
+}
+
 const loadBefore = loadavg()[0]!;
 const N = quickOr(30_000, 3_000);
 const rows = [
@@ -248,6 +275,8 @@ const rows = [
   await linearity(N * 2, 'server'),
   await linearity(N, 'short'),
 ];
+const faultMicros = round(pageFaultMicros());
+const colds = [cold(N, 'server'), cold(N * 2, 'server')];
 const doubling = round(rows[1]!.settled.unknownIdsCpuMs / rows[0]!.settled.unknownIdsCpuMs);
 const doublingBatched = round(rows[1]!.batched.unknownIdsCpuMs / rows[0]!.batched.unknownIdsCpuMs);
 console.log(
@@ -274,6 +303,17 @@ console.table(
     }),
   ),
 );
+console.log("Cold: each call the first fold of a fresh process (a page load's join):");
+console.table(
+  colds.map((c, i) => ({
+    events: N * (i + 1),
+    ids: 'server',
+    'unknown ids (ms cpu)': c.unknownIdsCpuMs,
+    'one id (ms cpu)': c.oneIdCpuMs,
+    ratio: `${c.ratio}×`,
+    'page faults (unknown / one)': `${c.pageFaults.unknown} / ${c.pageFaults.one}`,
+  })),
+);
 const goal = rows[0]!.settled;
 const met = goal.ratio <= 3;
 const split = (b: ReturnType<typeof byRoom>) =>
@@ -290,6 +330,12 @@ console.log(
     `(batched: ${doublingBatched}×).`,
 );
 
+console.log(
+  `cold (fresh process, server ids): ${colds[0]!.ratio}×; 2× the events costs ` +
+    `${round(colds[1]!.unknownIdsCpuMs / colds[0]!.unknownIdsCpuMs)}× the time. One minor page ` +
+    `fault costs ${faultMicros} µs of CPU on this machine.`,
+);
+
 const out = writeResults('linearity', {
   bench: 'linearity',
   date: new Date().toISOString(),
@@ -300,6 +346,9 @@ const out = writeResults('linearity', {
   method:
     "foldLog of N+1 envelopes in one call: RUN_STARTED then N TEXT_MESSAGE_CONTENT for N distinct unknown message ids, against RUN_STARTED, TEXT_MESSAGE_START and N-1 deltas into that one message. Every call folds its own copy of the log decoded from the SSE data texts by decodeEnvelope (JSON.parse, what a client runs), untimed, so ids are fresh strings as in a real replay. ids: server = msg-<run id>-<n> (the server’s, 45+ characters, not internalized by JSON.parse), short = m<n> (internalized by JSON.parse). floor: the decoded log’s ids and deltas in N message objects, the fold’s IdIndex (32 Maps) and its chunked message list, no fold; floorOneMap: the same with one Map and one array grown by push; objectsOnly: the objects in an array, no index. Each call timed by process.cpuUsage (user + system, GC threads included). settled (the goal figure): before every timed call a full gc (gc(): in Node 20 gc({type:'major'}) only scavenges), three untimed calls of the same series (a full gc discards the fold’s optimized code; timed right after one, a call measures re-optimization), a minor gc and a 10 ms pause; series rotated each round, so no call pays for another series’ garbage. batched: no forced collection, k calls of one series back to back timed together and divided by k. Figures are medians over rounds, ratios the median of per-round ratios; fold beyond one id + floor = (unknown − one − floor) / N. pageFaults: median minor page faults per settled call; unknownByRoom / floorByRoom: settled calls whose faults stayed within 2× the result array's pages + 32 (the old space had room for the N message objects V8 pretenures) against those that mapped fresh old-space pages (~470 for 30k, +7–10 ms); both kinds stay in the figures, which are medians over all calls.",
   rows,
+  cold: colds.map((c, i) => ({ n: N * (i + 1), ids: 'server', ...c })),
+  /** µs of CPU per minor page fault here (8 MB of fresh memory touched once per page). */
+  pageFaultMicros: faultMicros,
   doublingCost: doubling,
   doublingCostBatched: doublingBatched,
   withinThreeTimes: met,
