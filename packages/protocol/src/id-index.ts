@@ -31,7 +31,7 @@ function shardOf(id: string): number {
  * of its time in page faults and rehashes of one index (`pnpm bench linearity`). Shards of
  * a few thousand stay in the young generation. A batch copies only the shards it writes
  * (`writable`), never the whole index. Ids that defeat the hash share one shard: one plain
- * Map, as before.
+ * Map, as before. It iterates shard by shard, not in insertion order (`messages` has the order).
  */
 export class IdIndex<V> implements ReadonlyMap<string, V> {
   private constructor(
