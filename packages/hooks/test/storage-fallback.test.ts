@@ -117,6 +117,22 @@ describe('a guarded storage shared by sessions', () => {
     expect(fallbackListeners(storage)).toBe(base);
   });
 
+  it('a listener that throws neither fails the call nor silences the others', async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const storage = withFallback(brokenIdb('QuotaExceededError'), createMemoryStorage(), () => {
+      throw new Error('app bug');
+    });
+    const kept = open(RunSession, 'kept', storage);
+    expect(await storage.get('k')).toBeUndefined();
+    expect(storage.kind).toBe('memory');
+    expect(kept.heard).toEqual([FELL_BACK('QuotaExceededError')]);
+    expect(errors.mock.calls.map(([m, e]) => [m, (e as Error).message])).toEqual([
+      ['[resumable] a storage fallback listener threw', 'app bug'],
+    ]);
+    errors.mockRestore();
+    await kept.session.dispose();
+  });
+
   it("the first paint's storage: each session handed it warns once, the handle adds none", async () => {
     const heard: string[] = [];
     const options = {

@@ -110,7 +110,7 @@ export function withFallback(
         `${primary.kind} storage failed (${reason}); records are kept in memory`,
         cause,
       );
-      for (const listener of [...watch.listeners]) listener(watch.error);
+      for (const listener of [...watch.listeners]) tell(listener, watch.error);
       return op(fallback);
     }
   };
@@ -152,10 +152,19 @@ export function watchFallback(
   const heard = (error: ResumableError) => listener(error);
   if (watch.error) {
     const error = watch.error;
-    queueMicrotask(() => watch.listeners.has(heard) && heard(error));
+    queueMicrotask(() => watch.listeners.has(heard) && tell(heard, error));
   }
   watch.listeners.add(heard);
   return () => watch.listeners.delete(heard);
+}
+
+/** One listener that throws (an app's onWarning) neither fails the call nor silences the rest. */
+function tell(listener: (error: ResumableError) => void, error: ResumableError): void {
+  try {
+    listener(error);
+  } catch (thrown) {
+    console.error('[resumable] a storage fallback listener threw', thrown);
+  }
 }
 
 /** How many listen to `storage`'s fallback (tests: a disposed session has left). */
