@@ -219,7 +219,12 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
   );
   if (channel) {
     offs.push(channel.subscribe(onMessage), () => channel.close());
-    offs.push(watchFreeze(election), heartbeat());
+    // A frozen page (or one in the back-forward cache) gives its lock up — a frozen leader
+    // would hold the streams of every tab — and stands again when it comes back.
+    offs.push(
+      env.onFreeze((frozen) => election.dispatch(frozen ? 'freeze' : 'resume')),
+      heartbeat(),
+    );
   }
   syncThread();
   election.start();
@@ -248,32 +253,5 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
     thread.stop();
     closed = true;
     election.dispatch('close');
-  };
-}
-
-/**
- * A page that freezes or goes into the back-forward cache gives its lock up (a frozen
- * leader would hold the streams of every tab), and stands again when it comes back.
- */
-function watchFreeze(election: LeaderElection): () => void {
-  type Host = { addEventListener(t: string, l: (e: Event) => void): void } & {
-    removeEventListener(t: string, l: (e: Event) => void): void;
-  };
-  const doc = (globalThis as { document?: Host }).document;
-  const win = (globalThis as { window?: Host }).window;
-  if (!doc?.addEventListener || !win?.addEventListener) return () => {};
-  const freeze = () => election.dispatch('freeze');
-  const resume = () => election.dispatch('resume');
-  const hide = (e: Event) => (e as { persisted?: boolean }).persisted && freeze();
-  const show = (e: Event) => (e as { persisted?: boolean }).persisted && resume();
-  doc.addEventListener('freeze', freeze);
-  doc.addEventListener('resume', resume);
-  win.addEventListener('pagehide', hide);
-  win.addEventListener('pageshow', show);
-  return () => {
-    doc.removeEventListener('freeze', freeze);
-    doc.removeEventListener('resume', resume);
-    win.removeEventListener('pagehide', hide);
-    win.removeEventListener('pageshow', show);
   };
 }

@@ -39,3 +39,37 @@ describe('onPageHide in the browser', () => {
     expect(heard).toEqual(['pagehide', 'hidden']);
   });
 });
+
+describe('onFreeze in the browser', () => {
+  /** A page-transition event (jsdom has no PageTransitionEvent constructor of its own). */
+  const transition = (type: 'pagehide' | 'pageshow', persisted: boolean) =>
+    Object.assign(new Event(type), { persisted });
+
+  it('freeze and a persisted pagehide freeze; resume and a persisted pageshow resume; off stops all', () => {
+    const heard: string[] = [];
+    let cause = '';
+    const off = createEnvironment().onFreeze((frozen) => heard.push(`${cause}:${frozen}`));
+
+    cause = 'freeze';
+    document.dispatchEvent(new Event('freeze'));
+    cause = 'resume';
+    document.dispatchEvent(new Event('resume'));
+    cause = 'unload';
+    window.dispatchEvent(transition('pagehide', false)); // an unload, not the bfcache
+    cause = 'bfcache';
+    window.dispatchEvent(transition('pagehide', true));
+    cause = 'first show';
+    window.dispatchEvent(transition('pageshow', false));
+    cause = 'back';
+    window.dispatchEvent(transition('pageshow', true));
+    expect(heard).toEqual(['freeze:true', 'resume:false', 'bfcache:true', 'back:false']);
+
+    off();
+    cause = 'after off';
+    document.dispatchEvent(new Event('freeze'));
+    window.dispatchEvent(transition('pagehide', true));
+    document.dispatchEvent(new Event('resume'));
+    window.dispatchEvent(transition('pageshow', true));
+    expect(heard).toEqual(['freeze:true', 'resume:false', 'bfcache:true', 'back:false']);
+  });
+});

@@ -39,6 +39,13 @@ export interface ResumableEnvironment {
    */
   onPageHide(listener: () => void): () => void;
   /**
+   * Calls `listener(true)` when the page is frozen or goes into the back-forward cache
+   * (`freeze`, `pagehide` with `persisted`) and `listener(false)` when it comes back
+   * (`resume`, `pageshow` with `persisted`): a frozen leader tab gives its lock up.
+   * @default the page's lifecycle events; never fires where there is no window
+   */
+  onFreeze(listener: (frozen: boolean) => void): () => void;
+  /**
    * A message bus between the tabs of this origin (BroadcastChannel), so a prompt sent in
    * one tab is followed live in the others. Null where there is none.
    */
@@ -106,9 +113,9 @@ export function createManualSignal(initial = true): ManualSignal {
   };
 }
 
-type EventHost = {
-  addEventListener(type: string, listener: () => void): void;
-  removeEventListener(type: string, listener: () => void): void;
+type EventHost<E = never> = {
+  addEventListener(type: string, listener: (event: E) => unknown): void;
+  removeEventListener(type: string, listener: (event: E) => unknown): void;
 };
 
 function host(): EventHost | undefined {
@@ -171,6 +178,29 @@ function browserPageHide(listener: () => void): () => void {
   };
 }
 
+type PageEvent = Event & { persisted?: boolean };
+
+function browserFreeze(listener: (frozen: boolean) => void): () => void {
+  const w = host();
+  const d = doc();
+  if (!w || !d) return () => {};
+  const freeze = () => listener(true);
+  const resume = () => listener(false);
+  // Only a page kept in the back-forward cache comes back; any other pagehide is an unload.
+  const hide = (e: PageEvent) => e.persisted && freeze();
+  const show = (e: PageEvent) => e.persisted && resume();
+  const on: [EventHost<PageEvent>, string, (e: PageEvent) => unknown][] = [
+    [d, 'freeze', freeze],
+    [d, 'resume', resume],
+    [w, 'pagehide', hide],
+    [w, 'pageshow', show],
+  ];
+  for (const [target, type, handler] of on) target.addEventListener(type, handler);
+  return () => {
+    for (const [target, type, handler] of on) target.removeEventListener(type, handler);
+  };
+}
+
 function defaultUUID(): string {
   const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
   if (c?.randomUUID) return c.randomUUID();
@@ -196,6 +226,7 @@ export function createEnvironment(
     online: browserOnlineSignal(),
     visible: browserVisibleSignal(),
     onPageHide: browserPageHide,
+    onFreeze: browserFreeze,
     channel: broadcastChannel,
     locks: browserLocks(),
     ...overrides,

@@ -103,7 +103,8 @@ export class ClientHandle {
   records(key: string): Promise<StoredRecords> {
     let read = this.reads.get(key);
     if (!read) {
-      this.storage ??= storageFor(this.options, (e) => this.options.onWarning?.(e));
+      // No warning of its own: each session handed this storage warns its fallback once.
+      this.storage ??= storageFor(this.options);
       read = readStoredRecords(this.storage, key);
       this.reads.set(key, read);
     }

@@ -15,7 +15,7 @@ import type { RecordRead, RunRecord } from './record.js';
 import { loadRecord, runRecordKey, runStateOfRecord } from './record.js';
 import { SharedStream } from './shared-stream.js';
 import type { RecordStorage } from './storage.js';
-import { storageFor } from './storage.js';
+import { storageFor, storageUnavailable, watchFallback } from './storage.js';
 import type { RunSessionState } from './store.js';
 import { createSessionStore, runErrorOf } from './store.js';
 import { RecordWriter } from './writer.js';
@@ -64,13 +64,13 @@ export class RunSession {
 
   private hydration: Promise<void> | null = null;
   private unsubscribers: (() => void)[] = [];
+  private readonly leaveStorage: () => void;
   private disposed = false;
 
   constructor(options: RunSessionOptions) {
     this.key = options.key;
     this.env = createEnvironment(options.env);
-    const warn = (error: ResumableError) => this.out.warn(error);
-    this.storage = storageFor(options, warn);
+    this.storage = storageFor(options);
     this.api = new RunApi({
       endpoint: options.endpoint,
       fetch: this.env.fetch,
@@ -90,12 +90,7 @@ export class RunSession {
       setTimeout: this.env.setTimeout,
       clearTimeout: this.env.clearTimeout,
       onStored: () => this.f.notePersistence(),
-      onError: (error) =>
-        this.out.warn(
-          new ResumableError('storage_unavailable', 'could not persist the run record', {
-            cause: error,
-          }),
-        ),
+      onError: (e) => this.out.warn(storageUnavailable('could not persist the run record', e)),
     });
     this.keepAlive = new KeepAlive({
       activate: () => this.activate(),
@@ -124,6 +119,11 @@ export class RunSession {
     });
     this.loop = new ReconnectLoop(this.f);
     this.options = options;
+    // A storage shared by the page falls back once: every session hears it, till dispose.
+    this.leaveStorage = watchFallback(this.storage, (error) => {
+      this.f.notePersistence();
+      this.out.warn(error);
+    });
   }
 
   /**
@@ -210,6 +210,7 @@ export class RunSession {
   /** Ends everything for good (tests, HMR, a registry being torn down). Always settles. */
   async dispose(): Promise<void> {
     this.disposed = true;
+    this.leaveStorage();
     this.keepAlive.reset();
     this.deactivate();
     await this.writer.idle();
