@@ -205,7 +205,9 @@ export class ThreadFollower {
         continue;
       }
       let error: ResumableError;
-      let opened = false;
+      let openedAt: number | null = null;
+      // A stream that closed (200 or 204) is an answer: only a request that got none is `network`.
+      let answered = true;
       const before = this.offset;
       try {
         if (this.offset === null) {
@@ -225,12 +227,13 @@ export class ThreadFollower {
           resync = false;
         }
         const result = await this.connectOnce(generation, () => {
-          opened = true;
+          openedAt = env.now();
         });
         if (!this.live(generation)) return;
-        error = result;
+        [error, answered] = result;
       } catch (caught) {
         error = toResumable(caught);
+        answered = error.code !== 'network';
       }
       if (!this.live(generation)) return;
       const action = errorAction(error);
@@ -244,9 +247,13 @@ export class ThreadFollower {
         this.offset = null;
         resync = true;
       }
-      failures = opened ? 1 : failures + 1;
-      if (opened || this.offset !== before) stale = 0;
-      else if (error.code !== 'network') stale++;
+      // Progress is a new offset, or a stream that stayed up (heartbeats on a quiet thread):
+      // a server that opens and closes at once, or answers 204, forever ends in `no_progress`.
+      const stable = openedAt !== null && env.now() - openedAt >= (options.stableAfterMs ?? 5000);
+      const progressed = stable || this.offset !== before;
+      failures = progressed ? 1 : failures + 1;
+      if (progressed) stale = 0;
+      else if (answered) stale++;
       if (stale >= maxStale) {
         this.parts.warn(noProgress(stale, error));
         this.life.end(generation);
@@ -279,12 +286,18 @@ export class ThreadFollower {
     return lastOffset;
   }
 
-  /** One attempt; resolves with why it ended (a stream closing is a `network` drop). */
-  private async connectOnce(generation: number, onOpen: () => void): Promise<ResumableError> {
+  /**
+   * One attempt; resolves with why it ended (a stream closing is a `network` drop) and
+   * whether the server answered at all.
+   */
+  private async connectOnce(
+    generation: number,
+    onOpen: () => void,
+  ): Promise<[ResumableError, boolean]> {
     const { api, env, options } = this.parts;
     const threadId = this.threadId as string;
     const headers = await api.headers(this.token, { threadId });
-    if (!this.live(generation)) return new ResumableError('aborted', 'stopped');
+    if (!this.live(generation)) return [new ResumableError('aborted', 'stopped'), true];
     const controller = new AbortController();
     this.abort = controller;
     const after = this.offset ?? 0;
@@ -310,11 +323,11 @@ export class ThreadFollower {
     switch (outcome.kind) {
       case 'ended':
       case 'no_content':
-        return new ResumableError('network', 'the thread stream closed');
+        return [new ResumableError('network', 'the thread stream closed'), true];
       case 'aborted':
-        return new ResumableError('aborted', 'the thread stream was closed');
+        return [new ResumableError('aborted', 'the thread stream was closed'), true];
       default:
-        return outcome.error;
+        return [outcome.error, outcome.kind !== 'network'];
     }
   }
 }
