@@ -14,11 +14,12 @@ import { ThreadFollower } from '../src/core/thread-stream.js';
 import { type Handler, HostileServer, THREAD, TOKEN } from './hostile-server.js';
 import { waitFor } from './util.js';
 
+const MAX_STALE = 5;
 const FAST: LoopOptions & { requestTimeoutMs: number } = {
   backoff: { initialMs: 10, maxMs: 50, minMs: 10 },
   heartbeatMs: 100,
   requestTimeoutMs: 300,
-  maxAttemptsWithoutProgress: 5,
+  maxAttemptsWithoutProgress: MAX_STALE,
   stableAfterMs: 1000,
 };
 const MAX_REQUESTS = 20;
@@ -104,7 +105,7 @@ describe('thread stream against a server making no progress', () => {
     const { follower: f, warnings } = follower();
     await givesUp(f, warnings);
     // The first attempt learned the resume point (GET /threads/{id}): progress.
-    expect(streamHits()).toBe(FAST.maxAttemptsWithoutProgress + 1);
+    expect(streamHits()).toBe(MAX_STALE + 1);
   });
 
   it('204 to every GET of the thread events: no_progress after the bound', async () => {
@@ -112,6 +113,6 @@ describe('thread stream against a server making no progress', () => {
     const { follower: f, warnings } = follower();
     await givesUp(f, warnings);
     // The first attempt learned the resume point (GET /threads/{id}): progress.
-    expect(streamHits()).toBe(FAST.maxAttemptsWithoutProgress + 1);
+    expect(streamHits()).toBe(MAX_STALE + 1);
   });
 });
