@@ -70,15 +70,24 @@ export function xhrTransport(XHR: typeof XMLHttpRequest): UploadTransport {
         idle.poke();
         request.onProgress?.(e.loaded, e.lengthComputable ? e.total : request.body.size);
       };
-      xhr.onprogress = () => idle.poke();
+      const answer = (text: string): UploadAnswer => ({
+        status: xhr.status,
+        contentType: xhr.getResponseHeader('Content-Type') ?? '',
+        text,
+        retryAfter: xhr.getResponseHeader('Retry-After'),
+      });
+      // The answer's bytes do not reset the idle timer (as with fetch): one that trickles
+      // forever ends in `timeout`. One longer than the answer's bound is not the server's
+      // and is not buffered further (XMLHttpRequest keeps all of it): judged as not JSON.
+      xhr.onprogress = (e) => {
+        if (e.loaded <= MAX_ANSWER) return;
+        done();
+        resolve(answer(''));
+        xhr.abort();
+      };
       xhr.onload = () => {
         done();
-        resolve({
-          status: xhr.status,
-          contentType: xhr.getResponseHeader('Content-Type') ?? '',
-          text: xhr.responseText.slice(0, MAX_ANSWER + 1),
-          retryAfter: xhr.getResponseHeader('Retry-After'),
-        });
+        resolve(answer(xhr.responseText.slice(0, MAX_ANSWER + 1)));
       };
       xhr.onerror = () => {
         done();
