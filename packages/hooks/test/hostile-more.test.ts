@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { RunApi } from '../src/core/api.js';
 import { createEnvironment, createManualSignal } from '../src/core/env.js';
 import type { LoopOptions } from '../src/core/reconnect.js';
+import { ResumableClient } from '../src/core/registry.js';
 import { createMemoryStorage } from '../src/core/storage.js';
 import { ThreadFollower } from '../src/core/thread-stream.js';
 import { uploadFile } from '../src/core/upload.js';
@@ -191,4 +192,38 @@ describe('upload through XMLHttpRequest against a hostile answer', () => {
     expect(code).toBe('unexpected_response');
     expect(ms).toBeLessThan(IDLE_MS + 1000);
   }, 5000);
+});
+
+describe('chat history pages of the wrong shape', () => {
+  it('entries that are not messages are dropped: the page shows, no internal error', async () => {
+    const good = { id: 'm1', role: 'user', content: 'hi' };
+    server.handler = (hit, _req, res) =>
+      hit.route === 'history' &&
+      server.json(res, 200, {
+        messages: [null, 7, good, { role: 'user', content: 'no id' }, { id: 'm2', role: 5 }],
+        nextBefore: null,
+      });
+    const client = new ResumableClient({
+      ...FAST,
+      endpoint: server.url,
+      storage: createMemoryStorage(),
+      onWarning: () => {},
+      env: {
+        online: createManualSignal(true),
+        visible: createManualSignal(true),
+        onPageHide: () => () => {},
+      },
+    });
+    const chat = client.chatSession('c', { threadId: THREAD, token: TOKEN });
+    stops.push(chat.retain());
+    await waitFor(() => server.count('history') === 1 && !chat.getState().isLoadingOlder, 'page');
+    await waitFor(
+      () => chat.getState().messages.length > 0 || chat.getState().error !== null,
+      'shown',
+    );
+    expect(chat.getState().error).toBeNull();
+    expect(chat.getState().messages.map((m) => [m.id, m.role, m.content])).toEqual([
+      ['m1', 'user', 'hi'],
+    ]);
+  });
 });
