@@ -9,6 +9,7 @@ import type { ResumableError } from '@resumable/protocol';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RunApi } from '../src/core/api.js';
 import { createEnvironment, createManualSignal } from '../src/core/env.js';
+import { InterruptSession } from '../src/core/interrupt-session.js';
 import type { LoopOptions } from '../src/core/reconnect.js';
 import { ResumableClient } from '../src/core/registry.js';
 import { createMemoryStorage } from '../src/core/storage.js';
@@ -91,6 +92,21 @@ function follower(): { follower: ThreadFollower; warnings: ResumableError[] } {
   f.setThread(THREAD, TOKEN);
   f.start();
   return { follower: f, warnings };
+}
+
+/** A client of the hostile server with the fast bounds, its own signals, warnings dropped. */
+function chatClient(): ResumableClient {
+  return new ResumableClient({
+    ...FAST,
+    endpoint: server.url,
+    storage: createMemoryStorage(),
+    onWarning: () => {},
+    env: {
+      online: createManualSignal(true),
+      visible: createManualSignal(true),
+      onPageHide: () => () => {},
+    },
+  });
 }
 
 const streamHits = () => server.hits.filter((h) => h.route === 'other').length;
@@ -203,18 +219,7 @@ describe('chat history pages of the wrong shape', () => {
         messages: [null, 7, good, { role: 'user', content: 'no id' }, { id: 'm2', role: 5 }],
         nextBefore: null,
       });
-    const client = new ResumableClient({
-      ...FAST,
-      endpoint: server.url,
-      storage: createMemoryStorage(),
-      onWarning: () => {},
-      env: {
-        online: createManualSignal(true),
-        visible: createManualSignal(true),
-        onPageHide: () => () => {},
-      },
-    });
-    const chat = client.chatSession('c', { threadId: THREAD, token: TOKEN });
+    const chat = chatClient().chatSession('c', { threadId: THREAD, token: TOKEN });
     stops.push(chat.retain());
     await waitFor(() => server.count('history') === 1 && !chat.getState().isLoadingOlder, 'page');
     await waitFor(
@@ -225,5 +230,43 @@ describe('chat history pages of the wrong shape', () => {
     expect(chat.getState().messages.map((m) => [m.id, m.role, m.content])).toEqual([
       ['m1', 'user', 'hi'],
     ]);
+  });
+});
+
+describe('interrupts: GET /threads/{id} against a hostile server', () => {
+  it('hung forever: each read times out at requestTimeoutMs, no_progress after the bound, reported', async () => {
+    server.handler = (hit, _req, res) => hit.route === 'thread' && server.hang(res);
+    const chat = chatClient().chatSession('c', {
+      threadId: THREAD,
+      token: TOKEN,
+      followThread: false,
+      shareTabs: false,
+    });
+    const warnings: string[] = [];
+    const interrupts = new InterruptSession(chat, (w) => warnings.push(w.code));
+    stops.push(interrupts.retain());
+    await waitFor(() => warnings.length > 0, 'a warning', BOUND_MS);
+    expect(warnings).toEqual(['no_progress']);
+    // The chat's own GET (joining an active run: once) and the interrupts' reads.
+    expect(server.count('thread')).toBe(1 + MAX_STALE);
+    expect(Date.now() - t0).toBeLessThan(BOUND_MS);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(server.count('thread')).toBe(1 + MAX_STALE);
+  });
+
+  it('released while a read hangs: the read times out and nothing more is asked', async () => {
+    server.handler = (hit, _req, res) => hit.route === 'thread' && server.hang(res);
+    const chat = chatClient().chatSession('c', {
+      threadId: THREAD,
+      token: TOKEN,
+      followThread: false,
+      shareTabs: false,
+    });
+    const interrupts = new InterruptSession(chat, () => {});
+    const release = interrupts.retain();
+    await waitFor(() => server.count('thread') === 2, 'both reads');
+    release();
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(server.count('thread')).toBe(2);
   });
 });

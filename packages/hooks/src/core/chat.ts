@@ -39,7 +39,7 @@ export { chatRecordKey } from './chat-state.js';
 export class ChatSession {
   readonly store: StoreApi<ChatState>;
   readonly run: RunSession;
-  private readonly options: ChatSessionOptions;
+  readonly options: ChatSessionOptions;
   private readonly keepAlive: KeepAlive;
   private unsubscribers: (() => void)[] = [];
   private loading: Promise<void> | null = null;

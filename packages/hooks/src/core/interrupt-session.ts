@@ -48,6 +48,8 @@ export class InterruptSession {
   /** Record writes and answers, one at a time (a resolve never races another). */
   private queue: Promise<void> = Promise.resolve();
   private fetching = false;
+  /** The read in flight, aborted when the last holder lets go (no retry after that). */
+  private reading: AbortController | null = null;
   private requeued = false;
   private lastParts: unknown[] = [];
 
@@ -63,7 +65,8 @@ export class InterruptSession {
       executions: new Map(),
       hydrated: false,
     }));
-    this.retries = new Retrier(chat.run.env, {});
+    // The chat's own bounds: its backoff, its attempts without progress.
+    this.retries = new Retrier(chat.run.env, chat.options);
     this.keepAlive = new KeepAlive({
       activate: () => this.activate(),
       deactivate: () => this.deactivate(),
@@ -107,6 +110,7 @@ export class InterruptSession {
   private deactivate(): void {
     for (const off of this.unsubscribers.splice(0)) off();
     this.retries.cancel();
+    this.reading?.abort();
   }
 
   private async load(): Promise<void> {
@@ -201,6 +205,8 @@ export class InterruptSession {
     const { threadId, token, hydrated } = this.chat.getState();
     if (!threadId || !hydrated || this.fetching || !this.getState().hydrated) return;
     this.fetching = true;
+    const reading = new AbortController();
+    this.reading = reading;
     try {
       const api = this.chat.run.api;
       const url = `${api.endpoint}/threads/${encodeURIComponent(threadId)}`;
@@ -208,19 +214,24 @@ export class InterruptSession {
       const { body } = await requestJson<{ interrupts?: unknown } | null>(
         api.fetch,
         url,
-        { headers },
+        { headers, signal: reading.signal },
         this.chat.run.env.now,
-        { timeoutMs: DEFAULT_REQUEST_TIMEOUT_MS },
+        { timeoutMs: this.chat.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS },
       );
       this.retries.succeeded();
       this.store.setState({ server: parseServerInterrupts(body?.interrupts) });
       this.onChange();
       await this.requeue();
     } catch (error) {
+      if (reading.signal.aborted) return;
       const typed = toResumable(error);
-      if (this.retries.judge(typed).retry) this.retries.schedule(typed, () => void this.refresh());
+      const verdict = this.retries.judge(typed);
+      if (verdict.retry) this.retries.schedule(typed, () => void this.refresh());
+      // Given up (no_progress, 401/403/404): the statuses stay as read; said, not swallowed.
+      else this.onWarning?.(verdict.error);
     } finally {
       this.fetching = false;
+      if (this.reading === reading) this.reading = null;
     }
   }
 
