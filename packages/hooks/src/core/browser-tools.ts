@@ -50,10 +50,19 @@ export class BrowserToolRunner {
     };
   }
 
+  /**
+   * The app's tool the interrupt names. The name is the server's (the model's): data, never
+   * a key into the prototype (`constructor` is no tool the app declared).
+   */
+  private toolOf(i: ChatInterrupt | undefined): BrowserTool | undefined {
+    const name = i?.tool?.name;
+    return name !== undefined && Object.hasOwn(this.tools, name) ? this.tools[name] : undefined;
+  }
+
   /** Runs an `interrupted` tool again, because the user asked. */
   rerun(id: string): Promise<void> {
     const i = this.session.getState().interrupts.find((x) => x.id === id);
-    const tool = i?.tool ? this.tools[i.tool.name] : undefined;
+    const tool = this.toolOf(i);
     if (!i || !tool || i.execution !== 'interrupted') return Promise.resolve();
     return this.exclusive(i, () => this.run(i, tool));
   }
@@ -62,7 +71,7 @@ export class BrowserToolRunner {
     if (!this.session.getState().hydrated) return;
     for (const i of this.session.getState().interrupts) {
       if (i.reason !== 'client_tool' || i.status !== 'open' || i.pending !== null) continue;
-      const tool = i.tool ? this.tools[i.tool.name] : undefined;
+      const tool = this.toolOf(i);
       if (!tool || this.taken.has(i.id)) continue;
       this.taken.add(i.id);
       void this.exclusive(i, async () => {
