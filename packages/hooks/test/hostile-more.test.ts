@@ -5,14 +5,16 @@
  */
 
 import { createRequire } from 'node:module';
-import type { ResumableError } from '@resumable/protocol';
+import { messageText, type ResumableError } from '@resumable/protocol';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RunApi } from '../src/core/api.js';
+import type { ChatSession } from '../src/core/chat.js';
+import { chatRecordKey } from '../src/core/chat-state.js';
 import { createEnvironment, createManualSignal } from '../src/core/env.js';
 import { InterruptSession } from '../src/core/interrupt-session.js';
 import type { LoopOptions } from '../src/core/reconnect.js';
 import { ResumableClient } from '../src/core/registry.js';
-import { createMemoryStorage } from '../src/core/storage.js';
+import { createMemoryStorage, type RecordStorage } from '../src/core/storage.js';
 import { ThreadFollower } from '../src/core/thread-stream.js';
 import { uploadFile } from '../src/core/upload.js';
 import { xhrTransport } from '../src/core/upload-transport.js';
@@ -95,11 +97,11 @@ function follower(): { follower: ThreadFollower; warnings: ResumableError[] } {
 }
 
 /** A client of the hostile server with the fast bounds, its own signals, warnings dropped. */
-function chatClient(): ResumableClient {
+function chatClient(storage: RecordStorage = createMemoryStorage()): ResumableClient {
   return new ResumableClient({
     ...FAST,
     endpoint: server.url,
-    storage: createMemoryStorage(),
+    storage,
     onWarning: () => {},
     env: {
       online: createManualSignal(true),
@@ -268,5 +270,57 @@ describe('interrupts: GET /threads/{id} against a hostile server', () => {
     release();
     await new Promise((r) => setTimeout(r, 1000));
     expect(server.count('thread')).toBe(2);
+  });
+});
+
+describe('a stored chat record of the wrong shape', () => {
+  /** The chat `c` of THREAD over a record as an older version or an extension left it. */
+  async function chatOver(record: object) {
+    server.handler = (hit, _req, res) =>
+      hit.route === 'history' &&
+      server.json(res, 200, {
+        messages: [{ id: 'h1', role: 'user', content: 'old' }],
+        nextBefore: null,
+      });
+    const storage = createMemoryStorage();
+    await storage.update(chatRecordKey('c'), () => ({
+      v: 1,
+      key: 'c',
+      threadId: THREAD,
+      token: TOKEN,
+      ...record,
+    }));
+    const chat = chatClient(storage).chatSession('c', { threadId: THREAD, token: TOKEN });
+    stops.push(chat.retain());
+    return chat;
+  }
+  const shown = (chat: ChatSession) =>
+    chat.getState().messages.map((m) => `${m.role}: ${messageText(m)}`);
+
+  for (const [what, prompt] of [
+    ['no message', { runId: 'r1' }],
+    ['a null message', { runId: 'r1', message: null }],
+    ['a message without id', { runId: 'r1', message: { role: 'user', content: 'x' } }],
+  ] as const) {
+    it(`a prompt with ${what} is dropped: history shows, the queued prompt is sent once`, async () => {
+      const chat = await chatOver({
+        outbox: [{ runId: 'o1', text: 'queued', createdAt: 1 }],
+        prompt,
+      });
+      await waitFor(() => shown(chat).length === 3, 'history, prompt and reply', BOUND_MS);
+      expect(shown(chat)).toEqual(['user: old', 'user: queued', 'assistant: second']);
+      expect(chat.getState().error).toBeNull();
+      expect(server.count('start')).toBe(1);
+    });
+  }
+
+  it('an outbox item whose message id is not a string: its text shows and is sent once', async () => {
+    const chat = await chatOver({
+      outbox: [{ runId: 'o1', text: 'queued', createdAt: 1, messageId: 5 }],
+    });
+    await waitFor(() => shown(chat).length === 3, 'history, prompt and reply', BOUND_MS);
+    expect(shown(chat)).toEqual(['user: old', 'user: queued', 'assistant: second']);
+    expect(chat.getState().error).toBeNull();
+    expect(server.count('start')).toBe(1);
   });
 });

@@ -116,26 +116,37 @@ export function parseChatRecord(value: unknown, key: string): ChatRecord | Resum
   if (typeof r !== 'object' || r.v !== 1 || r.key !== key || !Array.isArray(r.outbox)) {
     return new ResumableError('corrupt_record', `persisted chat "${key}" discarded`);
   }
-  const outbox = r.outbox.filter(
-    (item): item is OutboxItem =>
-      typeof item === 'object' &&
-      item !== null &&
-      typeof item.runId === 'string' &&
-      typeof item.text === 'string' &&
-      (item.kind === undefined || item.kind === 'regenerate') &&
-      (item.parentMessageId === undefined ||
-        item.parentMessageId === null ||
-        typeof item.parentMessageId === 'string'),
-  );
+  const outbox = r.outbox
+    .filter(
+      (item): item is OutboxItem =>
+        typeof item === 'object' &&
+        item !== null &&
+        typeof item.runId === 'string' &&
+        typeof item.text === 'string' &&
+        (item.kind === undefined || item.kind === 'regenerate') &&
+        (item.parentMessageId === undefined ||
+          item.parentMessageId === null ||
+          typeof item.parentMessageId === 'string'),
+    )
+    // A message id that is not a string is dropped, not the prompt: its text still goes.
+    .map(({ messageId, ...item }) =>
+      typeof messageId === 'string' ? { ...item, messageId } : item,
+    );
   return {
     v: 1,
     key,
     threadId: typeof r.threadId === 'string' ? r.threadId : null,
     token: typeof r.token === 'string' ? r.token : null,
     outbox,
-    prompt: r.prompt && typeof r.prompt.runId === 'string' ? r.prompt : null,
+    prompt: isPrompt(r.prompt) ? r.prompt : null,
     ...branchRecordOf(r),
   };
+}
+
+/** A stored prompt the transcript can show: its run, and a message with an id and a role. */
+function isPrompt(p: ChatRecord['prompt'] | undefined): p is NonNullable<ChatRecord['prompt']> {
+  const m = p?.message as { id?: unknown; role?: unknown } | null | undefined;
+  return typeof p?.runId === 'string' && typeof m?.id === 'string' && typeof m.role === 'string';
 }
 
 /** The record's branch fields, checked (a bad one is dropped: the newest branch shows). */
