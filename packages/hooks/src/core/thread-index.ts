@@ -54,6 +54,11 @@ export interface LocalThreadSourceOptions {
 
 export const THREAD_INDEX_KEY = 'threads:index';
 export const DEFAULT_MAX_THREADS = 100;
+/**
+ * Entries the list holds from another tab's messages, at most (the newest kept): a tab of
+ * another version, or a script, posting ever new ids does not grow it without end.
+ */
+export const MAX_LISTED_THREADS = 1000;
 
 function isEntry(value: unknown): value is ThreadEntry {
   const v = value as ThreadEntry;
@@ -192,7 +197,8 @@ export class ThreadIndex {
     const m = message as { type?: unknown; entry?: unknown; id?: unknown } | null;
     const others = (id: string) => this.getState().threads.filter((t) => t.id !== id);
     if (m?.type === 'put' && isEntry(m.entry)) {
-      this.store.setState({ threads: sortThreads([...others(m.entry.id), m.entry]) });
+      const threads = sortThreads([...others(m.entry.id), m.entry]);
+      this.store.setState({ threads: threads.slice(0, MAX_LISTED_THREADS) });
     } else if (m?.type === 'remove' && typeof m.id === 'string') {
       this.store.setState({ threads: others(m.id) });
     }
