@@ -96,6 +96,21 @@ describe('QuestionCard', () => {
     ]);
   });
 
+  it('a field name is data: "__proto__" is answered as a field like any other', () => {
+    const schema = JSON.parse(
+      '{"type":"object","properties":{"__proto__":{"type":"string"},"x":{"type":"string"}},"required":["__proto__"]}',
+    );
+    const answer = answerOf(
+      formOf(schema),
+      new Map([
+        ['__proto__', 'a'],
+        ['x', 'b'],
+      ]),
+    );
+    expect(JSON.stringify(answer)).toBe('{"__proto__":"a","x":"b"}');
+    expect(Object.getPrototypeOf(answer)).toBe(Object.prototype);
+  });
+
   it('a schema beyond the subset is answered as free text', () => {
     expect(formOf({ type: 'array' }).fields.map((f) => f.kind)).toEqual(['text']);
     expect(answerOf(formOf({ type: 'number' }), new Map([['', '4.5']]))).toBe(4.5);

@@ -73,11 +73,13 @@ export function answerOf(form: FormShape, values: ReadonlyMap<string, string | b
     return text;
   };
   if (form.shape === 'single') return typed(form.fields[0]!);
-  const out: Record<string, unknown> = {};
+  // A field's name is the schema's (the model's) data: `fromEntries` defines own properties,
+  // where `out[name] = v` would drop a field named `__proto__`.
+  const entries: [string, unknown][] = [];
   for (const f of form.fields) {
     const v = typed(f);
     if (v === undefined || (v === '' && !f.required)) continue;
-    out[f.name] = v;
+    entries.push([f.name, v]);
   }
-  return out;
+  return Object.fromEntries(entries);
 }
