@@ -16,5 +16,3 @@ export * from './run-error-codes.js';
 export * from './snapshot.js';
 export * from './sse.js';
 export * from './state.js';
-// A message's shape, as the fold checks it: the client checks a history page's with it too.
-export { messageProblem } from './validate.js';

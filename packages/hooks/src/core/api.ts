@@ -1,5 +1,5 @@
 import type { RunAgentInput, RunMessage, RunSnapshot, RunStatus } from '@resumable/protocol';
-import { messageProblem, parseSnapshot, ResumableError } from '@resumable/protocol';
+import { parseSnapshot, ResumableError } from '@resumable/protocol';
 import type { JsonRequest } from './http.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, requestJson, withTimeout } from './http.js';
 
@@ -150,10 +150,7 @@ export class RunApi {
     );
     const nextBefore = body?.nextBefore;
     return {
-      // An entry that is not a message (no id or role) is dropped, as a snapshot's is.
-      messages: Array.isArray(body?.messages)
-        ? (body.messages as unknown[]).filter((m): m is RunMessage => messageProblem(m) === null)
-        : [],
+      messages: Array.isArray(body?.messages) ? (body.messages as RunMessage[]) : [],
       nextBefore:
         typeof nextBefore === 'string' || typeof nextBefore === 'number'
           ? String(nextBefore)

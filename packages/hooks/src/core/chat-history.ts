@@ -35,8 +35,10 @@ export async function loadHistoryPage(
       store.setState({ isLoadingOlder: false });
       return;
     }
+    // An entry that is not a message (no id or role) is dropped, as a snapshot's is.
+    const messages = page.messages.filter(isMessage);
     store.setState({
-      history: before === null ? page.messages : [...page.messages, ...now.history],
+      history: before === null ? messages : [...messages, ...now.history],
       nextBefore: page.nextBefore,
       hasOlder: page.nextBefore !== null,
       isLoadingOlder: false,
@@ -58,6 +60,12 @@ export async function loadHistoryPage(
     store.setState({ error: typed });
   }
 }
+
+/** What the transcript needs of a history entry: an object with a string id and role. */
+const isMessage = (m: unknown): boolean => {
+  const { id, role } = (typeof m === 'object' && m !== null ? m : {}) as Record<string, unknown>;
+  return typeof id === 'string' && typeof role === 'string';
+};
 
 /** `GET /threads/:id`: the thread's newest run when it is still going, else null. */
 export async function activeRunOf(
