@@ -236,16 +236,20 @@ describe('chat history pages of the wrong shape', () => {
 });
 
 describe('interrupts: GET /threads/{id} against a hostile server', () => {
-  it('hung forever: each read times out at requestTimeoutMs, no_progress after the bound, reported', async () => {
+  /** A chat whose GET /threads/{id} never answers; only its interrupts follow the thread. */
+  const hungThread = () => {
     server.handler = (hit, _req, res) => hit.route === 'thread' && server.hang(res);
-    const chat = chatClient().chatSession('c', {
+    return chatClient().chatSession('c', {
       threadId: THREAD,
       token: TOKEN,
       followThread: false,
       shareTabs: false,
     });
+  };
+
+  it('hung forever: each read times out at requestTimeoutMs, no_progress after the bound, reported', async () => {
     const warnings: string[] = [];
-    const interrupts = new InterruptSession(chat, (w) => warnings.push(w.code));
+    const interrupts = new InterruptSession(hungThread(), (w) => warnings.push(w.code));
     stops.push(interrupts.retain());
     await waitFor(() => warnings.length > 0, 'a warning', BOUND_MS);
     expect(warnings).toEqual(['no_progress']);
@@ -257,14 +261,7 @@ describe('interrupts: GET /threads/{id} against a hostile server', () => {
   });
 
   it('released while a read hangs: the read times out and nothing more is asked', async () => {
-    server.handler = (hit, _req, res) => hit.route === 'thread' && server.hang(res);
-    const chat = chatClient().chatSession('c', {
-      threadId: THREAD,
-      token: TOKEN,
-      followThread: false,
-      shareTabs: false,
-    });
-    const interrupts = new InterruptSession(chat, () => {});
+    const interrupts = new InterruptSession(hungThread(), () => {});
     const release = interrupts.retain();
     await waitFor(() => server.count('thread') === 2, 'both reads');
     release();
