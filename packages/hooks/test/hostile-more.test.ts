@@ -16,8 +16,8 @@ import type { LoopOptions } from '../src/core/reconnect.js';
 import { ResumableClient } from '../src/core/registry.js';
 import { createMemoryStorage, type RecordStorage } from '../src/core/storage.js';
 import { ThreadFollower } from '../src/core/thread-stream.js';
-import { uploadFile } from '../src/core/upload.js';
-import { xhrTransport } from '../src/core/upload-transport.js';
+import { uploadFile, uploadToChat } from '../src/core/upload.js';
+import { fetchTransport, xhrTransport } from '../src/core/upload-transport.js';
 import { type Handler, HostileServer, THREAD, TOKEN } from './hostile-server.js';
 import { waitFor } from './util.js';
 
@@ -320,4 +320,22 @@ describe('a stored chat record of the wrong shape', () => {
     expect(chat.getState().error).toBeNull();
     expect(server.count('start')).toBe(1);
   });
+});
+
+describe('POST /threads (a chat’s first upload) against a hostile server', () => {
+  it('hung: the upload fails with timeout at the chat’s requestTimeoutMs', async () => {
+    server.handler = (_hit, req, res) =>
+      req.method === 'POST' && /\/threads$/.test(req.url ?? '') && server.hang(res);
+    const chat = chatClient().chatSession('c');
+    stops.push(chat.retain());
+    const started = Date.now();
+    const code = await uploadToChat(chat, new Blob(['hello']), {
+      transport: fetchTransport(fetch),
+    }).then(
+      () => 'uploaded',
+      (error: ResumableError) => error.code,
+    );
+    expect(code).toBe('timeout');
+    expect(Date.now() - started).toBeLessThan(FAST.requestTimeoutMs + 1000);
+  }, 5000);
 });

@@ -1,6 +1,6 @@
 import type { RunAgentInput, RunMessage, RunSnapshot, RunStatus } from '@resumable/protocol';
 import { parseSnapshot, ResumableError } from '@resumable/protocol';
-import type { JsonRequest } from './http.js';
+import type { JsonRequest, RequestLimits } from './http.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, requestJson, withTimeout } from './http.js';
 
 /**
@@ -71,12 +71,14 @@ export class RunApi {
     return token ? { Authorization: `Bearer ${token}`, ...resolved } : { ...resolved };
   }
 
+  /** The limits of every request made with this API (the thread endpoints' too). */
+  get limits(): RequestLimits {
+    const { requestTimeoutMs } = this.options;
+    return requestTimeoutMs === undefined ? {} : { timeoutMs: requestTimeoutMs };
+  }
+
   private request<T>(url: string, request: JsonRequest): Promise<{ status: number; body: T }> {
-    const limits =
-      this.options.requestTimeoutMs === undefined
-        ? {}
-        : { timeoutMs: this.options.requestTimeoutMs };
-    return requestJson<T>(this.options.fetch, url, request, this.options.now, limits);
+    return requestJson<T>(this.options.fetch, url, request, this.options.now, this.limits);
   }
 
   eventsUrl(runId: string, after: number): string {

@@ -2,7 +2,7 @@ import type { ResumableError } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import { createStore } from 'zustand/vanilla';
 import type { ChatSession } from './chat.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS, requestJson } from './http.js';
+import { requestJson } from './http.js';
 import type { InterruptRecord } from './interrupt-record.js';
 import {
   emptyInterruptRecord,
@@ -216,7 +216,7 @@ export class InterruptSession {
         url,
         { headers, signal: reading.signal },
         this.chat.run.env.now,
-        { timeoutMs: this.chat.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS },
+        api.limits,
       );
       this.retries.succeeded();
       this.store.setState({ server: parseServerInterrupts(body?.interrupts) });

@@ -22,6 +22,7 @@ export async function createThread(api: RunApi): Promise<CreatedThread> {
     `${api.endpoint}/threads`,
     { method: 'POST', headers: await api.headers(null), body: {} },
     Date.now,
+    api.limits,
   );
   const { threadId, token } = (body ?? {}) as Record<string, unknown>;
   if (typeof threadId !== 'string' || threadId === '' || typeof token !== 'string') {
@@ -42,6 +43,7 @@ export async function renameThread(
     threadUrl(api, threadId),
     { method: 'PATCH', headers: await api.headers(token, { threadId }), body: { title } },
     Date.now,
+    api.limits,
   );
 }
 
@@ -56,5 +58,6 @@ export async function deleteThread(
     threadUrl(api, threadId),
     { method: 'DELETE', headers: await api.headers(token, { threadId }) },
     Date.now,
+    api.limits,
   );
 }
