@@ -138,6 +138,18 @@ describe('thread stream against a server making no progress', () => {
     expect(streamHits()).toBe(MAX_STALE + 1);
   });
 
+  it('a stream that skips an offset every time (a gap): no_progress after the bound', async () => {
+    server.handler = threadEvents((hit, _req, res) => {
+      const event = { type: 'CUSTOM', name: 'resumable.noise', value: {} };
+      server.hold(res).write(`id: ${hit.after + 2}\ndata: ${JSON.stringify(event)}\n\n`);
+      return true;
+    });
+    const { follower: f, warnings } = follower();
+    await givesUp(f, warnings);
+    expect(f.offset).toBe(0);
+    expect(streamHits()).toBe(MAX_STALE + 1);
+  });
+
   it('204 to every GET of the thread events: no_progress after the bound', async () => {
     server.handler = threadEvents((_hit, _req, res) => server.noContent(res));
     const { follower: f, warnings } = follower();
