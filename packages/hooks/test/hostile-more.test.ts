@@ -323,6 +323,18 @@ describe('a stored chat record of the wrong shape', () => {
     });
   }
 
+  for (const attachments of [5, [5], [{ fileId: 'f1' }]]) {
+    it(`an outbox item with attachments ${JSON.stringify(attachments)}: its text shows and is sent once`, async () => {
+      const chat = await chatOver({
+        outbox: [{ runId: 'o1', text: 'queued', createdAt: 1, attachments }],
+      });
+      await waitFor(() => shown(chat).length === 3, 'history, prompt and reply', BOUND_MS);
+      expect(shown(chat)).toEqual(['user: old', 'user: queued', 'assistant: second']);
+      expect(chat.getState().error).toBeNull();
+      expect(server.count('start')).toBe(1);
+    });
+  }
+
   it('an outbox item whose message id is not a string: its text shows and is sent once', async () => {
     const chat = await chatOver({
       outbox: [{ runId: 'o1', text: 'queued', createdAt: 1, messageId: 5 }],

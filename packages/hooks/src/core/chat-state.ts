@@ -2,7 +2,7 @@ import type { RunMessage, RunStatus } from '@resumable/protocol';
 import { isTerminalStatus, ResumableError } from '@resumable/protocol';
 import type { RunSessionOptions } from './options.js';
 import { toResumable } from './typed-error.js';
-import type { ChatMessage, OutboxItem } from './types.js';
+import type { Attachment, ChatMessage, OutboxItem } from './types.js';
 
 export { composeMessages } from './compose.js';
 
@@ -128,10 +128,15 @@ export function parseChatRecord(value: unknown, key: string): ChatRecord | Resum
           item.parentMessageId === null ||
           typeof item.parentMessageId === 'string'),
     )
-    // A message id that is not a string is dropped, not the prompt: its text still goes.
-    .map(({ messageId, ...item }) =>
-      typeof messageId === 'string' ? { ...item, messageId } : item,
-    );
+    // A bad message id or file is dropped, not the prompt: its text still goes.
+    .map(({ messageId, attachments, ...item }) => {
+      const files = Array.isArray(attachments) ? attachments.filter(isAttachment) : [];
+      return {
+        ...item,
+        ...(typeof messageId === 'string' ? { messageId } : {}),
+        ...(files.length > 0 ? { attachments: files } : {}),
+      };
+    });
   return {
     v: 1,
     key,
@@ -141,6 +146,21 @@ export function parseChatRecord(value: unknown, key: string): ChatRecord | Resum
     prompt: isPrompt(r.prompt) ? r.prompt : null,
     ...branchRecordOf(r),
   };
+}
+
+/** An uploaded file as the server named it: string ids, URL and type, a size in bytes. */
+export function isAttachment(value: unknown): value is Attachment {
+  const b = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+  return (
+    typeof b.fileId === 'string' &&
+    b.fileId !== '' &&
+    typeof b.url === 'string' &&
+    b.url !== '' &&
+    typeof b.mimeType === 'string' &&
+    typeof b.name === 'string' &&
+    Number.isSafeInteger(b.size) &&
+    (b.size as number) >= 0
+  );
 }
 
 /** A stored prompt the transcript can show: its run, and a message with an id and a role. */

@@ -1,5 +1,6 @@
 import { errorFromBody, ResumableError } from '@resumable/protocol';
 import type { RunApi } from './api.js';
+import { isAttachment } from './chat-state.js';
 import { fileName } from './file-name.js';
 import { parseRetryAfter } from './http.js';
 import { type CreatedThread, createThread } from './thread-api.js';
@@ -72,28 +73,13 @@ export function attachmentOf(answer: UploadAnswer, url: string): Attachment {
   if (answer.status !== 201 && answer.status !== 200) {
     throw errorFromBody(answer.status, body, parseRetryAfter(answer.retryAfter, Date.now()));
   }
-  const b = (body ?? {}) as Record<string, unknown>;
-  const ok =
-    typeof b.fileId === 'string' &&
-    b.fileId !== '' &&
-    typeof b.url === 'string' &&
-    b.url !== '' &&
-    typeof b.mimeType === 'string' &&
-    typeof b.name === 'string' &&
-    Number.isSafeInteger(b.size) &&
-    (b.size as number) >= 0;
-  if (!ok) {
+  if (!isAttachment(body)) {
     throw new ResumableError('unexpected_response', `upload to ${url} answered without its file`, {
       status: answer.status,
     });
   }
-  return {
-    fileId: b.fileId as string,
-    url: b.url as string,
-    mimeType: b.mimeType as string,
-    size: b.size as number,
-    name: b.name as string,
-  };
+  const { fileId, url: fileUrl, mimeType, size, name } = body;
+  return { fileId, url: fileUrl, mimeType, size, name };
 }
 
 /** What `uploadToChat` needs of a `ChatSession` (structural: tests may pass their own). */
