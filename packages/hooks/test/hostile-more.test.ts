@@ -335,6 +335,16 @@ describe('a stored chat record of the wrong shape', () => {
     });
   }
 
+  it('an outbox item whose error is not an error: its text shows and is sent once', async () => {
+    const chat = await chatOver({
+      outbox: [{ runId: 'o1', text: 'queued', createdAt: 1, error: 5 }],
+    });
+    await waitFor(() => shown(chat).length === 3, 'history, prompt and reply', BOUND_MS);
+    expect(shown(chat)).toEqual(['user: old', 'user: queued', 'assistant: second']);
+    expect(chat.getState().outbox).toEqual([]);
+    expect(server.count('start')).toBe(1);
+  });
+
   it('an outbox item whose message id is not a string: its text shows and is sent once', async () => {
     const chat = await chatOver({
       outbox: [{ runId: 'o1', text: 'queued', createdAt: 1, messageId: 5 }],

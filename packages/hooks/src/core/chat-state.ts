@@ -128,13 +128,16 @@ export function parseChatRecord(value: unknown, key: string): ChatRecord | Resum
           item.parentMessageId === null ||
           typeof item.parentMessageId === 'string'),
     )
-    // A bad message id or file is dropped, not the prompt: its text still goes.
-    .map(({ messageId, attachments, ...item }) => {
+    // A bad message id, file or error is dropped, not the prompt: its text still goes.
+    .map(({ messageId, attachments, error, ...item }) => {
       const files = Array.isArray(attachments) ? attachments.filter(isAttachment) : [];
       return {
         ...item,
         ...(typeof messageId === 'string' ? { messageId } : {}),
         ...(files.length > 0 ? { attachments: files } : {}),
+        ...(typeof error?.code === 'string' && typeof error.message === 'string'
+          ? { error: { code: error.code, message: error.message } }
+          : {}),
       };
     });
   return {
