@@ -277,7 +277,8 @@ describe('interrupts: GET /threads/{id} against a hostile server', () => {
     const release = interrupts.retain();
     await waitFor(() => server.count('thread') === 2, 'both reads');
     release();
-    await new Promise((r) => setTimeout(r, 1000));
+    // Past the read's timeout (300 ms) and the longest retry delay (50 ms).
+    await new Promise((r) => setTimeout(r, 600));
     expect(server.count('thread')).toBe(2);
   });
 });
