@@ -374,3 +374,48 @@ describe('POST /threads (a chat’s first upload) against a hostile server', () 
     expect(Date.now() - started).toBeLessThan(FAST.requestTimeoutMs + 1000);
   }, 5000);
 });
+
+describe('a thread stream that says the history changed, again and again', () => {
+  it('one history read at a time: 40 history_changed events while a slow page loads make 3 GETs, not 40', async () => {
+    const N = 40;
+    let inFlight = 0;
+    let most = 0;
+    const events = threadEvents((_hit, _req, res) => {
+      const stream = server.hold(res);
+      let n = 0;
+      const timer = setInterval(() => {
+        n++;
+        const event = { type: 'CUSTOM', name: 'resumable.history_changed', value: { reason: 'x' } };
+        stream.write(`id: ${n}\ndata: ${JSON.stringify(event)}\n\n`);
+        if (n === N) clearInterval(timer);
+      }, 2);
+      res.on('close', () => clearInterval(timer));
+      return true;
+    });
+    server.handler = (hit, req, res) => {
+      if (hit.route !== 'history') return events(hit, req, res);
+      most = Math.max(most, ++inFlight);
+      // A page that takes longer than all the events together.
+      setTimeout(
+        () => {
+          inFlight--;
+          server.json(res, 200, { messages: [], nextBefore: null });
+        },
+        N * 2 + 100,
+      );
+      return true;
+    };
+    const chat = chatClient().chatSession('c', {
+      threadId: THREAD,
+      token: TOKEN,
+      shareTabs: false,
+    });
+    stops.push(chat.retain());
+    await waitFor(() => server.count('history') >= 2, 'a reload', BOUND_MS);
+    await new Promise((r) => setTimeout(r, 2 * (N * 2 + 100) + 100));
+    // The first page (at load), the reload its events asked for, and one after it at most.
+    expect(most).toBe(1);
+    expect(server.count('history')).toBeLessThanOrEqual(3);
+    expect(chat.getState().error).toBeNull();
+  });
+});

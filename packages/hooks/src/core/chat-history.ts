@@ -12,7 +12,40 @@ import { toResumable } from './session.js';
  * not know (`message_not_found`) is let go: the newest is loaded instead. A failure is the
  * chat's error; the pages it has stay.
  */
-export async function loadHistoryPage(
+export function loadHistoryPage(
+  store: StoreApi<ChatState>,
+  api: RunApi,
+  pageSize: number | undefined,
+  before: string | null,
+  switchTo?: string,
+): Promise<void> {
+  if (before !== null || switchTo !== undefined)
+    return readPage(store, api, pageSize, before, switchTo);
+  // The newest page, asked again while it loads (a thread stream saying "history changed"
+  // once per event): one read in flight, and one more after it, not one per event.
+  const running = newest.get(store);
+  if (running) {
+    running.again = true;
+    return running.done;
+  }
+  const entry = { again: true, done: Promise.resolve() };
+  newest.set(store, entry);
+  entry.done = (async () => {
+    try {
+      while (entry.again) {
+        entry.again = false;
+        await readPage(store, api, pageSize, null);
+      }
+    } finally {
+      newest.delete(store);
+    }
+  })();
+  return entry.done;
+}
+
+const newest = new WeakMap<StoreApi<ChatState>, { again: boolean; done: Promise<void> }>();
+
+async function readPage(
   store: StoreApi<ChatState>,
   api: RunApi,
   pageSize: number | undefined,
@@ -55,7 +88,7 @@ export async function loadHistoryPage(
       store.getState().through === through
     ) {
       store.setState({ through: null });
-      return loadHistoryPage(store, api, pageSize, null);
+      return readPage(store, api, pageSize, null);
     }
     store.setState({ error: typed });
   }
