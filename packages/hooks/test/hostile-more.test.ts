@@ -150,6 +150,24 @@ describe('thread stream against a server making no progress', () => {
     expect(streamHits()).toBe(MAX_STALE + 1);
   });
 
+  it('stopped while GET /threads/{id} hangs: the request is aborted at once, not left to time out', async () => {
+    let closedAt = 0;
+    server.handler = (hit, _req, res) => {
+      if (hit.route !== 'thread') return false;
+      res.on('close', () => {
+        closedAt = Date.now();
+      });
+      return server.hang(res);
+    };
+    const { follower: f } = follower();
+    await waitFor(() => server.count('thread') === 1, 'the read');
+    await new Promise((r) => setTimeout(r, 50));
+    const stoppedAt = Date.now();
+    f.stop();
+    await waitFor(() => closedAt > 0, 'the request closed');
+    expect(closedAt - stoppedAt).toBeLessThan(100);
+  });
+
   it('204 to every GET of the thread events: no_progress after the bound', async () => {
     server.handler = threadEvents((_hit, _req, res) => server.noContent(res));
     const { follower: f, warnings } = follower();

@@ -271,13 +271,18 @@ export class ThreadFollower {
   private async serverOffset(): Promise<number | null> {
     const { api, env, options } = this.parts;
     const threadId = this.threadId as string;
+    // Aborted by `stop()` like the stream: a stopped follower leaves no request behind.
+    const controller = new AbortController();
+    this.abort = controller;
     const { body } = await requestJson<{ lastOffset?: unknown } | null>(
       api.fetch,
       `${api.endpoint}/threads/${encodeURIComponent(threadId)}`,
-      { headers: await api.headers(this.token, { threadId }) },
+      { headers: await api.headers(this.token, { threadId }), signal: controller.signal },
       env.now,
       options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs },
-    );
+    ).finally(() => {
+      if (this.abort === controller) this.abort = null;
+    });
     const lastOffset = body?.lastOffset;
     if (lastOffset === undefined) return null;
     if (!isOffset(lastOffset)) {
