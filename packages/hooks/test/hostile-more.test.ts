@@ -325,54 +325,37 @@ describe('a stored chat record of the wrong shape', () => {
   const shown = (chat: ChatSession) =>
     chat.getState().messages.map((m) => `${m.role}: ${messageText(m)}`);
 
+  /** The history, then the stored prompt sent once and its reply; the outbox emptied. */
+  async function sentOnce(chat: ChatSession): Promise<void> {
+    await waitFor(() => shown(chat).length === 3, 'history, prompt and reply', BOUND_MS);
+    expect(shown(chat)).toEqual(['user: old', 'user: queued', 'assistant: second']);
+    expect(chat.getState().error).toBeNull();
+    expect(chat.getState().outbox).toEqual([]);
+    expect(server.count('start')).toBe(1);
+  }
+  const queued = { runId: 'o1', text: 'queued', createdAt: 1 };
+
   for (const [what, prompt] of [
     ['no message', { runId: 'r1' }],
     ['a null message', { runId: 'r1', message: null }],
     ['a message without id', { runId: 'r1', message: { role: 'user', content: 'x' } }],
   ] as const) {
     it(`a prompt with ${what} is dropped: history shows, the queued prompt is sent once`, async () => {
-      const chat = await chatOver({
-        outbox: [{ runId: 'o1', text: 'queued', createdAt: 1 }],
-        prompt,
-      });
-      await waitFor(() => shown(chat).length === 3, 'history, prompt and reply', BOUND_MS);
-      expect(shown(chat)).toEqual(['user: old', 'user: queued', 'assistant: second']);
-      expect(chat.getState().error).toBeNull();
-      expect(server.count('start')).toBe(1);
+      await sentOnce(await chatOver({ outbox: [queued], prompt }));
     });
   }
 
-  for (const attachments of [5, [5], [{ fileId: 'f1' }]]) {
-    it(`an outbox item with attachments ${JSON.stringify(attachments)}: its text shows and is sent once`, async () => {
-      const chat = await chatOver({
-        outbox: [{ runId: 'o1', text: 'queued', createdAt: 1, attachments }],
-      });
-      await waitFor(() => shown(chat).length === 3, 'history, prompt and reply', BOUND_MS);
-      expect(shown(chat)).toEqual(['user: old', 'user: queued', 'assistant: second']);
-      expect(chat.getState().error).toBeNull();
-      expect(server.count('start')).toBe(1);
+  for (const extra of [
+    { attachments: 5 },
+    { attachments: [5] },
+    { attachments: [{ fileId: 'f1' }] },
+    { error: 5 },
+    { messageId: 5 },
+  ]) {
+    it(`an outbox item with ${JSON.stringify(extra)}: the field is dropped, its text shows and is sent once`, async () => {
+      await sentOnce(await chatOver({ outbox: [{ ...queued, ...extra }] }));
     });
   }
-
-  it('an outbox item whose error is not an error: its text shows and is sent once', async () => {
-    const chat = await chatOver({
-      outbox: [{ runId: 'o1', text: 'queued', createdAt: 1, error: 5 }],
-    });
-    await waitFor(() => shown(chat).length === 3, 'history, prompt and reply', BOUND_MS);
-    expect(shown(chat)).toEqual(['user: old', 'user: queued', 'assistant: second']);
-    expect(chat.getState().outbox).toEqual([]);
-    expect(server.count('start')).toBe(1);
-  });
-
-  it('an outbox item whose message id is not a string: its text shows and is sent once', async () => {
-    const chat = await chatOver({
-      outbox: [{ runId: 'o1', text: 'queued', createdAt: 1, messageId: 5 }],
-    });
-    await waitFor(() => shown(chat).length === 3, 'history, prompt and reply', BOUND_MS);
-    expect(shown(chat)).toEqual(['user: old', 'user: queued', 'assistant: second']);
-    expect(chat.getState().error).toBeNull();
-    expect(server.count('start')).toBe(1);
-  });
 });
 
 describe('POST /threads (a chat’s first upload) against a hostile server', () => {
