@@ -137,8 +137,13 @@ export class ThreadFollower {
     this.applyBatch(envelopes);
   }
 
-  /** Writes the resume point (serialized; only the leader or a lone tab). */
-  persist(): void {
+  /**
+   * Writes the resume point (serialized; only the leader or a lone tab). Monotonic like a
+   * run record — except `serverWord`: the point a 409/410 resync took from the server
+   * replaces a higher stored one, which is ahead of the server (another tab's batch, events
+   * a dying server never stored) and would answer 409 on every reload after.
+   */
+  persist(serverWord = false): void {
     const { threadId, offset } = this;
     if (threadId === null || offset === null || !this.parts.canWrite()) return;
     const record: ThreadRecord = { v: 1, key: this.parts.key, threadId, offset };
@@ -146,9 +151,8 @@ export class ThreadFollower {
     this.writes = this.writes
       .then(() =>
         this.parts.storage.update(key, (old) => {
-          // Monotonic like a run record: never move a stored point of the same thread back.
           const prev = parseThreadRecord(old, this.parts.key, threadId);
-          return prev !== null && prev > offset ? old : record;
+          return !serverWord && prev !== null && prev > offset ? old : record;
         }),
       )
       .catch(() => {});
@@ -222,7 +226,7 @@ export class ThreadFollower {
             return;
           }
           this.offset = lastOffset;
-          this.persist();
+          this.persist(resync);
           if (resync) this.parts.onResync();
           resync = false;
         }
