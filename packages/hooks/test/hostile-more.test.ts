@@ -6,7 +6,7 @@
 
 import { createRequire } from 'node:module';
 import { messageText, type ResumableError } from '@resumable/protocol';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunApi } from '../src/core/api.js';
 import type { ChatSession } from '../src/core/chat.js';
 import { chatRecordKey } from '../src/core/chat-state.js';
@@ -19,6 +19,7 @@ import { ThreadFollower } from '../src/core/thread-stream.js';
 import { uploadFile, uploadToChat } from '../src/core/upload.js';
 import { fetchTransport, xhrTransport } from '../src/core/upload-transport.js';
 import { type Handler, HostileServer, THREAD, TOKEN } from './hostile-server.js';
+import { trackRejections } from './track-rejections.js';
 import { waitFor } from './util.js';
 
 // jsdom ships no types of its own: its one constructor, as this file uses it.
@@ -41,17 +42,10 @@ const MAX_REQUESTS = 20;
 const BOUND_MS = 3000;
 
 let server: HostileServer;
-const rejections: unknown[] = [];
-const onRejection = (reason: unknown) => rejections.push(reason);
 const stops: (() => void)[] = [];
 let t0 = 0;
 
-beforeAll(() => {
-  process.on('unhandledRejection', onRejection);
-});
-afterAll(() => {
-  process.off('unhandledRejection', onRejection);
-});
+trackRejections();
 beforeEach(async () => {
   server = await new HostileServer().start();
   t0 = Date.now();
@@ -59,7 +53,6 @@ beforeEach(async () => {
 afterEach(async () => {
   for (const stop of stops.splice(0)) stop();
   await server.close();
-  expect(rejections).toEqual([]);
 });
 
 const threadEvents = (handler: Handler): Handler => {

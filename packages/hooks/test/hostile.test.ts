@@ -8,7 +8,7 @@
 import type { ServerResponse } from 'node:http';
 import type { AGUIEvent } from '@resumable/protocol';
 import { createRunState, encodeFrameJson } from '@resumable/protocol';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createManualSignal } from '../src/core/env.js';
 import { runRecordKey } from '../src/core/record.js';
 import { recordOf } from '../src/core/record-write.js';
@@ -17,6 +17,7 @@ import type { RunSessionOptions } from '../src/core/session.js';
 import type { RecordStorage } from '../src/core/storage.js';
 import { createIndexedDbStorage, createMemoryStorage } from '../src/core/storage.js';
 import { DELTAS, HostileServer, RUN, runEvents, TEXT, THREAD, TOKEN } from './hostile-server.js';
+import { trackRejections } from './track-rejections.js';
 import { assistantText, type Harness, openSession, waitFor } from './util.js';
 
 /** Fast settings: every bound of the suite is in these. */
@@ -36,16 +37,9 @@ const BOUND_MS = 5000;
 
 let server: HostileServer;
 const opened: Harness[] = [];
-const rejections: unknown[] = [];
-const onRejection = (reason: unknown) => rejections.push(reason);
 let t0 = 0;
 
-beforeAll(() => {
-  process.on('unhandledRejection', onRejection);
-});
-afterAll(() => {
-  process.off('unhandledRejection', onRejection);
-});
+trackRejections();
 beforeEach(async () => {
   server = await new HostileServer().start();
   t0 = Date.now();
@@ -53,7 +47,6 @@ beforeEach(async () => {
 afterEach(async () => {
   for (const h of opened.splice(0)) await h.session.dispose();
   await server.close();
-  expect(rejections).toEqual([]);
 });
 
 function open(options: Partial<RunSessionOptions> & { storage?: RecordStorage } = {}): Harness {
