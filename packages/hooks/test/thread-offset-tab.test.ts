@@ -38,31 +38,45 @@ function tab(storage: RecordStorage, log: string[], locks: TabLocks | null = nul
   return client;
 }
 
-describe('a thread resume point moved ahead by another tab', () => {
-  it('after the 409 and one resync, a reload resumes from the server’s point: no 409 again', async () => {
-    // A thread with one finished run: its stream's last offset is 2.
-    const first = tab(createMemoryStorage(), []).chatSession('c', {
-      runInput: { forwardedProps: { script: { tokens: 3, tokensPerSecond: 200, seed: 1 } } },
-    });
-    first.retain();
-    await first.send('hello');
-    await waitFor(() => first.run.getState().status === 'finished', 'first run', 10_000);
-    const { threadId, token } = first.getState();
-    const thread = `/threads/${threadId}`;
-    const threadPaths = (log: string[]) => log.filter((p) => p.startsWith(thread));
+/** A thread with one finished run (its stream's last offset is 2), from another device. */
+async function threadWithOneRun() {
+  const first = tab(createMemoryStorage(), []).chatSession('c', {
+    runInput: { forwardedProps: { script: { tokens: 3, tokensPerSecond: 200, seed: 1 } } },
+  });
+  first.retain();
+  await first.send('hello');
+  await waitFor(() => first.run.getState().status === 'finished', 'first run', 10_000);
+  const { threadId, token } = first.getState();
+  return { threadId: threadId!, token: token!, thread: `/threads/${threadId}` };
+}
 
+/** A page reload on `storage`: it opens the thread as before (id and token from the URL). */
+async function expectCleanReload(storage: RecordStorage, threadId: string, token: string) {
+  const thread = `/threads/${threadId}`;
+  const log: string[] = [];
+  const reloaded = tab(storage, log).chatSession('c', { threadId, token });
+  reloaded.retain();
+  await waitFor(() => log.some((p) => p.includes('/events')), `reload follows ${log}`);
+  await new Promise((r) => setTimeout(r, 200));
+  // The history page and the chat's own open (`GET /threads/{id}`: a run to join?), then
+  // the thread stream from the stored point — one stream, no 409's resync.
+  expect(log).toEqual([`${thread}/messages?limit=50`, thread, `${thread}/events?after=2`]);
+}
+
+describe('a thread resume point ahead of the server', () => {
+  it('another tab’s batch moves a follower ahead: it is never stored; the 409 is paid once, a reload starts clean', async () => {
+    const { threadId, token, thread } = await threadWithOneRun();
+    const threadPaths = (log: string[]) => log.filter((p) => p.startsWith(thread));
+    const stored = () => storage.get(threadRecordKey('c'));
     const storage = createMemoryStorage();
     const manager = new LockManagerStandIn();
     const [logA, logB] = [[] as string[], [] as string[]];
     const locksA = manager.client();
-    const a = tab(storage, logA, locksA).chatSession('c', { threadId: threadId!, token: token! });
+    const a = tab(storage, logA, locksA).chatSession('c', { threadId, token });
     a.retain();
     await waitFor(() => a.run.shared.role === 'leader', 'a leads');
     await waitFor(() => threadPaths(logA).includes(`${thread}/events?after=2`), 'a follows');
-    const b = tab(storage, logB, manager.client()).chatSession('c', {
-      threadId: threadId!,
-      token: token!,
-    });
+    const b = tab(storage, logB, manager.client()).chatSession('c', { threadId, token });
     b.retain();
     await waitFor(() => b.run.shared.role === 'follower', 'b follows');
 
@@ -79,10 +93,14 @@ describe('a thread resume point moved ahead by another tab', () => {
     evil.close();
     await new Promise((r) => setTimeout(r, 100));
 
-    // a dies: b leads from its own point (1000), gets 409, resyncs to the server's 2.
+    // a dies: b leads from its own point (1000) — not stored: no server confirmed it —,
+    // gets 409 and resyncs to the server's 2.
     locksA.kill();
     await clients[1]!.dispose();
     await waitFor(() => b.run.shared.role === 'leader', 'b leads');
+    await waitFor(() => threadPaths(logB).includes(`${thread}/events?after=1000`), 'b resumes');
+    const record = { v: 1, key: 'c', threadId, offset: 2 };
+    expect(await stored()).toEqual(record);
     await waitFor(
       () => threadPaths(logB).includes(`${thread}/events?after=2`),
       `b resynced: ${JSON.stringify(logB)}`,
@@ -91,26 +109,30 @@ describe('a thread resume point moved ahead by another tab', () => {
       `${thread}/events?after=1000`,
       `${thread}/events?after=2`,
     ]);
+    expect(await stored()).toEqual(record);
+    await clients[2]!.dispose();
+    await expectCleanReload(storage, threadId, token);
+  });
+
+  it('a stored point past the server (events a dying server never stored): the resync stores the server’s lower point', async () => {
+    const { threadId, token, thread } = await threadWithOneRun();
+    const storage = createMemoryStorage();
+    await storage.update(threadRecordKey('c'), () => ({ v: 1, key: 'c', threadId, offset: 1000 }));
+    const log: string[] = [];
+    const chat = tab(storage, log).chatSession('c', { threadId, token });
+    chat.retain();
+    await waitFor(() => log.includes(`${thread}/events?after=2`), `resynced: ${log}`);
+    expect(log.filter((p) => p.includes('/events'))).toEqual([
+      `${thread}/events?after=1000`,
+      `${thread}/events?after=2`,
+    ]);
+    await clients[1]!.dispose();
     expect(await storage.get(threadRecordKey('c'))).toEqual({
       v: 1,
       key: 'c',
       threadId,
       offset: 2,
     });
-    await clients[2]!.dispose();
-
-    // A reload on the same storage: straight from 2, no 409, no resync.
-    const logC: string[] = [];
-    // The page opens the thread as before (its id and token from the URL).
-    const reloaded = tab(storage, logC).chatSession('c', { threadId: threadId!, token: token! });
-    reloaded.retain();
-    await waitFor(
-      () => threadPaths(logC).some((p) => p.includes('/events')),
-      `reload follows ${JSON.stringify(logC)}`,
-    );
-    await new Promise((r) => setTimeout(r, 200));
-    // The history page and the chat's own open (`GET /threads/{id}`: a run to join?), then
-    // the thread stream from the stored point — one stream, no 409's resync.
-    expect(logC).toEqual([`${thread}/messages?limit=50`, thread, `${thread}/events?after=2`]);
+    await expectCleanReload(storage, threadId, token);
   });
 });

@@ -127,7 +127,9 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
     role = next;
     run.shared.setRole(next);
     if (ownNetwork()) {
-      thread.persist();
+      // The thread point a follower took from other tabs is not stored on takeover: only a
+      // point the network confirmed is (the leader stored its own), so a bad tab's costs at
+      // most one 409 in this tab, never one per reload.
       syncThread();
       announce();
     } else {
