@@ -4,6 +4,7 @@ import {
   chaos,
   DemoPage,
   fetchRun,
+  pollUntil,
   serverText,
   sleep,
   squash,
@@ -46,12 +47,18 @@ describe('the demo in Chromium', () => {
       shown = await demo.assistantText();
       const before = demo.eventsRequestsFor(run.runId).length;
       await demo.page.reload();
-      // The reloaded page shows the persisted snapshot at once, then resumes after it.
+      // The reloaded page shows the persisted snapshot at once, then resumes after it. The
+      // snapshot can already hold 20 more characters than `shown` (the page-hide flush
+      // stores the latest state), so the resumed request is waited for, not assumed.
       await demo.composer.waitFor();
-      shown = await demo.waitForText(shown.length + 20);
-      const resumed = demo.eventsRequestsFor(run.runId).slice(before);
-      expect(resumed.length, demo.describe()).toBeGreaterThan(0);
+      const resumed = await pollUntil(
+        async () => demo.eventsRequestsFor(run.runId).slice(before),
+        (requests) => requests.length > 0,
+        { timeoutMs: 10_000 },
+        () => `no events request after reload ${i + 1}: ${demo.describe()}`,
+      );
       expect(resumed[0]!.after, demo.describe()).toBeGreaterThanOrEqual(stored);
+      shown = await demo.waitForText(shown.length + 20);
     }
 
     const snapshot = await waitForRunEnd(e2e.stack, run);
