@@ -1,7 +1,15 @@
 import { partsOf, segmentsOf } from '@resumable/hooks/ai-sdk';
 import type { RunSnapshot } from '@resumable/protocol';
 import { describe, expect, test } from 'vitest';
-import { chaos, DemoPage, fetchRun, serverText, sleep, waitForRunEnd } from './demo-page.js';
+import {
+  chaos,
+  DemoPage,
+  fetchRun,
+  pollUntil,
+  serverText,
+  sleep,
+  waitForRunEnd,
+} from './demo-page.js';
 import { useDemoStack } from './fixture.js';
 import { screenshot } from './harness.js';
 
@@ -57,10 +65,16 @@ describe('useChat × ResumableChatTransport in Chromium', () => {
       const before = demo.eventsRequestsFor(run.runId).length;
       await demo.page.reload();
       await demo.composer.waitFor();
-      shown = await demo.waitForText(shown.length + 20);
-      const resumed = demo.eventsRequestsFor(run.runId).slice(before);
-      expect(resumed.length, demo.describe()).toBeGreaterThan(0);
+      // Waited for, not assumed: the reloaded first paint can already hold 20 more
+      // characters (the page-hide flush stored them) before the page asks for events.
+      const resumed = await pollUntil(
+        async () => demo.eventsRequestsFor(run.runId).slice(before),
+        (requests) => requests.length > 0,
+        { timeoutMs: 10_000 },
+        () => `no events request after reload ${i + 1}: ${demo.describe()}`,
+      );
       resumedFrom.push(resumed[0]!.after);
+      shown = await demo.waitForText(shown.length + 20);
     }
 
     await e2e.context.setOffline(true);
