@@ -68,12 +68,22 @@ async function readPage(
       store.setState({ isLoadingOlder: false });
       return;
     }
-    // An entry that is not a message (no id or role) is dropped, as a snapshot's is.
-    const messages = page.messages.filter(isMessage);
+    // An entry that is not a message (no id or role) is dropped, as a snapshot's is; so is
+    // one already shown (an older page overlapping, a server answering the newest again).
+    const shown = new Set(before === null ? [] : now.history.map((m) => m.id));
+    const messages = page.messages.filter((m) => {
+      if (!isMessage(m) || shown.has(m.id)) return false;
+      shown.add(m.id);
+      return true;
+    });
+    // An older page that brings nothing new, or whose cursor does not move older, ends
+    // paging: "load older" cannot append the same page, or ask for it, again and again.
+    const ended = before !== null && (messages.length === 0 || !isOlder(page.nextBefore, before));
+    const nextBefore = ended ? null : page.nextBefore;
     store.setState({
       history: before === null ? messages : [...messages, ...now.history],
-      nextBefore: page.nextBefore,
-      hasOlder: page.nextBefore !== null,
+      nextBefore,
+      hasOlder: nextBefore !== null,
       isLoadingOlder: false,
       // A switched-to branch's page holds its finished runs; those kept here may be elsewhere.
       ...(before === null && through !== null ? { through, settled: [] } : {}),
@@ -92,6 +102,18 @@ async function readPage(
     }
     store.setState({ error: typed });
   }
+}
+
+/**
+ * Whether cursor `next` comes before `before`: positions on the branch (protocol.md) must
+ * go down; a cursor that is not a position must at least differ.
+ */
+function isOlder(next: string | null, before: string): boolean {
+  if (next === null) return true;
+  const position = /^\d{1,15}$/;
+  return position.test(next) && position.test(before)
+    ? Number(next) < Number(before)
+    : next !== before;
 }
 
 /** What the transcript needs of a history entry: an object with a string id and role. */
