@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { messageText } from '@resumable/protocol';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatSession } from '../src/core/chat.js';
+import { chatRecordKey } from '../src/core/chat-state.js';
 import { createManualSignal } from '../src/core/env.js';
 import { ResumableClient } from '../src/core/registry.js';
 import { createMemoryStorage, type RecordStorage } from '../src/core/storage.js';
@@ -133,4 +134,86 @@ describe('load older against pages that do not move older', () => {
       expect(server.count('history')).toBe(requests);
     });
   }
+});
+
+describe('a stored outbox item whose resume the server would refuse', () => {
+  /**
+   * Chat `c` over a stored record holding `item`, and the bodies of its POSTs; the server
+   * refuses any `resume` with 400 (as the real one refuses these) unless `refuse` is false.
+   */
+  async function storedItem(
+    item: object,
+    refuse = true,
+  ): Promise<{ chat: ChatSession; bodies: unknown[] }> {
+    const bodies: unknown[] = [];
+    server.handler = (hit, req, res) => {
+      if (hit.route !== 'start') return false;
+      const body = JSON.parse((req as { body?: string }).body ?? '{}') as { resume?: unknown };
+      bodies.push(body);
+      return refuse && body.resume !== undefined && server.error(res, 400, 'bad_request');
+    };
+    const storage = createMemoryStorage();
+    await storage.update(chatRecordKey('c'), () => ({
+      v: 1,
+      key: 'c',
+      threadId: THREAD,
+      token: TOKEN,
+      outbox: [{ runId: 'o1', createdAt: 1, ...item }],
+    }));
+    const chat = threadChat(storage);
+    stops.push(chat.retain());
+    await waitFor(() => chat.getState().hydrated, 'the record read', BOUND_MS);
+    return { chat, bodies };
+  }
+  const nested = (depth: number): unknown => (depth === 0 ? 1 : { a: nested(depth - 1) });
+  const answer = { interruptId: 'i1', status: 'resolved' };
+  const bad: [string, unknown][] = [
+    ['a number', 5],
+    ['an object', { interruptId: 'i1', status: 'resolved' }],
+    ['no entries', []],
+    ['an entry that is not an object', [5]],
+    ['an entry without status', [{ interruptId: 'i1' }]],
+    ['an unknown status', [{ interruptId: 'i1', status: 'maybe' }]],
+    ['an interrupt id with a space', [{ interruptId: 'i 1', status: 'resolved' }]],
+    ['one interrupt answered twice', [answer, { interruptId: 'i1', status: 'cancelled' }]],
+    ['a 17 KiB payload', [{ ...answer, payload: 'x'.repeat(17 * 1024) }]],
+    ['a payload nested 70 deep', [{ ...answer, payload: nested(70) }]],
+    [
+      '101 entries',
+      Array.from({ length: 101 }, (_, i) => ({ interruptId: `i${i}`, status: 'cancelled' })),
+    ],
+  ];
+
+  for (const [what, resume] of bad) {
+    it(`a prompt with ${what} as resume: the resume is dropped, the prompt is sent once, nothing stuck`, async () => {
+      const { chat, bodies } = await storedItem({ text: 'queued', resume });
+      await waitFor(() => shown(chat).length === 2, 'prompt and reply', BOUND_MS);
+      expect(shown(chat)).toEqual(['user: queued', 'assistant: second']);
+      expect(chat.getState().outbox).toEqual([]);
+      expect(chat.getState().error).toBeNull();
+      expect(server.count('start')).toBe(1);
+      expect(bodies.map((b) => (b as { resume?: unknown }).resume)).toEqual([undefined]);
+    });
+  }
+
+  it('an answer (no text) whose resume is bad: dropped, nothing sent, nothing stuck', async () => {
+    const { chat } = await storedItem({ text: '', resume: [{ interruptId: 'i1' }] });
+    expect(chat.getState().outbox).toEqual([]);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(chat.getState().outbox).toEqual([]);
+    expect(chat.getState().error).toBeNull();
+    expect(server.count('start')).toBe(0);
+  });
+
+  it('a well-formed resume is kept: sent once with it', async () => {
+    const resume = [
+      { ...answer, payload: nested(50) },
+      { interruptId: 'i2', status: 'cancelled' },
+    ];
+    const { chat, bodies } = await storedItem({ text: '', resume }, false);
+    await waitFor(() => chat.getState().outbox.length === 0, 'sent', BOUND_MS);
+    expect(bodies.map((b) => (b as { resume?: unknown }).resume)).toEqual([resume]);
+    expect(server.count('start')).toBe(1);
+    expect(chat.getState().error).toBeNull();
+  });
 });
