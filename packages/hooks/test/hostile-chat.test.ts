@@ -5,13 +5,15 @@
  */
 
 import type { IncomingMessage } from 'node:http';
-import { messageText } from '@resumable/protocol';
+import { messageText, type ResumableError } from '@resumable/protocol';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatSession } from '../src/core/chat.js';
 import { chatRecordKey } from '../src/core/chat-state.js';
 import { createManualSignal } from '../src/core/env.js';
 import { ResumableClient } from '../src/core/registry.js';
 import { createMemoryStorage, type RecordStorage } from '../src/core/storage.js';
+import { uploadToChat } from '../src/core/upload.js';
+import { fetchTransport } from '../src/core/upload-transport.js';
 import { HostileServer, THREAD, TOKEN } from './hostile-server.js';
 import { waitFor } from './util.js';
 
@@ -37,6 +39,7 @@ afterAll(() => {
 });
 beforeEach(async () => {
   server = await new HostileServer().start();
+  warnings = [];
 });
 afterEach(async () => {
   for (const stop of stops.splice(0)) stop();
@@ -44,13 +47,16 @@ afterEach(async () => {
   expect(rejections).toEqual([]);
 });
 
-/** A client of the hostile server with the fast bounds, its own signals, warnings dropped. */
+/** The chats' warnings in this test, in order. */
+let warnings: ResumableError[] = [];
+
+/** A client of the hostile server with the fast bounds, its own signals, warnings kept. */
 function chatClient(storage: RecordStorage = createMemoryStorage()): ResumableClient {
   return new ResumableClient({
     ...FAST,
     endpoint: server.url,
     storage,
-    onWarning: () => {},
+    onWarning: (w) => warnings.push(w),
     env: {
       online: createManualSignal(true),
       visible: createManualSignal(true),
@@ -215,5 +221,81 @@ describe('a stored outbox item whose resume the server would refuse', () => {
     expect(bodies.map((b) => (b as { resume?: unknown }).resume)).toEqual([resume]);
     expect(server.count('start')).toBe(1);
     expect(chat.getState().error).toBeNull();
+  });
+});
+
+describe('reads of a chat that was let go', () => {
+  const CLOSE_MS = 500;
+  /** When the server saw each hung request's connection close, by route. */
+  function hangs(routes: readonly string[]): Map<string, number> {
+    const closed = new Map<string, number>();
+    server.handler = (hit, req, res) => {
+      const route =
+        req.method === 'POST' && /\/threads$/.test(req.url ?? '') ? 'create' : hit.route;
+      if (!routes.includes(route) || (route !== 'create' && hit.n > 1)) return false;
+      res.on('close', () => closed.set(route, Date.now()));
+      return server.hang(res);
+    };
+    return closed;
+  }
+  const closedBy = async (closed: Map<string, number>, routes: string[]) => {
+    await waitFor(() => routes.every((r) => closed.has(r)), 'the requests closed', BOUND_MS);
+  };
+
+  it('disposed while the history page and the active run hang: both closed at once, no warning', async () => {
+    const closed = hangs(['history', 'thread']);
+    const chat = threadChat();
+    chat.retain();
+    await waitFor(() => server.count('history') === 1 && server.count('thread') === 1, 'reads');
+    const at = Date.now();
+    chat.dispose();
+    await closedBy(closed, ['history', 'thread']);
+    expect(closed.get('history')! - at).toBeLessThan(CLOSE_MS);
+    expect(closed.get('thread')! - at).toBeLessThan(CLOSE_MS);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(chat.getState().error).toBeNull();
+    expect(chat.getState().isLoadingOlder).toBe(false);
+    expect(warnings).toEqual([]);
+    expect(server.count('history')).toBe(1);
+  });
+
+  it('released while they hang: both closed at once; held again, both are read again and the page shows', async () => {
+    const closed = hangs(['history', 'thread']);
+    const chat = threadChat();
+    const release = chat.retain();
+    await waitFor(() => server.count('history') === 1 && server.count('thread') === 1, 'reads');
+    const at = Date.now();
+    release();
+    await closedBy(closed, ['history', 'thread']);
+    expect(closed.get('history')! - at).toBeLessThan(CLOSE_MS);
+    expect(closed.get('thread')! - at).toBeLessThan(CLOSE_MS);
+    server.handler = (hit, _req, res) =>
+      hit.route === 'history' && server.json(res, 200, { messages: [msg('m1')], nextBefore: null });
+    stops.push(chat.retain());
+    await waitFor(() => shown(chat).length === 1, 'the page', BOUND_MS);
+    expect(shown(chat)).toEqual(['user: m1']);
+    expect(server.count('history')).toBe(2);
+    expect(server.count('thread')).toBe(2);
+    expect(chat.getState().error).toBeNull();
+    expect(warnings).toEqual([]);
+  });
+
+  it('released while POST /threads (a first upload) hangs: closed at once, the upload fails with aborted', async () => {
+    const closed = hangs(['create']);
+    const chat = chatClient().chatSession('c', { followThread: false, shareTabs: false });
+    const release = chat.retain();
+    const upload = uploadToChat(chat, new Blob(['hello']), {
+      transport: fetchTransport(fetch),
+    }).then(
+      () => 'uploaded',
+      (error: ResumableError) => error.code,
+    );
+    await waitFor(() => server.hits.some((h) => h.method === 'POST'), 'POST /threads');
+    const at = Date.now();
+    release();
+    await closedBy(closed, ['create']);
+    expect(closed.get('create')! - at).toBeLessThan(CLOSE_MS);
+    expect(await upload).toBe('aborted');
+    expect(chat.getState().threadId).toBeNull();
   });
 });
