@@ -1,7 +1,6 @@
 import type { RunMessage, RunStatus } from '@resumable/protocol';
 import { isTerminalStatus, ResumableError } from '@resumable/protocol';
 import type { RunSessionOptions } from './options.js';
-import { checkedResume } from './resume-shape.js';
 import { toResumable } from './typed-error.js';
 import type { Attachment, ChatMessage, OutboxItem } from './types.js';
 
@@ -129,24 +128,17 @@ export function parseChatRecord(value: unknown, key: string): ChatRecord | Resum
           item.parentMessageId === null ||
           typeof item.parentMessageId === 'string'),
     )
-    // A bad message id, file, error or `resume` is dropped, not the prompt: its text still
-    // goes. A continuation (no text) whose `resume` is bad has nothing to send: dropped (the
-    // interrupts' record queues its answers again while the server has them open).
-    .flatMap(({ messageId, attachments, error, resume, ...item }) => {
+    // A bad message id, file or error is dropped, not the prompt: its text still goes.
+    .map(({ messageId, attachments, error, ...item }) => {
       const files = Array.isArray(attachments) ? attachments.filter(isAttachment) : [];
-      const answers = resume === undefined ? null : checkedResume(resume);
-      if (resume !== undefined && answers === null && item.text === '' && files.length === 0)
-        return [];
-      const kept: OutboxItem = {
+      return {
         ...item,
         ...(typeof messageId === 'string' ? { messageId } : {}),
         ...(files.length > 0 ? { attachments: files } : {}),
-        ...(answers ? { resume: answers } : {}),
         ...(typeof error?.code === 'string' && typeof error.message === 'string'
           ? { error: { code: error.code, message: error.message } }
           : {}),
       };
-      return [kept];
     });
   return {
     v: 1,

@@ -172,7 +172,11 @@ export class ChatSession {
     if (record instanceof ResumableError) {
       this.options.onWarning?.(record);
     } else {
-      const restored = restoredChat(record, this.options);
+      // A stored answer's `resume` is checked before it can go out (loaded only for one).
+      const checked = record?.outbox.some((o) => o.resume !== undefined)
+        ? (await import('./resume-shape.js')).withCheckedResume(record)
+        : record;
+      const restored = restoredChat(checked, this.options);
       if (restored) this.store.setState(restored);
     }
     await this.run.hydrate();
