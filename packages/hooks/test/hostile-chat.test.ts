@@ -6,15 +6,14 @@
 
 import type { IncomingMessage } from 'node:http';
 import { messageText, type ResumableError } from '@resumable/protocol';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatSession } from '../src/core/chat.js';
-import { chatRecordKey } from '../src/core/chat-state.js';
 import { createManualSignal } from '../src/core/env.js';
 import { ResumableClient } from '../src/core/registry.js';
 import { createMemoryStorage, type RecordStorage } from '../src/core/storage.js';
 import { uploadToChat } from '../src/core/upload.js';
 import { fetchTransport } from '../src/core/upload-transport.js';
-import { HostileServer, THREAD, TOKEN } from './hostile-server.js';
+import { collectRejections, HostileServer, storedChat, THREAD, TOKEN } from './hostile-server.js';
 import { waitFor } from './util.js';
 
 const FAST = {
@@ -27,16 +26,9 @@ const FAST = {
 const BOUND_MS = 3000;
 
 let server: HostileServer;
-const rejections: unknown[] = [];
-const onRejection = (reason: unknown) => rejections.push(reason);
+const rejections = collectRejections();
 const stops: (() => void)[] = [];
 
-beforeAll(() => {
-  process.on('unhandledRejection', onRejection);
-});
-afterAll(() => {
-  process.off('unhandledRejection', onRejection);
-});
 beforeEach(async () => {
   server = await new HostileServer().start();
   warnings = [];
@@ -158,15 +150,7 @@ describe('a stored outbox item whose resume the server would refuse', () => {
       bodies.push(body);
       return refuse && body.resume !== undefined && server.error(res, 400, 'bad_request');
     };
-    const storage = createMemoryStorage();
-    await storage.update(chatRecordKey('c'), () => ({
-      v: 1,
-      key: 'c',
-      threadId: THREAD,
-      token: TOKEN,
-      outbox: [{ runId: 'o1', createdAt: 1, ...item }],
-    }));
-    const chat = threadChat(storage);
+    const chat = threadChat(await storedChat({ outbox: [{ runId: 'o1', createdAt: 1, ...item }] }));
     stops.push(chat.retain());
     await waitFor(() => chat.getState().hydrated, 'the record read', BOUND_MS);
     return { chat, bodies };
