@@ -119,11 +119,15 @@ export class RunApi {
     });
   }
 
-  /** The thread's runs, newest first. */
-  async getThread(threadId: string, token: string | null): Promise<ThreadRun[]> {
+  /** The thread's runs, newest first; `signal` ends the read (`aborted`). */
+  async getThread(
+    threadId: string,
+    token: string | null,
+    signal?: AbortSignal,
+  ): Promise<ThreadRun[]> {
     const { body } = await this.request<{ runs?: unknown } | null>(
       `${this.endpoint}/threads/${encodeURIComponent(threadId)}`,
-      { headers: await this.headers(token, { threadId }) },
+      { headers: await this.headers(token, { threadId }), signal },
     );
     const runs = Array.isArray(body?.runs) ? body.runs : [];
     return runs.filter(
@@ -139,6 +143,7 @@ export class RunApi {
     threadId: string,
     token: string | null,
     page: { before?: string | null; limit?: number; through?: string | null },
+    signal?: AbortSignal,
   ): Promise<HistoryPage> {
     const query = new URLSearchParams();
     if (page.before) query.set('before', page.before);
@@ -148,7 +153,7 @@ export class RunApi {
     const qs = query.toString();
     const { body } = await this.request<{ messages?: unknown; nextBefore?: unknown } | null>(
       `${this.endpoint}/threads/${encodeURIComponent(threadId)}/messages${qs ? `?${qs}` : ''}`,
-      { headers: await this.headers(token, { threadId }) },
+      { headers: await this.headers(token, { threadId }), signal },
     );
     const nextBefore = body?.nextBefore;
     return {

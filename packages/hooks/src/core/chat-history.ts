@@ -2,6 +2,7 @@ import { isTerminalStatus } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import type { RunApi } from './api.js';
 import type { ChatState } from './chat-state.js';
+import type { HeldReads } from './held-reads.js';
 import { toResumable } from './session.js';
 
 /**
@@ -10,17 +11,15 @@ import { toResumable } from './session.js';
  * `switchTo`, which becomes the one shown when its page arrives. A page that arrives after
  * the user moved to another branch or thread is dropped. A pinned branch the server does
  * not know (`message_not_found`) is let go: the newest is loaded instead. A failure is the
- * chat's error; the pages it has stay.
+ * chat's error; the pages it has stay. A read the chat's release aborted is no error.
  */
 export function loadHistoryPage(
-  store: StoreApi<ChatState>,
-  api: RunApi,
-  pageSize: number | undefined,
+  chat: HistoryHost,
   before: string | null,
   switchTo?: string,
 ): Promise<void> {
-  if (before !== null || switchTo !== undefined)
-    return readPage(store, api, pageSize, before, switchTo);
+  const { store } = chat;
+  if (before !== null || switchTo !== undefined) return readPage(chat, before, switchTo);
   // The newest page, asked again while it loads (a thread stream saying "history changed"
   // once per event): one read in flight, and one more after it, not one per event.
   const running = newest.get(store);
@@ -34,7 +33,7 @@ export function loadHistoryPage(
     try {
       while (entry.again) {
         entry.again = false;
-        await readPage(store, api, pageSize, null);
+        await readPage(chat, null);
       }
     } finally {
       newest.delete(store);
@@ -45,35 +44,55 @@ export function loadHistoryPage(
 
 const newest = new WeakMap<StoreApi<ChatState>, { again: boolean; done: Promise<void> }>();
 
+/** What reading history needs of its `ChatSession`. */
+export interface HistoryHost {
+  readonly store: StoreApi<ChatState>;
+  readonly run: { readonly api: RunApi };
+  readonly options: { readonly pageSize?: number | undefined };
+  readonly reads: HeldReads;
+}
+
 async function readPage(
-  store: StoreApi<ChatState>,
-  api: RunApi,
-  pageSize: number | undefined,
+  chat: HistoryHost,
   before: string | null,
   switchTo?: string,
 ): Promise<void> {
+  const { store, run, options } = chat;
   const start = store.getState();
   const { threadId, token } = start;
   const through = switchTo ?? start.through;
   if (!threadId) return;
   store.setState({ isLoadingOlder: true });
   try {
-    const page = await api.getThreadMessages(threadId, token, {
-      before,
-      limit: pageSize ?? 50,
-      through,
-    });
+    const page = await chat.reads.run((signal) =>
+      run.api.getThreadMessages(
+        threadId,
+        token,
+        { before, limit: options.pageSize ?? 50, through },
+        signal,
+      ),
+    );
     const now = store.getState();
     if (now.threadId !== threadId || now.through !== start.through) {
       store.setState({ isLoadingOlder: false });
       return;
     }
-    // An entry that is not a message (no id or role) is dropped, as a snapshot's is.
-    const messages = page.messages.filter(isMessage);
+    // An entry that is not a message (no id or role) is dropped, as a snapshot's is; so is
+    // one already shown (an older page overlapping, a server answering the newest again).
+    const shown = new Set(before === null ? [] : now.history.map((m) => m.id));
+    const messages = page.messages.filter((m) => {
+      if (!isMessage(m) || shown.has(m.id)) return false;
+      shown.add(m.id);
+      return true;
+    });
+    // An older page that brings nothing new, or whose cursor does not move older, ends
+    // paging: "load older" cannot append the same page, or ask for it, again and again.
+    const ended = before !== null && (messages.length === 0 || !isOlder(page.nextBefore, before));
+    const nextBefore = ended ? null : page.nextBefore;
     store.setState({
       history: before === null ? messages : [...messages, ...now.history],
-      nextBefore: page.nextBefore,
-      hasOlder: page.nextBefore !== null,
+      nextBefore,
+      hasOlder: nextBefore !== null,
       isLoadingOlder: false,
       // A switched-to branch's page holds its finished runs; those kept here may be elsewhere.
       ...(before === null && through !== null ? { through, settled: [] } : {}),
@@ -82,16 +101,29 @@ async function readPage(
     const typed = toResumable(error);
     store.setState({ isLoadingOlder: false });
     if (switchTo !== undefined) throw typed;
+    if (typed.code === 'aborted') return; // the chat was let go: read again when held
     if (
       typed.code === 'message_not_found' &&
       through !== null &&
       store.getState().through === through
     ) {
       store.setState({ through: null });
-      return readPage(store, api, pageSize, null);
+      return readPage(chat, null);
     }
     store.setState({ error: typed });
   }
+}
+
+/**
+ * Whether cursor `next` comes before `before`: positions on the branch (protocol.md) must
+ * go down; a cursor that is not a position must at least differ.
+ */
+function isOlder(next: string | null, before: string): boolean {
+  if (next === null) return true;
+  const position = /^\d{1,15}$/;
+  return position.test(next) && position.test(before)
+    ? Number(next) < Number(before)
+    : next !== before;
 }
 
 /** What the transcript needs of a history entry: an object with a string id and role. */
@@ -102,10 +134,12 @@ const isMessage = (m: unknown): boolean => {
 
 /** `GET /threads/:id`: the thread's newest run when it is still going, else null. */
 export async function activeRunOf(
-  api: RunApi,
+  chat: Pick<HistoryHost, 'run' | 'reads'>,
   threadId: string,
   token: string | null,
 ): Promise<string | null> {
-  const [newest] = await api.getThread(threadId, token);
+  const [newest] = await chat.reads.run((signal) =>
+    chat.run.api.getThread(threadId, token, signal),
+  );
   return newest && !isTerminalStatus(newest.status) ? newest.runId : null;
 }

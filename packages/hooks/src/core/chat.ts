@@ -18,8 +18,10 @@ import { startConversation } from './conversation-start.js';
 import type { TabChannel } from './env.js';
 import type { StoredRecords } from './first-paint.js';
 import { restoredChat } from './first-paint.js';
+import { HeldReads } from './held-reads.js';
 import { KeepAlive } from './keepalive.js';
 import { OptimisticMessages } from './optimistic.js';
+import { discardOutboxItem, retryOutbox } from './outbox-actions.js';
 import { type OutboxHost, sendOutboxItem } from './outbox-send.js';
 import { Retrier } from './retrier.js';
 import { SerialLoop } from './serial.js';
@@ -54,6 +56,8 @@ export class ChatSession {
   private readonly retries: Retrier;
   readonly branches = new BranchView();
   private readonly outboxHost: OutboxHost;
+  /** History, active-run and new-thread reads: aborted when the chat is let go. */
+  readonly reads = new HeldReads();
 
   constructor(options: ChatSessionOptions, run: RunSession) {
     this.options = options;
@@ -134,6 +138,7 @@ export class ChatSession {
       }),
     );
     this.compose();
+    if (this.reads.takeCut()) void this.readThread(); // cut short by the last release
     this.loading ??= this.load().catch((error) => {
       this.store.setState({ error: toResumable(error), hydrated: true });
     });
@@ -141,6 +146,7 @@ export class ChatSession {
 
   private deactivate(): void {
     for (const off of this.unsubscribers.splice(0)) off();
+    this.reads.abort();
   }
 
   dispose(): void {
@@ -166,7 +172,11 @@ export class ChatSession {
     if (record instanceof ResumableError) {
       this.options.onWarning?.(record);
     } else {
-      const restored = restoredChat(record, this.options);
+      // A stored answer's `resume` is checked before it can go out (loaded only for one).
+      const checked = record?.outbox.some((o) => o.resume !== undefined)
+        ? (await import('./resume-shape.js')).withCheckedResume(record)
+        : record;
+      const restored = restoredChat(checked, this.options);
       if (restored) this.store.setState(restored);
     }
     await this.run.hydrate();
@@ -176,27 +186,31 @@ export class ChatSession {
     }
     this.compose();
     this.store.setState({ hydrated: true });
+    await this.readThread();
+  }
+
+  /** The newest history page and the thread's active run, then the outbox goes out. */
+  private async readThread(): Promise<void> {
     const { threadId, token } = this.getState();
-    if (threadId) {
-      await Promise.all([this.loadPage(null), this.joinActiveRun(threadId, token)]);
-    }
+    if (threadId) await Promise.all([this.loadPage(null), this.joinActiveRun(threadId, token)]);
     void this.drain();
   }
 
   /** `GET /threads/:id`: a run still going (another tab, another device) is joined. */
   private async joinActiveRun(threadId: string, token: string | null): Promise<void> {
     try {
-      const runId = await activeRunOf(this.run.api, threadId, token);
+      const runId = await activeRunOf(this, threadId, token);
       if (runId === null || this.run.getState().runId === runId) return;
       if ((this.getState().prompt?.runId ?? runId) !== runId) this.settleCurrent();
       await this.attach(runId, threadId, token);
     } catch (error) {
-      this.options.onWarning?.(toResumable(error));
+      const typed = toResumable(error);
+      if (typed.code !== 'aborted') this.options.onWarning?.(typed);
     }
   }
 
   async loadPage(before: string | null, switchTo?: string): Promise<void> {
-    await loadHistoryPage(this.store, this.run.api, this.options.pageSize, before, switchTo);
+    await loadHistoryPage(this, before, switchTo);
     this.compose();
     if (this.getState().through !== null) await this.persist(); // the pinned branch's page
   }
@@ -260,13 +274,7 @@ export class ChatSession {
    * outbox and the record. False when it is unknown or its POST is in flight.
    */
   async discard(runId: string): Promise<boolean> {
-    const { outbox, sending } = this.getState();
-    if (sending?.runId === runId || !outbox.some((o) => o.runId === runId)) return false;
-    this.optimistic.delete(runId);
-    this.store.setState({ outbox: this.getState().outbox.filter((o) => o.runId !== runId) });
-    this.compose();
-    await this.persist();
-    return true;
+    return discardOutboxItem(this.outboxHost, runId);
   }
 
   async stop(): Promise<void> {
@@ -274,17 +282,7 @@ export class ChatSession {
   }
 
   retry(): void {
-    const [first, ...rest] = this.getState().outbox;
-    if (first?.error) {
-      const { error: _dropped, ...again } = first;
-      this.store.setState({ outbox: [again, ...rest], error: null });
-      this.compose();
-      void this.persist().then(() => this.drain());
-      return;
-    }
-    this.store.setState({ error: null });
-    this.run.retry();
-    void this.drain();
+    retryOutbox(this.outboxHost);
   }
 
   /** Makes a thread created for a first upload this chat's own (persisted). */

@@ -15,12 +15,12 @@ export interface CreatedThread {
 const threadUrl = (api: RunApi, threadId: string) =>
   `${api.endpoint}/threads/${encodeURIComponent(threadId)}`;
 
-/** `POST /threads`: an empty thread and its token (before a first upload). */
-export async function createThread(api: RunApi): Promise<CreatedThread> {
+/** `POST /threads`: an empty thread and its token (before a first upload); `signal` ends it. */
+export async function createThread(api: RunApi, signal?: AbortSignal): Promise<CreatedThread> {
   const { body } = await requestJson<unknown>(
     api.fetch,
     `${api.endpoint}/threads`,
-    { method: 'POST', headers: await api.headers(null), body: {} },
+    { method: 'POST', headers: await api.headers(null), body: {}, signal },
     Date.now,
     api.limits,
   );

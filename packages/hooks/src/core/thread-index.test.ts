@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../test/util.js';
-import { MAX_LISTED_THREADS, ThreadIndex, type ThreadSource } from './thread-index.js';
+import { createMemoryStorage } from './storage.js';
+import {
+  localThreadSource,
+  MAX_LISTED_THREADS,
+  THREAD_INDEX_KEY,
+  ThreadIndex,
+  type ThreadSource,
+} from './thread-index.js';
 
 const source: ThreadSource = {
   list: async () => [],
@@ -29,5 +36,37 @@ describe('ThreadIndex: another tab’s messages', () => {
     expect(threads.length).toBe(MAX_LISTED_THREADS);
     expect(threads[0]?.id).toBe(`t${n}`);
     expect(threads.at(-1)?.id).toBe(`t${n - MAX_LISTED_THREADS + 1}`);
+  });
+});
+
+describe('ThreadIndex: a stored list of any size', () => {
+  const entry = (i: number, id = `t${i}`) => ({
+    id,
+    threadId: null,
+    token: null,
+    title: null,
+    updatedAt: i,
+  });
+
+  it('a record holding more than the bound, and an id twice: the newest kept, each id once', async () => {
+    const storage = createMemoryStorage();
+    const n = MAX_LISTED_THREADS + 500;
+    // Oldest first, as no version writes it, and t1 again as the newest of all.
+    const entries = [...Array.from({ length: n }, (_, i) => entry(i + 1)), entry(n + 1, 't1')];
+    await storage.update(THREAD_INDEX_KEY, () => ({ v: 1, entries }));
+    const local = localThreadSource({ endpoint: 'http://127.0.0.1:9/api', storage });
+    const listed = await local.list();
+    expect(listed.length).toBe(MAX_LISTED_THREADS);
+    expect(listed.slice(0, 3).map((t) => t.id)).toEqual(['t1', `t${n}`, `t${n - 1}`]);
+    expect(listed.at(-1)?.id).toBe(`t${n - MAX_LISTED_THREADS + 2}`);
+
+    // An app's source answering that many is held to the same bound.
+    const index = new ThreadIndex(
+      { ...source, list: async () => entries },
+      { now: () => 0, randomUUID: () => 'x' },
+      null,
+    );
+    await index.load();
+    expect(index.getState().threads.map((t) => t.id)).toEqual(listed.map((t) => t.id));
   });
 });

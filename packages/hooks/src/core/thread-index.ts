@@ -78,6 +78,22 @@ export function sortThreads(entries: readonly ThreadEntry[]): ThreadEntry[] {
   return [...entries].sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : 1));
 }
 
+/**
+ * At most `MAX_LISTED_THREADS` entries, newest first, each id once (its newest entry): a
+ * list read from storage another version wrote, or from an app's source, may be any size.
+ */
+export function newestThreads(entries: readonly ThreadEntry[]): ThreadEntry[] {
+  const seen = new Set<string>();
+  const out: ThreadEntry[] = [];
+  for (const entry of sortThreads(entries)) {
+    if (seen.has(entry.id)) continue;
+    seen.add(entry.id);
+    out.push(entry);
+    if (out.length === MAX_LISTED_THREADS) break;
+  }
+  return out;
+}
+
 function readEntries(raw: unknown): ThreadEntry[] {
   const entries = (raw as { entries?: unknown } | undefined)?.entries;
   return Array.isArray(entries) ? entries.filter(isEntry) : [];
@@ -112,7 +128,7 @@ export function localThreadSource(options: LocalThreadSourceOptions): ThreadSour
     if (dropped.length > 0) await forget(dropped);
   };
   return {
-    list: async () => readEntries(await storage.get(THREAD_INDEX_KEY)),
+    list: async () => newestThreads(readEntries(await storage.get(THREAD_INDEX_KEY))),
     put: (entry) => change((entries) => [...entries.filter((e) => e.id !== entry.id), entry]),
     async rename(entry, title) {
       if (entry.threadId) await renameThread(api, entry.threadId, entry.token, title);
@@ -197,8 +213,7 @@ export class ThreadIndex {
     const m = message as { type?: unknown; entry?: unknown; id?: unknown } | null;
     const others = (id: string) => this.getState().threads.filter((t) => t.id !== id);
     if (m?.type === 'put' && isEntry(m.entry)) {
-      const threads = sortThreads([...others(m.entry.id), m.entry]);
-      this.store.setState({ threads: threads.slice(0, MAX_LISTED_THREADS) });
+      this.store.setState({ threads: newestThreads([...others(m.entry.id), m.entry]) });
     } else if (m?.type === 'remove' && typeof m.id === 'string') {
       this.store.setState({ threads: others(m.id) });
     }
@@ -206,10 +221,11 @@ export class ThreadIndex {
 
   private async read(): Promise<void> {
     try {
-      const listed = await this.source.list();
+      const listed = newestThreads(await this.source.list());
       // Entries made or learned before the list was read are kept.
-      const mine = this.getState().threads.filter((t) => !listed.some((l) => l.id === t.id));
-      this.store.setState({ threads: sortThreads([...listed, ...mine]), loaded: true });
+      const ids = new Set(listed.map((l) => l.id));
+      const mine = this.getState().threads.filter((t) => !ids.has(t.id));
+      this.store.setState({ threads: newestThreads([...listed, ...mine]), loaded: true });
     } catch (error) {
       this.store.setState({ loaded: true, error: asError(error) });
     }

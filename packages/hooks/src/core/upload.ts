@@ -88,6 +88,8 @@ export interface UploadHost {
   /** Makes the new thread the chat's own (persisted) before the file is sent. */
   adoptThread(threadId: string, token: string): Promise<void>;
   readonly run: { readonly api: RunApi };
+  /** Aborts `POST /threads` when the chat is let go (`ChatSession.reads`). */
+  readonly reads?: { readonly signal: AbortSignal };
 }
 
 /** One thread creation per chat at a time: three files dropped at once share it. */
@@ -98,7 +100,7 @@ async function threadOf(chat: UploadHost): Promise<{ threadId: string; token: st
   if (threadId !== null) return { threadId, token };
   let pending = creating.get(chat);
   if (!pending) {
-    pending = createThread(chat.run.api)
+    pending = createThread(chat.run.api, chat.reads?.signal)
       .then(async (created) => {
         await chat.adoptThread(created.threadId, created.token);
         return created;
