@@ -8,7 +8,6 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { AGUIEvent } from '@resumable/protocol';
 import { encodeFrameJson, foldLog, snapshotOf, toEnvelopes } from '@resumable/protocol';
-import { afterAll, beforeAll } from 'vitest';
 import { chatRecordKey } from '../src/core/chat-state.js';
 import { createMemoryStorage, type RecordStorage } from '../src/core/storage.js';
 
@@ -38,22 +37,6 @@ export function runEvents(deltas: readonly string[], messageId = 'a1', runId = R
     { type: 'TEXT_MESSAGE_END', messageId },
     { type: 'RUN_FINISHED', threadId: THREAD, runId },
   ] as AGUIEvent[];
-}
-
-/**
- * The unhandled rejections while the calling file's tests run (listened for from its
- * `beforeAll` to its `afterAll`): each case expects the list empty when it ends.
- */
-export function collectRejections(): unknown[] {
-  const rejections: unknown[] = [];
-  const onRejection = (reason: unknown) => rejections.push(reason);
-  beforeAll(() => {
-    process.on('unhandledRejection', onRejection);
-  });
-  afterAll(() => {
-    process.off('unhandledRejection', onRejection);
-  });
-  return rejections;
 }
 
 /** A memory storage holding chat `c`'s record of THREAD, with `fields` (the outbox…) in it. */
