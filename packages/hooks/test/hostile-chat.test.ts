@@ -6,7 +6,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import { messageText, type ResumableError } from '@resumable/protocol';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ChatSession } from '../src/core/chat.js';
 import { createManualSignal } from '../src/core/env.js';
 import { ResumableClient } from '../src/core/registry.js';
@@ -185,6 +185,23 @@ describe('a stored outbox item whose resume the server would refuse', () => {
       expect(bodies.map((b) => (b as { resume?: unknown }).resume)).toEqual([undefined]);
     });
   }
+
+  it('the check fails to load (a chunk lost after a deploy): the record is kept as it was, sent once', async () => {
+    vi.doMock('../src/core/resume-shape.js', () => {
+      throw new Error('Failed to fetch dynamically imported module');
+    });
+    try {
+      // A resume the check would drop: here it goes out unchecked, as before the check.
+      const resume = [{ interruptId: 'i1' }];
+      const { chat, bodies } = await storedItem({ text: 'queued', resume }, false);
+      await waitFor(() => chat.getState().outbox.length === 0, 'sent', BOUND_MS);
+      expect(bodies.map((b) => (b as { resume?: unknown }).resume)).toEqual([resume]);
+      expect(server.count('start')).toBe(1);
+      expect(chat.getState().error).toBeNull();
+    } finally {
+      vi.doUnmock('../src/core/resume-shape.js');
+    }
+  });
 
   it('an answer (no text) whose resume is bad: dropped, nothing sent, nothing stuck', async () => {
     const { chat } = await storedItem({ text: '', resume: [{ interruptId: 'i1' }] });

@@ -172,9 +172,13 @@ export class ChatSession {
     if (record instanceof ResumableError) {
       this.options.onWarning?.(record);
     } else {
-      // A stored answer's `resume` is checked before it can go out (loaded only for one).
+      // A stored answer's `resume` is checked before it can go out (loaded only for one); a
+      // check that fails to load leaves the record as it is: unchecked, never lost.
       const checked = record?.outbox.some((o) => o.resume !== undefined)
-        ? (await import('./resume-shape.js')).withCheckedResume(record)
+        ? await import('./resume-shape.js').then(
+            (m) => m.withCheckedResume(record),
+            () => record,
+          )
         : record;
       const restored = restoredChat(checked, this.options);
       if (restored) this.store.setState(restored);
