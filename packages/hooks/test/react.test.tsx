@@ -396,6 +396,10 @@ describe('useResumableChat', () => {
   });
 
   it('stop cancels on the server and the reply is marked stopped', async () => {
+    // A run long enough (400 tokens, 4 s) that the cancel lands before it ends: this file's
+    // 60 ms runs finished first once on a loaded machine (status finished, offset 24).
+    await server.close();
+    server = await new FakeServer({ tokens: 400, intervalMs: 10 }).start();
     let chat!: ChatController;
     render(
       <Providers storage={createMemoryStorage()}>
@@ -407,8 +411,7 @@ describe('useResumableChat', () => {
     expect(chat.isStreaming).toBe(true);
     await act(() => chat.stop());
     expect(chat.isStreaming).toBe(false);
-    // Bounded like every wait; the failure says where the chat stood (seen once in a loaded
-    // CI run: not cancelled within 5 s).
+    // Bounded like every wait; a failure says where the chat stood.
     await act(() =>
       waitFor(() => chat.status === 'cancelled', 'cancelled', 10_000).catch((error: Error) => {
         const { phase, lastError, offset } = chat.connection;
