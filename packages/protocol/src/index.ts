@@ -12,6 +12,7 @@ export * from './interrupts.js';
 export * from './offsets.js';
 export type { JsonPatcher } from './patch.js';
 export { applyJsonPatch } from './patch.js';
+export * from './resume.js';
 export * from './run-error-codes.js';
 export * from './snapshot.js';
 export * from './sse.js';

@@ -1,9 +1,5 @@
 import type { Message, RunAgentInput } from '@resumable/protocol';
-import { ResumableError } from '@resumable/protocol';
-import { parseResume } from './resume-input.js';
-
-/** Ids are opaque, but they travel in URLs and logs: keep them to a safe alphabet. */
-const ID = /^[A-Za-z0-9._:-]{1,200}$/;
+import { ID_PATTERN as ID, parseResume, ResumableError } from '@resumable/protocol';
 /**
  * A client-chosen runId is a secret (protocol.md: a repeated POST hands back the thread's
  * token), so it must carry ≥ 122 random bits: a UUID, or ≥ 22 base64url characters.
