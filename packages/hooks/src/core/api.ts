@@ -119,16 +119,29 @@ export class RunApi {
     });
   }
 
+  /**
+   * `GET /threads/{id}`'s body, unchecked (each reader checks the fields it takes: the runs,
+   * the interrupts, the thread stream's `lastOffset`); `signal` ends the read (`aborted`).
+   */
+  async threadBody(
+    threadId: string,
+    token: string | null,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown> | null> {
+    const { body } = await this.request<unknown>(
+      `${this.endpoint}/threads/${encodeURIComponent(threadId)}`,
+      { headers: await this.headers(token, { threadId }), signal },
+    );
+    return typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : null;
+  }
+
   /** The thread's runs, newest first; `signal` ends the read (`aborted`). */
   async getThread(
     threadId: string,
     token: string | null,
     signal?: AbortSignal,
   ): Promise<ThreadRun[]> {
-    const { body } = await this.request<{ runs?: unknown } | null>(
-      `${this.endpoint}/threads/${encodeURIComponent(threadId)}`,
-      { headers: await this.headers(token, { threadId }), signal },
-    );
+    const body = await this.threadBody(threadId, token, signal);
     const runs = Array.isArray(body?.runs) ? body.runs : [];
     return runs.filter(
       (run): run is ThreadRun =>

@@ -2,6 +2,7 @@ import { isTerminalStatus } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import type { RunApi } from './api.js';
 import type { ChatState } from './chat-state.js';
+import { isShownMessage } from './chat-state.js';
 import type { HeldReads } from './held-reads.js';
 import { toResumable } from './session.js';
 
@@ -81,7 +82,7 @@ async function readPage(
     // one already shown (an older page overlapping, a server answering the newest again).
     const shown = new Set(before === null ? [] : now.history.map((m) => m.id));
     const messages = page.messages.filter((m) => {
-      if (!isMessage(m) || shown.has(m.id)) return false;
+      if (!isShownMessage(m) || shown.has(m.id)) return false;
       shown.add(m.id);
       return true;
     });
@@ -125,12 +126,6 @@ function isOlder(next: string | null, before: string): boolean {
     ? Number(next) < Number(before)
     : next !== before;
 }
-
-/** What the transcript needs of a history entry: an object with a string id and role. */
-const isMessage = (m: unknown): boolean => {
-  const { id, role } = (typeof m === 'object' && m !== null ? m : {}) as Record<string, unknown>;
-  return typeof id === 'string' && typeof role === 'string';
-};
 
 /** `GET /threads/:id`: the thread's newest run when it is still going, else null. */
 export async function activeRunOf(

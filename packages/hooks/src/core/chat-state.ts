@@ -166,10 +166,15 @@ export function isAttachment(value: unknown): value is Attachment {
   );
 }
 
-/** A stored prompt the transcript can show: its run, and a message with an id and a role. */
+/** What the transcript needs of a message (stored or from a history page): a string id and role. */
+export function isShownMessage(m: unknown): m is { id: string; role: string } {
+  const { id, role } = (typeof m === 'object' && m !== null ? m : {}) as Record<string, unknown>;
+  return typeof id === 'string' && typeof role === 'string';
+}
+
+/** A stored prompt the transcript can show: its run, and a message it can show. */
 function isPrompt(p: ChatRecord['prompt'] | undefined): p is NonNullable<ChatRecord['prompt']> {
-  const m = p?.message as { id?: unknown; role?: unknown } | null | undefined;
-  return typeof p?.runId === 'string' && typeof m?.id === 'string' && typeof m.role === 'string';
+  return typeof p?.runId === 'string' && isShownMessage(p.message);
 }
 
 /** The record's branch fields, checked (a bad one is dropped: the newest branch shows). */

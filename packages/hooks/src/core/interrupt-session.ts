@@ -2,7 +2,6 @@ import type { ResumableError } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import { createStore } from 'zustand/vanilla';
 import type { ChatSession } from './chat.js';
-import { requestJson } from './http.js';
 import type { InterruptRecord } from './interrupt-record.js';
 import {
   emptyInterruptRecord,
@@ -208,16 +207,7 @@ export class InterruptSession {
     const reading = new AbortController();
     this.reading = reading;
     try {
-      const api = this.chat.run.api;
-      const url = `${api.endpoint}/threads/${encodeURIComponent(threadId)}`;
-      const headers = await api.headers(token, { threadId });
-      const { body } = await requestJson<{ interrupts?: unknown } | null>(
-        api.fetch,
-        url,
-        { headers, signal: reading.signal },
-        this.chat.run.env.now,
-        api.limits,
-      );
+      const body = await this.chat.run.api.threadBody(threadId, token, reading.signal);
       this.retries.succeeded();
       this.store.setState({ server: parseServerInterrupts(body?.interrupts) });
       this.onChange();

@@ -3,7 +3,6 @@ import { errorAction, ResumableError } from '@resumable/protocol';
 import type { RunApi } from './api.js';
 import { retryDelay } from './backoff.js';
 import type { ResumableEnvironment } from './env.js';
-import { requestJson } from './http.js';
 import { LoopLife } from './loop-life.js';
 import type { LoopOptions } from './reconnect.js';
 import { DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS, noProgress, toResumable } from './reconnect.js';
@@ -35,7 +34,7 @@ export interface ThreadFollowerParts {
   env: ResumableEnvironment;
   api: RunApi;
   storage: RecordStorage;
-  options: LoopOptions & { requestTimeoutMs?: number | undefined };
+  options: LoopOptions;
   /** New events, in order, each applied once (network or another tab's batch alike). */
   onEvents(envelopes: Envelope[]): void;
   /** The resume point jumped to the server's `lastOffset` (410/409): look at the thread again. */
@@ -273,20 +272,15 @@ export class ThreadFollower {
    * when the answer has none (a server without thread streams).
    */
   private async serverOffset(): Promise<number | null> {
-    const { api, env, options } = this.parts;
     const threadId = this.threadId as string;
     // Aborted by `stop()` like the stream: a stopped follower leaves no request behind.
     const controller = new AbortController();
     this.abort = controller;
-    const { body } = await requestJson<{ lastOffset?: unknown } | null>(
-      api.fetch,
-      `${api.endpoint}/threads/${encodeURIComponent(threadId)}`,
-      { headers: await api.headers(this.token, { threadId }), signal: controller.signal },
-      env.now,
-      options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs },
-    ).finally(() => {
-      if (this.abort === controller) this.abort = null;
-    });
+    const body = await this.parts.api
+      .threadBody(threadId, this.token, controller.signal)
+      .finally(() => {
+        if (this.abort === controller) this.abort = null;
+      });
     const lastOffset = body?.lastOffset;
     if (lastOffset === undefined) return null;
     if (!isOffset(lastOffset)) {
