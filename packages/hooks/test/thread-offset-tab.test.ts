@@ -80,7 +80,8 @@ describe('a thread resume point ahead of the server', () => {
     b.retain();
     await waitFor(() => b.run.shared.role === 'follower', 'b follows');
 
-    // Another tab's thread batch, far past the server: the follower b takes it.
+    // Another tab's thread batch, far past the server but continuing b's point (made-up
+    // events 3…400): the follower b takes it (nothing tells it apart from the leader's).
     const evil = new BroadcastChannel(`resumable-tabs:${server.url}:c`);
     evil.postMessage({
       v: 1,
@@ -88,17 +89,20 @@ describe('a thread resume point ahead of the server', () => {
       tab: 'evil',
       key: 'c',
       threadId,
-      envelopes: [{ offset: 1000, event: { type: 'CUSTOM', name: 'x.other', value: {} } }],
+      envelopes: Array.from({ length: 398 }, (_, i) => ({
+        offset: 3 + i,
+        event: { type: 'CUSTOM', name: 'x.other', value: {} },
+      })),
     });
     evil.close();
     await new Promise((r) => setTimeout(r, 100));
 
-    // a dies: b leads from its own point (1000) — not stored: no server confirmed it —,
+    // a dies: b leads from its own point (400) — not stored: no server confirmed it —,
     // gets 409 and resyncs to the server's 2.
     locksA.kill();
     await clients[1]!.dispose();
     await waitFor(() => b.run.shared.role === 'leader', 'b leads');
-    await waitFor(() => threadPaths(logB).includes(`${thread}/events?after=1000`), 'b resumes');
+    await waitFor(() => threadPaths(logB).includes(`${thread}/events?after=400`), 'b resumes');
     const record = { v: 1, key: 'c', threadId, offset: 2 };
     expect(await stored()).toEqual(record);
     await waitFor(
@@ -106,7 +110,7 @@ describe('a thread resume point ahead of the server', () => {
       `b resynced: ${JSON.stringify(logB)}`,
     );
     expect(threadPaths(logB).filter((p) => p.includes('/events'))).toEqual([
-      `${thread}/events?after=1000`,
+      `${thread}/events?after=400`,
       `${thread}/events?after=2`,
     ]);
     expect(await stored()).toEqual(record);

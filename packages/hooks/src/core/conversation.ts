@@ -4,6 +4,7 @@ import type { RunRef, TabShareMessage } from './tab-channel.js';
 import { chunkEnvelopes, parseTabShareMessage, post } from './tab-channel.js';
 import type { StreamRole } from './tab-leader.js';
 import { LeaderElection, roleOf } from './tab-leader.js';
+import { TabRunPoint } from './tab-run-point.js';
 import { placementOf, planThreadBatch } from './thread-events.js';
 import { ThreadFollower } from './thread-stream.js';
 
@@ -11,8 +12,12 @@ import { ThreadFollower } from './thread-stream.js';
 export const HEARTBEAT_MS = 500;
 /** A visible follower that heard nothing from the leader this long takes the lock. */
 export const DEFAULT_LEADER_STALE_MS = 5000;
-/** One snapshot request per run in flight at most, re-asked after this. */
-const SYNC_EVERY_MS = 1000;
+/**
+ * A leader answers a `sync` (a follower of an earlier version of this kit asking for its
+ * folded run) at most this often, whoever asks: a tab posting `sync` in a loop gets one
+ * snapshot a second, not one per message.
+ */
+const SNAPSHOT_EVERY_MS = 1000;
 
 /**
  * A conversation followed as a whole: the thread stream (runs started elsewhere — another
@@ -33,13 +38,14 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
   let role: StreamRole = 'solo';
   let closed = false;
   let lastHeard = env.now();
-  const syncAsked = new Map<string, number>();
+  let lastSnapshotAt = Number.NEGATIVE_INFINITY;
   let lastLeadRun: string | null = null;
   let followed: string | null = null;
   const ownNetwork = () => role === 'solo' || role === 'leader';
 
   const channel = share ? env.channel(`resumable-tabs:${run.api.endpoint}:${key}`) : null;
   const send = (message: TabShareMessage) => channel && post(channel, message);
+  const runPoint = new TabRunPoint(run, options.backoff);
 
   const thread = new ThreadFollower({
     key,
@@ -130,6 +136,7 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
       // The thread point a follower took from other tabs is not stored on takeover: only a
       // point the network confirmed is (the leader stored its own), so a bad tab's costs at
       // most one 409 in this tab, never one per reload.
+      runPoint.cancel();
       syncThread();
       announce();
     } else {
@@ -158,19 +165,19 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
           lastLeadRun = m.run.runId;
           follow(m.run);
         }
-        // The leader got ahead without a batch (it took a snapshot, or this tab joined late).
-        if (m.run && m.run.runId === run.getState().runId && m.offset > run.getState().run.offset) {
-          askSync(m.run.runId);
-        }
+        // The leader got ahead without a batch (it took a snapshot, or this tab joined late):
+        // the server says where the run is.
+        if (m.run) runPoint.doubt(m.run.runId, m.offset);
         return;
       case 'batch':
-        if (run.shared.apply(m.runId, m.envelopes) === 'gap') askSync(m.runId);
+        runPoint.offer(m.runId, m.envelopes);
         return;
       case 'thread':
         if (follows && thread.threadId === m.threadId) thread.applyShared(m.envelopes);
         return;
       case 'snapshot':
-        void run.shared.applySnapshot(m.snapshot);
+        // Another tab's folded run is never taken: it could move this tab's offset past what
+        // the real leader posts. A gap is read from the server (`tab-run-point.ts`).
         return;
     }
   }
@@ -181,19 +188,12 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
       announce();
       return;
     }
-    if (run.getState().runId !== m.runId) return;
+    if (run.getState().runId !== m.runId || env.now() - lastSnapshotAt < SNAPSHOT_EVERY_MS) return;
     const snapshot = run.shared.snapshot();
     if (snapshot && snapshot.lastOffset > m.offset) {
+      lastSnapshotAt = env.now();
       send({ v: 1, t: 'snapshot', tab, key, to: m.tab, snapshot });
     }
-  }
-
-  function askSync(runId: string): void {
-    const now = env.now();
-    if (now - (syncAsked.get(runId) ?? Number.NEGATIVE_INFINITY) < SYNC_EVERY_MS) return;
-    syncAsked.clear();
-    syncAsked.set(runId, now);
-    send({ v: 1, t: 'sync', tab, key, runId, offset: run.getState().run.offset });
   }
 
   offs.push(
@@ -207,6 +207,7 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
       if (s.runId !== p.runId) announce();
     }),
     run.shared.onBatch((runId, envelopes) => {
+      if (ownNetwork()) runPoint.confirmOwn();
       if (role !== 'leader') return;
       for (const chunk of chunkEnvelopes(envelopes)) {
         send({ v: 1, t: 'batch', tab, key, runId, envelopes: chunk });
@@ -253,6 +254,7 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
   return () => {
     for (const off of offs.splice(0)) off();
     thread.stop();
+    runPoint.cancel();
     closed = true;
     election.dispatch('close');
   };

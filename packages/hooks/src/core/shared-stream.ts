@@ -109,9 +109,16 @@ export class SharedStream {
     }
   }
 
+  /** The run this session follows and its resume point (null: none). */
+  get point(): { runId: string; token: string | null; offset: number; base: number } | null {
+    const { f } = this.parts;
+    if (!f.ids) return null;
+    return { runId: f.ids.runId, token: f.ids.token, offset: f.run.offset, base: f.base };
+  }
+
   /**
-   * Another tab's batch of a run. `gap` when it starts past the resume point (joined late, or
-   * a message lost): the caller asks the leader for its state.
+   * Another tab's batch of a run, which continues the resume point (`tab-run-point.ts` says
+   * when): what is at or below it is dropped by the fold. `gap` when the fold found one.
    */
   apply(runId: string, envelopes: Envelope[]): 'applied' | 'gap' | 'other' {
     const { f } = this.parts;
@@ -123,11 +130,20 @@ export class SharedStream {
     return go || isTerminalStatus(f.run.status) ? 'applied' : 'gap';
   }
 
-  /** The leader's folded run, for a follower whose fold had a gap: taken when it is ahead. */
-  async applySnapshot(snapshot: RunSnapshot): Promise<void> {
+  /**
+   * The server's snapshot of the run, read by a follower whose point another tab's batch
+   * could not continue: taken when it is ahead, or — `replace`: two tabs disagreed about
+   * the same offsets — whatever its offset, as the server's word. A run another tab's batch
+   * ended that the server says goes on is followed again.
+   */
+  async takeSnapshot(snapshot: RunSnapshot, replace: boolean): Promise<void> {
     const { f } = this.parts;
-    if (f.ids?.runId !== snapshot.runId || snapshot.lastOffset <= f.run.offset) return;
+    if (f.ids?.runId !== snapshot.runId) return;
+    if (!replace && snapshot.lastOffset <= f.run.offset) return;
     await f.applySnapshot(snapshot);
+    if (f.ids?.runId !== snapshot.runId || isTerminalStatus(f.run.status)) return;
+    if (f.phase === 'ended') f.to('follow');
+    this.follow();
   }
 
   /** This session's folded run as a snapshot (what the leader answers a `sync` with). */

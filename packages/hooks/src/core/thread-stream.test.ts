@@ -119,8 +119,13 @@ describe('ThreadFollower', () => {
     expect(follower.applyBatch([e(5), e(7), e(8)])).toBe(false);
     expect(seen).toEqual([4, 5]);
     expect(follower.offset).toBe(5);
-    // Another tab's batch: a follower that missed some starts at it.
+    // Another tab's batch that skips ahead is not taken (the server is asked, shared-point.ts);
+    // one that continues the point is.
     follower.applyShared([e(9), e(10)]);
-    expect(seen).toEqual([4, 5, 9, 10]);
+    expect(seen).toEqual([4, 5]);
+    follower.applyShared([e(5), e(6)]);
+    expect(seen).toEqual([4, 5, 6]);
+    expect(follower.offset).toBe(6);
+    follower.stop();
   });
 });

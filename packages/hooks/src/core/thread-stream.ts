@@ -6,6 +6,7 @@ import type { ResumableEnvironment } from './env.js';
 import { LoopLife } from './loop-life.js';
 import type { LoopOptions } from './reconnect.js';
 import { DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS, noProgress, toResumable } from './reconnect.js';
+import { SharedPoint } from './shared-point.js';
 import type { RecordStorage } from './storage.js';
 import { readEventStream } from './transport.js';
 
@@ -62,9 +63,23 @@ export class ThreadFollower {
   private abort: AbortController | null = null;
   private loaded: Promise<void> | null = null;
   private writes: Promise<void> = Promise.resolve();
+  /** The point against other tabs' batches, while this tab follows the leader's. */
+  private readonly shared: SharedPoint;
 
   constructor(private readonly parts: ThreadFollowerParts) {
     this.life = new LoopLife(parts.env);
+    const { backoff } = parts.options;
+    this.shared = new SharedPoint({
+      env: parts.env,
+      ...(backoff ? { backoff } : {}),
+      point: () => this.offset,
+      fold: (envelopes) => {
+        // The first batch a follower sees sets its point; any later disagreement is checked.
+        if (this.offset === null) this.offset = (envelopes[0] as Envelope).offset - 1;
+        return this.applyBatch(envelopes);
+      },
+      check: (disputed) => this.check(disputed),
+    });
   }
 
   get active(): boolean {
@@ -83,6 +98,7 @@ export class ThreadFollower {
     this.threadId = threadId;
     this.offset = null;
     this.loaded = null;
+    this.shared.reset();
     return true;
   }
 
@@ -94,7 +110,10 @@ export class ThreadFollower {
       .get(threadRecordKey(this.parts.key))
       .then((raw) => {
         const offset = parseThreadRecord(raw, this.parts.key, threadId);
-        if (this.threadId === threadId && this.offset === null) this.offset = offset;
+        if (this.threadId !== threadId || offset === null) return;
+        // Stored by a tab whose own stream read it.
+        this.shared.confirm(offset);
+        this.offset ??= offset;
       })
       .catch(() => {});
     return this.loaded;
@@ -125,15 +144,30 @@ export class ThreadFollower {
   }
 
   /**
-   * The leader tab's thread batch, in a follower: applied like the network's, except that a
-   * follower that has no resume point yet, or missed some, starts at the batch (the runs it
-   * announced before are joined through the leader's `lead` message or `GET /threads/{id}`).
+   * The leader tab's thread batch, in a follower: folded where it continues this tab's
+   * point; one that skips ahead, or tells another story about offsets this tab has folded
+   * (another tab made them up), is settled with the server (`shared-point.ts`). A follower
+   * with no point yet starts at its first batch (the runs announced before are joined
+   * through the leader's `lead` message or `GET /threads/{id}`).
    */
-  applyShared(envelopes: readonly Envelope[]): void {
-    const first = envelopes[0];
-    if (!first) return;
-    if (this.offset === null || first.offset > this.offset + 1) this.offset = first.offset - 1;
-    this.applyBatch(envelopes);
+  applyShared(envelopes: Envelope[]): void {
+    this.shared.offer(envelopes);
+  }
+
+  /**
+   * `GET /threads/{id}`'s `lastOffset`, in a follower another tab's batch did not fit: the
+   * point becomes the server's, and what the chat shows is rebuilt from the server when
+   * the point moved or two tabs disagreed (a `run_started`, a rename it missed).
+   */
+  private async check(disputed: boolean): Promise<number | null> {
+    const threadId = this.threadId;
+    if (threadId === null || this.life.active) return null;
+    const lastOffset = await this.serverOffset();
+    if (this.threadId !== threadId || this.life.active || lastOffset === null) return null;
+    const before = this.offset;
+    this.offset = lastOffset;
+    if (disputed || lastOffset !== before) this.parts.onResync();
+    return lastOffset;
   }
 
   /**
@@ -163,12 +197,14 @@ export class ThreadFollower {
     this.threadId = null;
     this.offset = null;
     this.loaded = null;
+    this.shared.reset();
     const key = threadRecordKey(this.parts.key);
     this.writes = this.writes.then(() => this.parts.storage.delete(key)).catch(() => {});
   }
 
   start(): void {
     if (this.life.active || this.threadId === null) return;
+    this.shared.cancel();
     this.life.start(
       (generation) => this.loop(generation),
       (error) => this.parts.warn(toResumable(error)),
@@ -177,6 +213,7 @@ export class ThreadFollower {
 
   stop(): void {
     this.life.stop();
+    this.shared.cancel();
     this.abort?.abort();
     this.abort = null;
   }
@@ -225,6 +262,7 @@ export class ThreadFollower {
             return;
           }
           this.offset = lastOffset;
+          this.shared.confirm(lastOffset);
           this.persist(resync);
           if (resync) this.parts.onResync();
           resync = false;
@@ -320,7 +358,12 @@ export class ThreadFollower {
         this.bytesReceived += bytes;
       },
       onWarning: (warning) => this.parts.warn(warning),
-      onBatch: (envelopes) => this.live(generation) && this.applyBatch(envelopes),
+      onBatch: (envelopes) => {
+        if (!this.live(generation)) return false;
+        const go = this.applyBatch(envelopes);
+        if (this.offset !== null) this.shared.confirm(this.offset);
+        return go;
+      },
     });
     if (this.abort === controller) this.abort = null;
     switch (outcome.kind) {

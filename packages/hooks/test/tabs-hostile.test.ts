@@ -1,0 +1,157 @@
+import { type RunningServer, startServer } from '@resumable/server';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { TabLocks } from '../src/core/env.js';
+import type { RecordStorage } from '../src/core/storage.js';
+import { createMemoryStorage } from '../src/core/storage.js';
+import { trackRejections } from './track-rejections.js';
+import { fastClient, waitFor } from './util.js';
+import { LockManagerStandIn } from './web-locks.js';
+
+/**
+ * Another tab is untrusted input: a buggy tab, another version of this kit or an extension
+ * posts on the conversation's channel. Whatever it posts, a follower keeps taking the real
+ * leader's batches (its point moves only where it can check it), and settles a
+ * disagreement with the server, a bounded number of times. Real `@resumable/server`, real
+ * BroadcastChannel, a Web Locks stand-in.
+ */
+
+trackRejections();
+
+let server: RunningServer;
+const clients: { dispose(): Promise<void> }[] = [];
+
+beforeEach(async () => {
+  server = await startServer({ port: 0, store: 'memory', heartbeatMs: 1000 });
+});
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.dispose()));
+  await server.close();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A tab's client whose fetches (paths without the endpoint) are logged in `log`. */
+function tab(storage: RecordStorage, log: string[], locks: TabLocks | null = null) {
+  const client = fastClient(server.url, storage, {
+    locks,
+    fetch: (input, init) => {
+      log.push(`${init?.method ?? 'GET'} ${String(input).slice(server.url.length)}`);
+      return fetch(input, init);
+    },
+  });
+  clients.push(client);
+  return client;
+}
+
+/** A thread with one finished run (its stream's last offset is 2), from another device. */
+async function threadWithOneRun() {
+  const first = tab(createMemoryStorage(), []).chatSession('c', {
+    runInput: { forwardedProps: { script: { tokens: 3, tokensPerSecond: 200, seed: 1 } } },
+  });
+  first.retain();
+  await first.send('hello');
+  await waitFor(() => first.run.getState().status === 'finished', 'first run', 10_000);
+  const { threadId, token } = first.getState();
+  return { threadId: threadId!, token: token!, thread: `/threads/${threadId}` };
+}
+
+/** Posts `messages` on the conversation's channel as a tab that is not one of this kit's. */
+function evil(...messages: unknown[]): void {
+  const channel = new BroadcastChannel(`resumable-tabs:${server.url}:c`);
+  for (const message of messages) channel.postMessage(message);
+  channel.close();
+}
+
+/** Two tabs on thread `threadId`: `a` leads (its thread stream open at `after`), `b` follows. */
+async function twoTabs(threadId: string, token: string, after: number) {
+  const storage = createMemoryStorage();
+  const manager = new LockManagerStandIn();
+  const [logA, logB] = [[] as string[], [] as string[]];
+  const locksA = manager.client();
+  const a = tab(storage, logA, locksA).chatSession('c', { threadId, token });
+  a.retain();
+  await waitFor(() => a.run.shared.role === 'leader', 'a leads');
+  const events = `GET /threads/${threadId}/events?after=${after}`;
+  await waitFor(() => logA.includes(events), `a follows: ${logA}`);
+  const b = tab(storage, logB, manager.client()).chatSession('c', { threadId, token });
+  b.retain();
+  await waitFor(() => b.run.shared.role === 'follower', 'b follows');
+  await waitFor(() => logB.length === 2, `b loaded: ${logB}`);
+  return { a, b, locksA, logA, logB, clientA: clients[clients.length - 2]! };
+}
+
+async function rename(threadId: string, token: string, title: string): Promise<void> {
+  const response = await fetch(`${server.url}/threads/${threadId}`, {
+    method: 'PATCH',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ title }),
+  });
+  expect(response.status).toBe(200);
+}
+
+/** Two renames through the leader; then `a` dies and `b` resumes the thread stream. */
+async function renamesThenTakeover(
+  t: Awaited<ReturnType<typeof twoTabs>>,
+  threadId: string,
+  token: string,
+) {
+  const thread = `/threads/${threadId}`;
+  const { b, logB } = t;
+  const seen = logB.length;
+  await rename(threadId, token, 'Renamed');
+  await waitFor(() => logB.length > seen, `b reloads: ${logB}`);
+  await sleep(100);
+  const afterFirst = logB.slice(seen);
+  // The next rename (4) continues b's point: the history page only, no check.
+  await rename(threadId, token, 'Renamed again');
+  await waitFor(() => logB.length > seen + afterFirst.length, `b reloads again: ${logB}`);
+  await sleep(100);
+  expect(logB.slice(seen + afterFirst.length)).toEqual([`GET ${thread}/messages?limit=50`]);
+  // b's point is the real one: leading, it resumes after 4.
+  t.locksA.kill();
+  await t.clientA.dispose();
+  await waitFor(() => b.run.shared.role === 'leader', 'b leads');
+  await waitFor(() => logB.some((p) => p.includes('/events')), `b resumes: ${logB}`);
+  await sleep(100);
+  expect(logB.filter((p) => p.includes('/events'))).toEqual([`GET ${thread}/events?after=4`]);
+  return afterFirst;
+}
+
+const threadBatch = (threadId: string, offset: number) => ({
+  v: 1,
+  t: 'thread',
+  tab: 'evil',
+  key: 'c',
+  threadId,
+  envelopes: [{ offset, event: { type: 'CUSTOM', name: 'x.other', value: {} } }],
+});
+
+describe('a thread point another tab made up', () => {
+  it('a batch far ahead: checked once with the server, not taken; the leader’s next batches are', async () => {
+    const { threadId, token, thread } = await threadWithOneRun();
+    const t = await twoTabs(threadId, token, 2);
+    expect(t.logB).toEqual([`GET ${thread}/messages?limit=50`, `GET ${thread}`]);
+    evil(threadBatch(threadId, 1000));
+    await sleep(150);
+    // One `GET /threads/{id}`: the server's point is b's own (2), nothing to rebuild.
+    expect(t.logB.slice(2)).toEqual([`GET ${thread}`]);
+    // The rename (3) continues b's point: the history page is read again.
+    expect(await renamesThenTakeover(t, threadId, token)).toEqual([
+      `GET ${thread}/messages?limit=50`,
+    ]);
+  });
+
+  it('a made-up batch that continues the point: the leader’s batch for the same offset is a dispute, settled by the server', async () => {
+    const { threadId, token, thread } = await threadWithOneRun();
+    const t = await twoTabs(threadId, token, 2);
+    evil(threadBatch(threadId, 3));
+    await sleep(150);
+    expect(t.logB).toEqual([`GET ${thread}/messages?limit=50`, `GET ${thread}`]);
+    // The real 3 (the rename) is told differently: b asks the server (3) and rebuilds what it
+    // shows from it — the run to join, the history page.
+    const afterFirst = await renamesThenTakeover(t, threadId, token);
+    expect(afterFirst.sort()).toEqual(
+      [`GET ${thread}`, `GET ${thread}`, `GET ${thread}/messages?limit=50`].sort(),
+    );
+  });
+});
