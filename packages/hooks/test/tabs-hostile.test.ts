@@ -1,10 +1,11 @@
-import { type RunningServer, startServer } from '@resumable/server';
+import { startServer } from '@resumable/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TabLocks } from '../src/core/env.js';
 import type { RecordStorage } from '../src/core/storage.js';
 import { createMemoryStorage } from '../src/core/storage.js';
+import { FakeServer } from './fake-server.js';
 import { trackRejections } from './track-rejections.js';
-import { fastClient, waitFor } from './util.js';
+import { assistantText, fastClient, waitFor } from './util.js';
 import { LockManagerStandIn } from './web-locks.js';
 
 /**
@@ -17,12 +18,10 @@ import { LockManagerStandIn } from './web-locks.js';
 
 trackRejections();
 
-let server: RunningServer;
+/** The server of the case: the real one (threads), or the scripted one (runs, step by step). */
+let server: { url: string; close(): Promise<void> };
 const clients: { dispose(): Promise<void> }[] = [];
 
-beforeEach(async () => {
-  server = await startServer({ port: 0, store: 'memory', heartbeatMs: 1000 });
-});
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.dispose()));
   await server.close();
@@ -127,6 +126,10 @@ const threadBatch = (threadId: string, offset: number) => ({
 });
 
 describe('a thread point another tab made up', () => {
+  beforeEach(async () => {
+    server = await startServer({ port: 0, store: 'memory', heartbeatMs: 1000 });
+  });
+
   it('a batch far ahead: checked once with the server, not taken; the leader’s next batches are', async () => {
     const { threadId, token, thread } = await threadWithOneRun();
     const t = await twoTabs(threadId, token, 2);
@@ -153,5 +156,119 @@ describe('a thread point another tab made up', () => {
     expect(afterFirst.sort()).toEqual(
       [`GET ${thread}`, `GET ${thread}`, `GET ${thread}/messages?limit=50`].sort(),
     );
+  });
+});
+
+const TOKENS = 12;
+
+/** Two tabs on one conversation over the scripted server: `a` leads, `b` follows a run `a` sent. */
+async function runTabs() {
+  const fake = await new FakeServer({ tokens: TOKENS, intervalMs: 1 }).start();
+  server = fake;
+  fake.pauseNew = true;
+  const storage = createMemoryStorage();
+  const manager = new LockManagerStandIn();
+  const [logA, logB] = [[] as string[], [] as string[]];
+  // b's tab id, as any tab on the channel learns it (from b's `hello`).
+  const ids: string[] = [];
+  const spy = new BroadcastChannel(`resumable-tabs:${fake.url}:c`);
+  spy.onmessage = (event) => {
+    if (event.data?.t === 'hello') ids.push(event.data.tab);
+  };
+  const a = tab(storage, logA, manager.client()).chatSession('c');
+  a.retain();
+  await waitFor(() => a.run.shared.role === 'leader', 'a leads');
+  const b = tab(storage, logB, manager.client()).chatSession('c');
+  b.retain();
+  await waitFor(() => b.run.shared.role === 'follower' && ids.length === 1, 'b follows');
+  spy.close();
+  await a.send('hello');
+  const runId = a.run.getState().runId!;
+  await waitFor(() => b.run.getState().runId === runId, 'b follows the run');
+  fake.step(runId, 4); // RUN_STARTED, TEXT_MESSAGE_START, tok0, tok1
+  const text = (chat: typeof b) => assistantText(chat.getState().messages);
+  await waitFor(() => text(b) === 'tok0 tok1 ', `b at 4: ${text(b)}`);
+  const snapshots = () => logB.filter((p) => p === `GET /runs/${runId}`).length;
+  const before = snapshots();
+  /** The rest of the run; both tabs end with the server's whole text. */
+  const finish = async () => {
+    fake.resume(runId);
+    for (const chat of [a, b]) {
+      await waitFor(() => chat.run.getState().status === 'finished', `finished: ${text(chat)}`);
+    }
+    expect(text(b)).toBe(FakeServer.fullText(TOKENS));
+    expect(text(a)).toBe(FakeServer.fullText(TOKENS));
+    expect(b.run.getState().run.offset).toBe(TOKENS + 4);
+  };
+  const batch = (envelopes: unknown) => ({
+    v: 1,
+    t: 'batch',
+    tab: 'evil',
+    key: 'c',
+    runId,
+    envelopes,
+  });
+  return {
+    fake,
+    a,
+    b,
+    runId,
+    bTab: ids[0]!,
+    text,
+    finish,
+    batch,
+    checks: () => snapshots() - before,
+  };
+}
+
+const content = (offset: number, runId: string, delta: string) => ({
+  offset,
+  event: { type: 'TEXT_MESSAGE_CONTENT', messageId: `a-${runId}`, delta },
+});
+
+describe('a run offset another tab made up', () => {
+  it('made-up events that continue the offset (and end the run): the leader’s events for the same offsets are a dispute, the server’s snapshot wins', async () => {
+    const t = await runTabs();
+    const { runId } = t;
+    evil(
+      t.batch([
+        content(5, runId, 'EVIL '),
+        { offset: 6, event: { type: 'TEXT_MESSAGE_END', messageId: `a-${runId}` } },
+        { offset: 7, event: { type: 'RUN_FINISHED', threadId: 't', runId } },
+      ]),
+    );
+    await waitFor(() => t.b.run.getState().status === 'finished', 'b took the made-up end');
+    expect(t.text(t.b)).toBe('tok0 tok1 EVIL ');
+    t.fake.step(runId, 3); // the real 5–7: tok2…tok4
+    await waitFor(() => t.text(t.b) === FakeServer.fullText(5), `b rebuilt: ${t.text(t.b)}`);
+    expect(t.b.run.getState().status).toBe('running');
+    expect(t.checks()).toBe(1);
+    await t.finish();
+    expect(t.checks()).toBe(1);
+  });
+
+  it('a batch far ahead, a snapshot made up for b: neither is taken; one snapshot read from the server', async () => {
+    const t = await runTabs();
+    const { runId } = t;
+    evil(t.batch([{ offset: 1000, event: { type: 'RUN_FINISHED', threadId: 't', runId } }]), {
+      v: 1,
+      t: 'snapshot',
+      tab: 'evil',
+      key: 'c',
+      to: t.bTab,
+      snapshot: {
+        runId,
+        threadId: t.b.run.getState().threadId,
+        status: 'finished',
+        lastOffset: 1000,
+        messages: [{ id: 'x', role: 'assistant', content: 'EVIL' }],
+      },
+    });
+    await sleep(150);
+    expect(t.text(t.b)).toBe('tok0 tok1 ');
+    expect(t.b.run.getState().run.offset).toBe(4);
+    expect(t.checks()).toBe(1);
+    await t.finish();
+    expect(t.checks()).toBe(1);
   });
 });
