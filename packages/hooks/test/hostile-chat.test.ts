@@ -5,7 +5,7 @@
  */
 
 import type { IncomingMessage } from 'node:http';
-import { messageText, type ResumableError } from '@resumable/protocol';
+import { messageText, type ResumableError, runIdProblem } from '@resumable/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ChatSession } from '../src/core/chat.js';
 import { createManualSignal } from '../src/core/env.js';
@@ -187,7 +187,7 @@ describe('a stored outbox item whose resume the server would refuse', () => {
   }
 
   it('the check fails to load (a chunk lost after a deploy): the record is kept as it was, sent once', async () => {
-    vi.doMock('../src/core/resume-shape.js', () => {
+    vi.doMock('../src/core/stored-outbox.js', () => {
       throw new Error('Failed to fetch dynamically imported module');
     });
     try {
@@ -199,7 +199,7 @@ describe('a stored outbox item whose resume the server would refuse', () => {
       expect(server.count('start')).toBe(1);
       expect(chat.getState().error).toBeNull();
     } finally {
-      vi.doUnmock('../src/core/resume-shape.js');
+      vi.doUnmock('../src/core/stored-outbox.js');
     }
   });
 
@@ -222,6 +222,77 @@ describe('a stored outbox item whose resume the server would refuse', () => {
     expect(bodies.map((b) => (b as { resume?: unknown }).resume)).toEqual([resume]);
     expect(server.count('start')).toBe(1);
     expect(chat.getState().error).toBeNull();
+  });
+});
+
+describe('a stored outbox item whose runId the server would refuse', () => {
+  const VALID = 'run-stored-0123456789abcdef';
+  /**
+   * Chat `c` over a stored outbox of `items`, and the runIds and texts of its POSTs; the
+   * server refuses a runId as the real one does (`runIdProblem`: 400 `bad_request`).
+   */
+  async function storedOutbox(items: object[]) {
+    const posts: { runId: unknown; text: unknown }[] = [];
+    server.handler = (hit, req, res) => {
+      if (hit.route !== 'start') return false;
+      const body = JSON.parse((req as { body?: string }).body ?? '{}') as {
+        runId?: unknown;
+        messages?: { content?: unknown }[];
+      };
+      posts.push({ runId: body.runId, text: body.messages?.[0]?.content });
+      return runIdProblem(body.runId) !== null && server.error(res, 400, 'bad_request');
+    };
+    const outbox = items.map((item) => ({ createdAt: 1, ...item }));
+    const chat = threadChat(await storedChat({ outbox }));
+    stops.push(chat.retain());
+    return { chat, posts };
+  }
+  const cases: [string, unknown][] = [
+    ['too short to be unguessable', 'o1'],
+    ['with a space', 'run 0123456789abcdefghijk'],
+    ['`..`', '..'],
+    ['not a string', 5],
+    ['absent', undefined],
+  ];
+  for (const [what, runId] of cases) {
+    it(`a runId ${what}: the prompt goes out once as a new run, its text whole`, async () => {
+      const { chat, posts } = await storedOutbox([{ runId, text: 'queued while offline' }]);
+      await waitFor(() => shown(chat).length === 2, 'prompt and reply', BOUND_MS);
+      expect(shown(chat)).toEqual(['user: queued while offline', 'assistant: second']);
+      expect(posts).toHaveLength(1);
+      expect(posts[0]!.text).toBe('queued while offline');
+      expect(runIdProblem(posts[0]!.runId)).toBeNull();
+      expect(chat.getState().outbox).toEqual([]);
+      expect(chat.getState().error).toBeNull();
+      expect(server.count('start')).toBe(1);
+    });
+  }
+
+  it('two prompts stored under one runId: both go out, the second as a new run', async () => {
+    const { chat, posts } = await storedOutbox([
+      { runId: VALID, text: 'one' },
+      { runId: VALID, text: 'two' },
+    ]);
+    await waitFor(() => shown(chat).length === 4, 'both prompts and replies', BOUND_MS);
+    expect(shown(chat)).toEqual([
+      'user: one',
+      'assistant: second',
+      'user: two',
+      'assistant: second',
+    ]);
+    expect(posts.map((p) => p.text)).toEqual(['one', 'two']);
+    expect(posts[0]!.runId).toBe(VALID);
+    expect(posts[1]!.runId).not.toBe(VALID);
+    expect(runIdProblem(posts[1]!.runId)).toBeNull();
+    expect(server.count('start')).toBe(2);
+    expect(chat.getState().error).toBeNull();
+  });
+
+  it('a valid runId is kept: the prompt goes out once under it (a retried POST stays idempotent)', async () => {
+    const { chat, posts } = await storedOutbox([{ runId: VALID, text: 'kept' }]);
+    await waitFor(() => shown(chat).length === 2, 'prompt and reply', BOUND_MS);
+    expect(posts).toEqual([{ runId: VALID, text: 'kept' }]);
+    expect(chat.getState().outbox).toEqual([]);
   });
 });
 

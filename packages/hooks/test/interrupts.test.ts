@@ -245,7 +245,7 @@ describe('browser tools', () => {
     const { tab } = await startTool(createMemoryStorage(), () => 'x'.repeat(20_000), false);
     await tab.chat.send('paste it');
     const text =
-      'The page could not run read_clipboard: the result is larger than 16384 characters of JSON.';
+      'The page could not run read_clipboard: the result is 20013 bytes of JSON, over the limit of 16384.';
     await waitFor(
       () => assistantText(tab.chat.getState().messages) === text,
       'continuation',

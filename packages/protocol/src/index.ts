@@ -14,6 +14,7 @@ export type { JsonPatcher } from './patch.js';
 export { applyJsonPatch } from './patch.js';
 export * from './resume.js';
 export * from './run-error-codes.js';
+export * from './run-id.js';
 export * from './snapshot.js';
 export * from './sse.js';
 export * from './state.js';

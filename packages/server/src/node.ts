@@ -17,6 +17,14 @@ export interface StartServerOptions extends ResumableServerOptions {
    * @default 2000
    */
   closeGraceMs?: number;
+  /**
+   * A connection on which nothing moves this long (no byte read from the client, none
+   * taken by it) is destroyed: a client that stops reading an event stream would
+   * otherwise hold its socket and everything buffered for it for good. Live streams are
+   * pinged every `heartbeatMs` at most, so it must be longer than that.
+   * @default 60000
+   */
+  socketIdleMs?: number;
 }
 
 export interface RunningServer extends Omit<ResumableApp, 'ready'> {
@@ -29,6 +37,13 @@ export interface RunningServer extends Omit<ResumableApp, 'ready'> {
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
   const basePath = options.basePath ?? '/api';
   const hostname = options.hostname ?? '127.0.0.1';
+  const socketIdleMs = options.socketIdleMs ?? 60_000;
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  if (!(socketIdleMs > heartbeatMs)) {
+    throw new RangeError(
+      `socketIdleMs (${socketIdleMs}) must be longer than heartbeatMs (${heartbeatMs}): idle streams would be cut`,
+    );
+  }
   const resumable = createResumableApp({ ...options, basePath });
   await resumable.ready;
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
@@ -37,6 +52,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     );
     s.once('error', reject);
   });
+  // Node's default is no timeout: a stuck reader's socket and buffers would stay forever.
+  server.setTimeout(socketIdleMs);
   const port = (server.address() as AddressInfo).port;
   const host = hostname.includes(':') ? `[${hostname}]` : hostname;
   let closing: Promise<void> | null = null;

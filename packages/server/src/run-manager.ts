@@ -17,6 +17,7 @@ import {
 import type { ActiveRun } from './runs/producer.js';
 import { Recovery } from './runs/recovery.js';
 import { createAndStart, type RunStartParts } from './runs/start.js';
+import { ThreadGuard } from './runs/thread-guard.js';
 import type { EventStore, RunRecord } from './stores/types.js';
 import { type StreamCounts, ThreadEvents } from './threads/thread-events.js';
 
@@ -53,6 +54,8 @@ export class RunManager {
   /** Runs being created (admitted, not yet stored): a racing duplicate waits for them. */
   private readonly creating = new Map<string, Promise<RunRecord | null>>();
   private readonly admission: Admission;
+  /** Run starts and thread deletions of one thread, kept apart. */
+  readonly threadGuard: ThreadGuard;
   private readonly fanOut: FanOut;
   private readonly recovery: Recovery;
   /** Thread event streams and the announcements on them (protocol.md). */
@@ -86,6 +89,7 @@ export class RunManager {
     this.orphanSweepMs = options.orphanSweepMs ?? 60_000;
     this.log = options.log ?? ((message) => console.warn(`[resumable] ${message}`));
     this.admission = new Admission({ ...this.limits, store: this.store });
+    this.threadGuard = new ThreadGuard(this.store);
     this.fanOut = new FanOut({
       store: this.store,
       maxSubscribersPerRun: this.limits.maxSubscribersPerRun,
@@ -233,7 +237,9 @@ export class RunManager {
       if (existing) return { created: false, run: existing };
       throw full;
     }
-    const creating = createAndStart(this.parts, input, client, parentMessageId);
+    const creating = this.threadGuard.start(input.threadId, () =>
+      createAndStart(this.parts, input, client, parentMessageId),
+    );
     this.creating.set(
       input.runId,
       creating.then(

@@ -126,7 +126,7 @@ export class ResumableChatTransport implements ChatTransport<UIMessage> {
     let state = chat.run.getState();
     if (state.runId === null || isTerminalStatus(state.status) || state.stopped) {
       // Nothing to resume here; another tab or device may have started a run since.
-      const joined = await this.joinThreadRun(chat);
+      const joined = await this.joinThreadRun(chat, abortSignal);
       if (!joined) return null;
       state = chat.run.getState();
     }
@@ -138,9 +138,10 @@ export class ResumableChatTransport implements ChatTransport<UIMessage> {
   /**
    * The chat as `UIMessage`s for `useChat({ messages })` after a reload: the thread's
    * history from the server, then this device's last prompt and reply (the reply's id is
-   * its run id, so a resume replaces it instead of adding a second one).
+   * its run id, so a resume replaces it instead of adding a second one). `signal` ends the
+   * history read (the stored exchange is given, as offline).
    */
-  async loadMessages(chatId: string, limit = 50): Promise<UIMessage[]> {
+  async loadMessages(chatId: string, limit = 50, signal?: AbortSignal): Promise<UIMessage[]> {
     const chat = this.session(chatId);
     await chat.run.hydrate();
     const run = chat.run.getState();
@@ -149,7 +150,8 @@ export class ResumableChatTransport implements ChatTransport<UIMessage> {
     let history: Parameters<typeof conversationOf>[0]['history'] = [];
     if (threadId && record) {
       try {
-        history = (await chat.run.api.getThreadMessages(threadId, record.token, { limit }))
+        const page = { limit };
+        history = (await chat.run.api.getThreadMessages(threadId, record.token, page, signal))
           .messages;
       } catch {
         // Offline: the stored last exchange still shows.
@@ -252,14 +254,18 @@ export class ResumableChatTransport implements ChatTransport<UIMessage> {
     });
   }
 
-  /** `GET /threads/:id`: follows the thread's newest run when it is still going. */
-  private async joinThreadRun(chat: ChatSession): Promise<boolean> {
+  /**
+   * `GET /threads/:id`: follows the thread's newest run when it is still going. `signal`
+   * (the AI SDK's: `stop()`, unmount) ends the read at once.
+   */
+  private async joinThreadRun(chat: ChatSession, signal?: AbortSignal): Promise<boolean> {
     const threadId = chat.run.getState().threadId;
     const record = await this.readRecord(chat);
-    if (!threadId || !record) return false;
+    if (!threadId || !record || signal?.aborted) return false;
     try {
-      const newest = (await chat.run.api.getThread(threadId, record.token))[0];
+      const newest = (await chat.run.api.getThread(threadId, record.token, signal))[0];
       if (!newest || isTerminalStatus(newest.status) || newest.runId === record.runId) return false;
+      if (signal?.aborted) return false;
       // Through the shared join, as the chat's own joins: one join per run, never from 0.
       const input = { runId: newest.runId, threadId, token: record.token };
       await chat.run.shared.join(newest.runId, () => chat.run.attach(input));

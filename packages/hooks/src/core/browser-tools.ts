@@ -1,4 +1,4 @@
-import { interruptRecordKey, parseInterruptRecord } from './interrupt-record.js';
+import { answerProblem, interruptRecordKey, parseInterruptRecord } from './interrupt-record.js';
 import type { InterruptSession } from './interrupt-session.js';
 import type { ChatInterrupt } from './interrupts.js';
 import type { BrowserTool, BrowserTools } from './tool-declarations.js';
@@ -74,6 +74,7 @@ export class BrowserToolRunner {
       const tool = this.toolOf(i);
       if (!tool || this.taken.has(i.id)) continue;
       this.taken.add(i.id);
+      // An answer the server refuses even as an error (an interrupt id it refuses) is said.
       void this.exclusive(i, async () => {
         const stored = await this.session.chat.run.storage.get(
           interruptRecordKey(this.session.chat.run.key),
@@ -87,7 +88,7 @@ export class BrowserToolRunner {
           return;
         }
         await this.run(i, tool);
-      });
+      }).catch((error: unknown) => this.session.warn(error));
     }
   }
 
@@ -111,25 +112,21 @@ export class BrowserToolRunner {
       payload = { error: (error instanceof Error ? error.message : String(error)).slice(0, 2000) };
     }
     this.session.setExecution(i.id, null);
-    await this.session.resolve(i.id, sendable(payload));
+    await this.session.resolve(i.id, sendable(i.id, payload));
     await this.session.markTool(i.id, 'done');
   }
 }
 
-/** The server takes an answer of at most 16 KiB of JSON: a bigger (or unserializable) result is an error. */
-export const MAX_RESULT_CHARS = 16 * 1024;
-
-function sendable(payload: { result: unknown } | { error: string }): unknown {
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(payload);
-  } catch (error) {
-    return { error: `the result is not JSON: ${String(error)}`.slice(0, 500) };
-  }
-  if (json === undefined || json.length > MAX_RESULT_CHARS) {
-    return { error: `the result is larger than ${MAX_RESULT_CHARS} characters of JSON` };
-  }
-  return payload;
+/**
+ * The result as the answer's payload, or an error in its place when the server would refuse
+ * it (protocol's `parseResume`: over 16 KiB of UTF-8 JSON, too deep, not JSON) — the agent
+ * hears why instead of the answer being refused for good.
+ */
+function sendable(id: string, payload: { result: unknown } | { error: string }): unknown {
+  const problem = answerProblem({ interruptId: id, status: 'resolved', payload });
+  if (problem === null) return payload;
+  const why = problem.message.replace(/^resume\[0\]\.payload/, 'the result');
+  return { error: why.slice(0, 500) };
 }
 
 const runners = new WeakMap<InterruptSession, BrowserToolRunner>();

@@ -121,7 +121,6 @@ export function parseChatRecord(value: unknown, key: string): ChatRecord | Resum
       (item): item is OutboxItem =>
         typeof item === 'object' &&
         item !== null &&
-        typeof item.runId === 'string' &&
         typeof item.text === 'string' &&
         (item.kind === undefined || item.kind === 'regenerate') &&
         (item.parentMessageId === undefined ||
@@ -129,10 +128,13 @@ export function parseChatRecord(value: unknown, key: string): ChatRecord | Resum
           typeof item.parentMessageId === 'string'),
     )
     // A bad message id, file or error is dropped, not the prompt: its text still goes.
+    // A bad runId is kept as '' here (the text is what matters): the stored outbox's check
+    // (`stored-outbox.ts`) gives it a new one before it goes out.
     .map(({ messageId, attachments, error, ...item }) => {
       const files = Array.isArray(attachments) ? attachments.filter(isAttachment) : [];
       return {
         ...item,
+        runId: typeof item.runId === 'string' ? item.runId : '',
         ...(typeof messageId === 'string' ? { messageId } : {}),
         ...(files.length > 0 ? { attachments: files } : {}),
         ...(typeof error?.code === 'string' && typeof error.message === 'string'

@@ -172,11 +172,11 @@ export class ChatSession {
     if (record instanceof ResumableError) {
       this.options.onWarning?.(record);
     } else {
-      // A stored answer's `resume` is checked before it can go out (loaded only for one); a
-      // check that fails to load leaves the record as it is: unchecked, never lost.
-      const checked = record?.outbox.some((o) => o.resume !== undefined)
-        ? await import('./resume-shape.js').then(
-            (m) => m.withCheckedResume(record),
+      // A stored outbox is checked before it can go out (loaded only for one); a check
+      // that fails to load leaves the record as it is: unchecked, never lost.
+      const checked = record?.outbox.length
+        ? await import('./stored-outbox.js').then(
+            (m) => m.checkedOutbox(record, () => this.run.env.randomUUID()),
             () => record,
           )
         : record;

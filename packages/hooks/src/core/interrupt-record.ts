@@ -1,4 +1,5 @@
-import type { KnownInterrupt, LocalAnswer } from './interrupts.js';
+import { parseResume, ResumableError, runIdProblem } from '@resumable/protocol';
+import type { KnownInterrupt, LocalAnswer, ResumeAnswer } from './interrupts.js';
 import { MAX_KNOWN_INTERRUPTS } from './interrupts.js';
 
 /**
@@ -29,7 +30,17 @@ export function emptyInterruptRecord(key: string): InterruptRecord {
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function parseInterruptRecord(value: unknown, key: string): InterruptRecord {
+/**
+ * Reads a stored record. `onDropped` hears each stored answer the server would refuse
+ * (`answerProblem`, and a queued one's continuation runId: `runIdProblem`), dropped as a `corrupt_record`: queued again as it is, it would be
+ * refused on every reload and hold its interrupt `queued` for good; dropped, the interrupt
+ * is open to answer again.
+ */
+export function parseInterruptRecord(
+  value: unknown,
+  key: string,
+  onDropped?: (problem: ResumableError) => void,
+): InterruptRecord {
   if (!isObject(value) || value.v !== 1 || value.key !== key) return emptyInterruptRecord(key);
   const list = (v: unknown) => (Array.isArray(v) ? v.slice(-MAX_KNOWN_INTERRUPTS) : []);
   const known = list(value.known).filter(
@@ -45,7 +56,8 @@ export function parseInterruptRecord(value: unknown, key: string): InterruptReco
       typeof a.interruptId === 'string' &&
       (a.status === 'resolved' || a.status === 'cancelled') &&
       (a.state === 'draft' || a.state === 'queued' || a.state === 'sent') &&
-      (a.runId === null || typeof a.runId === 'string'),
+      (a.runId === null || typeof a.runId === 'string') &&
+      kept(a as unknown as LocalAnswer),
   );
   const tools = list(value.tools).filter(
     (t): t is ToolMark =>
@@ -54,6 +66,35 @@ export function parseInterruptRecord(value: unknown, key: string): InterruptReco
       (t.state === 'started' || t.state === 'done'),
   );
   return { v: 1, key, known, answers, tools };
+
+  function kept(a: LocalAnswer): boolean {
+    // A queued answer's continuation goes out under its stored runId: one the server refuses too.
+    const problem =
+      answerProblem(a)?.message ?? (a.state === 'queued' ? runIdProblem(a.runId) : null);
+    if (problem === null) return true;
+    const why = `persisted answer to interrupt ${JSON.stringify(a.interruptId)} discarded: ${problem}`;
+    onDropped?.(new ResumableError('corrupt_record', why));
+    return false;
+  }
+}
+
+/**
+ * Why the server would refuse `answer` as a resume entry (protocol's `parseResume`: the
+ * interrupt id's characters, the payload's size, depth and JSON), or null.
+ */
+export function answerProblem({
+  interruptId,
+  status,
+  payload,
+}: ResumeAnswer): ResumableError | null {
+  try {
+    parseResume([{ interruptId, status, ...(payload === undefined ? {} : { payload }) }]);
+    return null;
+  } catch (error) {
+    return error instanceof ResumableError
+      ? error
+      : new ResumableError('bad_request', String(error));
+  }
 }
 
 /** `list` with `entry` in place of the one with the same interrupt id, newest kept. */

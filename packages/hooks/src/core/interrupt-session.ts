@@ -4,6 +4,7 @@ import { createStore } from 'zustand/vanilla';
 import type { ChatSession } from './chat.js';
 import type { InterruptRecord } from './interrupt-record.js';
 import {
+  answerProblem,
   emptyInterruptRecord,
   interruptRecordKey,
   parseInterruptRecord,
@@ -120,7 +121,8 @@ export class InterruptSession {
     } catch {
       raw = undefined;
     }
-    this.store.setState({ record: parseInterruptRecord(raw, key), hydrated: true });
+    const record = parseInterruptRecord(raw, key, (problem) => this.onWarning?.(problem));
+    this.store.setState({ record, hydrated: true });
     this.onChange();
     await this.refresh();
   }
@@ -135,7 +137,13 @@ export class InterruptSession {
     return this.answer({ interruptId: id, status: 'cancelled' });
   }
 
+  /**
+   * Rejects at once with the server's `bad_request` for an answer it would refuse (too big,
+   * too deep, not JSON, an id it refuses): kept and queued, it would be refused for good.
+   */
   private answer(entry: ResumeAnswer): Promise<void> {
+    const problem = answerProblem(entry);
+    if (problem) return Promise.reject(problem);
     const next = this.queue.then(async () => {
       const target = this.getState().interrupts.find((i) => i.id === entry.interruptId);
       if (target?.status !== 'open' || target.pending === 'queued') return;
@@ -294,6 +302,11 @@ export class InterruptSession {
 
   private persistSoon(record: InterruptRecord): void {
     this.queue = this.queue.then(() => this.write(record)).catch(() => {});
+  }
+
+  /** A problem the page's app hears (`onWarning`): browser tools report through this. */
+  warn(error: unknown): void {
+    this.onWarning?.(toResumable(error));
   }
 
   /** Browser tools set their executions through this (`browser-tools.ts`). */

@@ -82,6 +82,13 @@ export function fileRoutes(
           `the thread's files would be over their limit of ${options.maxThreadBytes} bytes`,
         );
       }
+      // The thread may have been deleted while the body came in: its files are gone, and
+      // this one must not outlive it (nor be answered 201).
+      const now = await ctx.store.getThread(threadId);
+      if (now?.token !== thread.token) {
+        if (now === null) await options.files.removeThread(threadId);
+        throw new ResumableError('thread_not_found', `no thread ${threadId}`);
+      }
       const url = fileUrl(options.basePath, threadId, file.fileId);
       return c.json({ fileId: file.fileId, url, mimeType, size: file.size, name }, 201, {
         Location: url,

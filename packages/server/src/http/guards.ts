@@ -78,7 +78,17 @@ export const jsonBodiesOnly: MiddlewareHandler = async (c, next) => {
  * sends its next request on a socket that still carries the unread body.
  */
 export function errorFor(error: unknown, c: Context): Response {
-  const response = errorResponse(error);
+  // A client that went away mid-body is no server fault: not logged as an internal error
+  // (a hostile client would fill the log with stack traces); nobody reads this answer.
+  const gone =
+    !(error instanceof ResumableError) &&
+    c.req.raw.signal.aborted &&
+    c.get(BODY_READ as never) !== true;
+  const response = errorResponse(
+    gone
+      ? new ResumableError('bad_request', 'the client went away before its body was read')
+      : error,
+  );
   if (hasBody(c.req.raw) && c.get(BODY_READ as never) !== true) {
     response.headers.set('Connection', 'close');
   }

@@ -21,6 +21,19 @@ export async function deleteThread(
   files: FileStore,
   threadId: string,
 ): Promise<void> {
+  const release = await manager.threadGuard.hold(threadId);
+  try {
+    await removeThread(manager, files, threadId);
+  } finally {
+    release();
+  }
+}
+
+async function removeThread(
+  manager: RunManager,
+  files: FileStore,
+  threadId: string,
+): Promise<void> {
   const { store } = manager;
   const running = (await store.listRuns(threadId, MAX_RUNS)).filter((r) => r.status === 'running');
   for (const run of running) {

@@ -1,0 +1,44 @@
+import { parseResume, runIdProblem } from '@resumable/protocol';
+import type { ChatRecord } from './chat-state.js';
+import type { OutboxItem } from './types.js';
+
+/**
+ * A stored chat record's outbox checked by the server's own rules before any of it goes
+ * out — sent as they are, a refused field is refused on every retry and holds the item
+ * forever. Loaded (an `import()`) only for a record with an outbox: not on first paint.
+ *
+ * - A `runId` the server refuses (`runIdProblem`), or one an earlier item already has, is
+ *   replaced by a new one: a refused runId started no run, and a repeated one would be
+ *   answered with the earlier item's run (its text lost). The prompt goes out as a new run.
+ * - A bad `resume` (`checkedResume`) is dropped whole (partial answers are a 400 too). An
+ *   item with text goes out as that prompt; an answer with no text (nor files) has nothing
+ *   left to send and is dropped — the interrupts' record queues its answers again while the
+ *   server has them open.
+ */
+export function checkedOutbox(record: ChatRecord, newRunId: () => string): ChatRecord {
+  const taken = new Set<string>();
+  const outbox = record.outbox.flatMap(({ resume, ...stored }) => {
+    const runId =
+      runIdProblem(stored.runId) === null && !taken.has(stored.runId) ? stored.runId : newRunId();
+    taken.add(runId);
+    const item = { ...stored, runId };
+    if (resume === undefined) return [item];
+    const answers = checkedResume(resume);
+    if (answers) return [{ ...item, resume: answers }];
+    return item.text === '' && !item.attachments?.length ? [] : [item];
+  });
+  return { ...record, outbox };
+}
+
+/**
+ * A stored continuation's `resume` checked by the server's own rule (`parseResume`,
+ * docs/protocol.md "Answering"), and not empty. Null when anything is off.
+ */
+export function checkedResume(value: unknown): NonNullable<OutboxItem['resume']> | null {
+  try {
+    const entries = parseResume(value);
+    return entries && entries.length > 0 ? entries : null;
+  } catch {
+    return null;
+  }
+}

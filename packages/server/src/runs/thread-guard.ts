@@ -1,0 +1,51 @@
+import { ResumableError } from '@resumable/protocol';
+import type { EventStore } from '../stores/types.js';
+
+/**
+ * Keeps run starts and thread deletions of one thread apart, on this instance. A run is
+ * started only while its thread exists and is not being deleted; a deletion waits for the
+ * starts already under way (their runs are then cancelled with the thread). Without it, a
+ * `POST /runs` that read the thread just before a delete was answered `201` with a run
+ * the delete had already missed: a run with no thread, gone from every route.
+ */
+export class ThreadGuard {
+  private readonly deleting = new Map<string, number>();
+  private readonly starting = new Map<string, Set<Promise<unknown>>>();
+
+  constructor(private readonly store: EventStore) {}
+
+  /** Runs `start` once the thread is known to exist and not being deleted, else `404`. */
+  async start<T>(threadId: string, start: () => Promise<T>): Promise<T> {
+    const run = (async () => {
+      // Registered first (this tick), so a deletion that begins from here on waits for it.
+      await Promise.resolve();
+      if (this.deleting.has(threadId) || !(await this.store.getThread(threadId))) {
+        throw new ResumableError('thread_not_found', `no thread ${threadId}`);
+      }
+      return start();
+    })();
+    const set = this.starting.get(threadId) ?? new Set();
+    this.starting.set(threadId, set);
+    set.add(run);
+    try {
+      return await run;
+    } finally {
+      set.delete(run);
+      if (set.size === 0) this.starting.delete(threadId);
+    }
+  }
+
+  /** Marks the thread as being deleted once the starts under way have settled; `release` ends it. */
+  async hold(threadId: string): Promise<() => void> {
+    this.deleting.set(threadId, (this.deleting.get(threadId) ?? 0) + 1);
+    await Promise.allSettled([...(this.starting.get(threadId) ?? [])]);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.deleting.get(threadId) ?? 1) - 1;
+      if (left > 0) this.deleting.set(threadId, left);
+      else this.deleting.delete(threadId);
+    };
+  }
+}

@@ -1,0 +1,127 @@
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../../src/index.js';
+import { SqliteStore } from '../../src/stores/sqlite.js';
+import { bearer, postRun, prompt, STORES, tempDir } from '../helpers.js';
+import { parseRaw } from './util.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A request sent in two parts: `first` now, `rest` when `finish()` is called. */
+function slowRequest(port: number, first: string) {
+  const socket = connect(port, '127.0.0.1');
+  let text = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => {
+    text += chunk;
+  });
+  socket.on('error', () => {});
+  socket.write(first);
+  return {
+    async finish(rest: string) {
+      socket.write(rest);
+      for (let i = 0; i < 300 && !text.includes('\r\n\r\n{'); i++) await sleep(10);
+      await sleep(20);
+      socket.destroy();
+      return parseRaw(text);
+    },
+  };
+}
+
+describe.each(STORES)('abuse: requests racing a thread delete ($name)', ({ create }) => {
+  const dir = tempDir();
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer({
+      port: 0,
+      store: create(dir.path),
+      log: () => {},
+      files: { maxFileBytes: 1000, maxThreadBytes: 1000 },
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+    dir.cleanup();
+  });
+
+  it('an upload whose thread is deleted while its body comes in: 404, and nothing is left', async () => {
+    const threadId = `race-upload-${Math.random().toString(36).slice(2)}`;
+    const { json: run } = await postRun(server.url, {
+      ...prompt('hi', { tokens: 1, tokensPerSecond: 0 }),
+      threadId,
+    });
+    await server.manager.waitForRun(run.runId);
+    const upload = slowRequest(
+      server.port,
+      `POST /api/threads/${threadId}/files?name=a.txt HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${run.token}\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n${'a'.repeat(500)}`,
+    );
+    await sleep(100);
+    const deleted = await fetch(`${server.url}/threads/${threadId}`, {
+      method: 'DELETE',
+      headers: bearer(run.token),
+    });
+    expect(deleted.status).toBe(204);
+    // Before: 201, and the deleted thread's file was kept (readable by whoever made a thread
+    // of that id again, and counted against its budget).
+    const answer = await upload.finish('b'.repeat(500));
+    expect([answer.status, JSON.parse(answer.body)]).toEqual([
+      404,
+      { error: { code: 'thread_not_found', message: `no thread ${threadId}` } },
+    ]);
+    const { json: again } = await postRun(server.url, {
+      ...prompt('again', { tokens: 1, tokensPerSecond: 0 }),
+      threadId,
+    });
+    const full = await fetch(`${server.url}/threads/${threadId}/files?name=b.txt`, {
+      method: 'POST',
+      headers: { ...bearer(again.token), 'Content-Type': 'text/plain' },
+      body: 'c'.repeat(1000),
+    });
+    expect(full.status).toBe(201);
+  });
+});
+
+describe('abuse: a run started while its thread is being deleted (SQLite)', () => {
+  const dir = tempDir();
+  let server: RunningServer;
+  beforeAll(async () => {
+    // A store whose removal takes 400 ms (a slow disk, a remote store): the window is wide.
+    const store = new SqliteStore({ path: join(dir.path, 'runs.db') });
+    const remove = store.threadEdits.remove.bind(store.threadEdits);
+    store.threadEdits.remove = async (threadId: string) => {
+      await sleep(400);
+      return remove(threadId);
+    };
+    server = await startServer({ port: 0, store, log: () => {} });
+  });
+  afterAll(async () => {
+    await server.close();
+    dir.cleanup();
+  });
+
+  it('answers 404 thread_not_found; before, it was 201 and then the run had no thread', async () => {
+    const { json: first } = await postRun(
+      server.url,
+      prompt('hi', { tokens: 1, tokensPerSecond: 0 }),
+    );
+    await server.manager.waitForRun(first.runId);
+    const headers = bearer(first.token);
+    const deleting = fetch(`${server.url}/threads/${first.threadId}`, {
+      method: 'DELETE',
+      headers,
+    });
+    await sleep(150);
+    const during = await postRun(
+      server.url,
+      { ...prompt('during', { tokens: 1, tokensPerSecond: 0 }, 'u2'), threadId: first.threadId },
+      headers,
+    );
+    expect((await deleting).status).toBe(204);
+    expect([during.status, during.json]).toEqual([
+      404,
+      { error: { code: 'thread_not_found', message: `no thread ${first.threadId}` } },
+    ]);
+    expect(await server.store.listRuns(first.threadId, 10)).toEqual([]);
+  });
+});
