@@ -256,3 +256,30 @@ describe('a server answering the wrong shapes', () => {
     ]);
   });
 });
+
+describe('a thread stream that never progresses under a followed useChat', () => {
+  it('the follower gives up after its bound; the Chat stays ready with its messages, nothing thrown', async () => {
+    server.handler = (hit, req, res) => {
+      if (hit.route === 'thread')
+        return server.json(res, 200, { threadId: THREAD, runs: [], lastOffset: 0 });
+      if (hit.route !== 'other' || !/\/threads\/[^/]+\/events/.test(req.url ?? '')) return false;
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      res.end(': nothing\n\n');
+      return true;
+    };
+    const t = open(await storedRun());
+    const chat = new Chat({ id: 'c', transport: t, messages: await t.loadMessages('c') });
+    const unfollow = t.follow(chat);
+    // Then quiet: the thread stream given up, nothing asked again.
+    await waitFor(() => server.count('other') >= MAX_STALE, 'the attempts', BOUND_MS);
+    await new Promise((r) => setTimeout(r, 300));
+    const n = server.hits.length;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(server.hits.length).toBe(n);
+    expect(server.count('other')).toBe(MAX_STALE + 1);
+    expect(chat.status).toBe('ready');
+    expect(chat.error).toBeUndefined();
+    expect(chat.messages.map((m) => [m.id, m.role])).toEqual([[RUN, 'assistant']]);
+    unfollow();
+  });
+});
