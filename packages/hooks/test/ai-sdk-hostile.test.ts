@@ -150,3 +150,136 @@ describe('reads the AI SDK aborts', () => {
     ]);
   });
 });
+
+describe('a server answering the wrong shapes', () => {
+  const history = (messages: unknown[]) => {
+    server.handler = (hit, _req, res) =>
+      hit.route === 'thread'
+        ? server.json(res, 200, { threadId: THREAD, runs: [], lastOffset: 0 })
+        : hit.route === 'history' && server.json(res, 200, { messages, nextBefore: null });
+  };
+  const reply = [
+    RUN,
+    'assistant',
+    [{ type: 'text', text: 'Whole answers, exactly once, never stuck.', state: 'done' }],
+  ];
+  const shown = (messages: { id: string; role: string; parts: unknown[] }[]) =>
+    messages.map((m) => [m.id, m.role, m.parts]);
+
+  it('history entries of the wrong type: each dropped, the rest shown, no throw', async () => {
+    history([
+      null,
+      5,
+      'text',
+      { id: 7, role: 'user', content: 'no string id' },
+      { id: 'h1', role: 'user', content: 'hi' },
+      { id: 'h2', role: 'assistant', content: 'calls that are a string', toolCalls: 'nope' },
+      { id: 'h3', role: 'assistant', content: 'a call that is null', toolCalls: [null] },
+      {
+        id: 'h4',
+        role: 'assistant',
+        content: 'a call without function',
+        toolCalls: [{ id: 'c1' }],
+      },
+      { id: 'h5', role: 'assistant', content: 'ok' },
+    ]);
+    const t = open(await storedRun());
+    expect(shown(await t.loadMessages('c'))).toEqual([
+      ['h1', 'user', [{ type: 'text', text: 'hi' }]],
+      ['h5', 'assistant', [{ type: 'text', text: 'ok', state: 'done' }]],
+      reply,
+    ]);
+  });
+
+  it('a page far over the limit asked (a server ignoring `limit`): only the newest `limit` entries', async () => {
+    history(
+      Array.from({ length: 4000 }, (_, i) =>
+        i % 2 === 0
+          ? { id: `q${i / 2}`, role: 'user', content: `q${i / 2}` }
+          : { id: `r${(i - 1) / 2}`, role: 'assistant', content: `r${(i - 1) / 2}` },
+      ),
+    );
+    const t = open(await storedRun());
+    const loaded = await t.loadMessages('c', 6);
+    expect(shown(loaded)).toEqual([
+      ['q1997', 'user', [{ type: 'text', text: 'q1997' }]],
+      ['r1997', 'assistant', [{ type: 'text', text: 'r1997', state: 'done' }]],
+      ['q1998', 'user', [{ type: 'text', text: 'q1998' }]],
+      ['r1998', 'assistant', [{ type: 'text', text: 'r1998', state: 'done' }]],
+      ['q1999', 'user', [{ type: 'text', text: 'q1999' }]],
+      ['r1999', 'assistant', [{ type: 'text', text: 'r1999', state: 'done' }]],
+      reply,
+    ]);
+  });
+
+  it('a run whose stream never progresses: the resumed useChat ends in no_progress, requests bounded', async () => {
+    const upTo = 3;
+    server.handler = (hit, _req, res) => {
+      if (hit.route === 'thread')
+        return server.json(res, 200, {
+          threadId: THREAD,
+          runs: [{ runId: RUN, status: 'running' }],
+          lastOffset: 0,
+        });
+      if (hit.route === 'snapshot') return server.json(res, 200, server.snapshot(upTo));
+      if (hit.route !== 'events') return false;
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      res.end(': nothing\n\n');
+      return true;
+    };
+    const t = open(await storedRun(upTo));
+    const chat = new Chat({ id: 'c', transport: t });
+    const t0 = Date.now();
+    await chat.resumeStream();
+    await waitFor(() => chat.status === 'error', 'the error', BOUND_MS);
+    expect(Date.now() - t0).toBeLessThan(BOUND_MS);
+    expect(chat.error?.message).toBe(
+      'no_progress: 5 attempts without progress (last: network: the stream closed before the run ended)',
+    );
+    expect(chat.messages.map((m) => m.role)).toEqual(['assistant']);
+    // Then quiet: the run's stream given up (its attempts bounded), nothing asked again.
+    await new Promise((r) => setTimeout(r, 300));
+    const routes = server.hits.map((h) => h.route).sort();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(server.hits.map((h) => h.route).sort()).toEqual(routes);
+    // MAX_STALE attempts at the run's stream; the chat's own reads once each.
+    expect(routes).toEqual([
+      'events',
+      'events',
+      'events',
+      'events',
+      'events',
+      'history',
+      'other',
+      'thread',
+      'thread',
+    ]);
+  });
+});
+
+describe('a thread stream that never progresses under a followed useChat', () => {
+  it('the follower gives up after its bound; the Chat stays ready with its messages, nothing thrown', async () => {
+    server.handler = (hit, req, res) => {
+      if (hit.route === 'thread')
+        return server.json(res, 200, { threadId: THREAD, runs: [], lastOffset: 0 });
+      if (hit.route !== 'other' || !/\/threads\/[^/]+\/events/.test(req.url ?? '')) return false;
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      res.end(': nothing\n\n');
+      return true;
+    };
+    const t = open(await storedRun());
+    const chat = new Chat({ id: 'c', transport: t, messages: await t.loadMessages('c') });
+    const unfollow = t.follow(chat);
+    // Then quiet: the thread stream given up, nothing asked again.
+    await waitFor(() => server.count('other') >= MAX_STALE, 'the attempts', BOUND_MS);
+    await new Promise((r) => setTimeout(r, 300));
+    const n = server.hits.length;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(server.hits.length).toBe(n);
+    expect(server.count('other')).toBe(MAX_STALE + 1);
+    expect(chat.status).toBe('ready');
+    expect(chat.error).toBeUndefined();
+    expect(chat.messages.map((m) => [m.id, m.role])).toEqual([[RUN, 'assistant']]);
+    unfollow();
+  });
+});

@@ -5,7 +5,7 @@
  */
 
 import type { IncomingMessage } from 'node:http';
-import { messageText, type ResumableError, runIdProblem } from '@resumable/protocol';
+import { isWireId, messageText, type ResumableError, runIdProblem } from '@resumable/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ChatSession } from '../src/core/chat.js';
 import { createManualSignal } from '../src/core/env.js';
@@ -232,15 +232,21 @@ describe('a stored outbox item whose runId the server would refuse', () => {
    * server refuses a runId as the real one does (`runIdProblem`: 400 `bad_request`).
    */
   async function storedOutbox(items: object[]) {
-    const posts: { runId: unknown; text: unknown }[] = [];
+    const posts: { runId: unknown; text: unknown; body: Record<string, unknown> }[] = [];
     server.handler = (hit, req, res) => {
       if (hit.route !== 'start') return false;
       const body = JSON.parse((req as { body?: string }).body ?? '{}') as {
         runId?: unknown;
-        messages?: { content?: unknown }[];
+        messages?: { id?: unknown; content?: unknown }[];
+        parentMessageId?: unknown;
       };
-      posts.push({ runId: body.runId, text: body.messages?.[0]?.content });
-      return runIdProblem(body.runId) !== null && server.error(res, 400, 'bad_request');
+      posts.push({ runId: body.runId, text: body.messages?.[0]?.content, body });
+      const { parentMessageId: parent, messages = [] } = body;
+      const refused =
+        runIdProblem(body.runId) !== null ||
+        (parent !== undefined && parent !== null && !isWireId(parent)) ||
+        messages.some((m) => typeof m.id !== 'string' || m.id === '');
+      return refused && server.error(res, 400, 'bad_request');
     };
     const outbox = items.map((item) => ({ createdAt: 1, ...item }));
     const chat = threadChat(await storedChat({ outbox }));
@@ -288,10 +294,44 @@ describe('a stored outbox item whose runId the server would refuse', () => {
     expect(chat.getState().error).toBeNull();
   });
 
+  it('a parentMessageId the server refuses: dropped, the prompt goes once after the newest message', async () => {
+    const { chat, posts } = await storedOutbox([
+      { runId: VALID, text: 'edited', parentMessageId: 'not an id' },
+    ]);
+    await waitFor(() => shown(chat).length === 2, 'prompt and reply', BOUND_MS);
+    expect(shown(chat)).toEqual(['user: edited', 'assistant: second']);
+    expect(posts).toHaveLength(1);
+    expect(posts[0]!.body.parentMessageId).toBeUndefined();
+    expect(posts[0]!.text).toBe('edited');
+    expect(chat.getState().error).toBeNull();
+  });
+
+  it('a regenerate whose parent the server refuses: dropped (it has no text), nothing sent', async () => {
+    const { chat } = await storedOutbox([
+      { runId: VALID, text: '', kind: 'regenerate', parentMessageId: '../m1' },
+    ]);
+    await waitFor(() => chat.getState().hydrated, 'the record read', BOUND_MS);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(chat.getState().outbox).toEqual([]);
+    expect(chat.getState().error).toBeNull();
+    expect(server.count('start')).toBe(0);
+  });
+
+  it('an empty messageId: dropped, the prompt goes once under its default id', async () => {
+    const { chat, posts } = await storedOutbox([{ runId: VALID, text: 'hello', messageId: '' }]);
+    await waitFor(() => shown(chat).length === 2, 'prompt and reply', BOUND_MS);
+    expect(posts.map((p) => (p.body.messages as { id: string }[])[0]!.id)).toEqual([
+      `user-${VALID}`,
+    ]);
+    expect(chat.getState().error).toBeNull();
+  });
+
   it('a valid runId is kept: the prompt goes out once under it (a retried POST stays idempotent)', async () => {
     const { chat, posts } = await storedOutbox([{ runId: VALID, text: 'kept' }]);
     await waitFor(() => shown(chat).length === 2, 'prompt and reply', BOUND_MS);
-    expect(posts).toEqual([{ runId: VALID, text: 'kept' }]);
+    expect(posts.map(({ runId, text }) => ({ runId, text }))).toEqual([
+      { runId: VALID, text: 'kept' },
+    ]);
     expect(chat.getState().outbox).toEqual([]);
   });
 });

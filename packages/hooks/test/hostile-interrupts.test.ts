@@ -59,6 +59,15 @@ function open(ids: string[]): void {
     } catch {
       return server.error(res, 400, 'bad_request');
     }
+    // As the real server: a resume answers every open interrupt of the thread.
+    const given = new Set(
+      (body.resume as { interruptId: string }[] | undefined)?.map((e) => e.interruptId),
+    );
+    const missing = ids.filter((id) => !given.has(id));
+    if (body.resume !== undefined && missing.length > 0) {
+      const message = `resume must answer every open interrupt of thread ${THREAD}; unanswered: ${missing.join(', ')}`;
+      return server.json(res, 400, { error: { code: 'bad_request', message } });
+    }
     return false;
   };
 }
@@ -232,4 +241,36 @@ describe('an answer over the server limits', () => {
       expect(resumes).toEqual([[{ interruptId: 'i1', status: 'resolved', payload: 'fine' }]]);
     });
   }
+});
+
+describe('a continuation the server refuses', () => {
+  it("a stored answer to one of two open interrupts: refused once, let go with the server's error; both answered, sent once", async () => {
+    open(['i1', 'i2']);
+    const answer = { interruptId: 'i1', status: 'cancelled', state: 'queued', runId: QUEUED_RUN };
+    const { chat, hitl, warnings } = interruptsOver(await storedAnswers([answer], ['i1', 'i2']));
+    await waitFor(() => warnings.length === 1, 'the refusal', BOUND_MS);
+    expect(warnings.map((w) => [w.code, w.message])).toEqual([
+      [
+        'bad_request',
+        `resume must answer every open interrupt of thread ${THREAD}; unanswered: i2`,
+      ],
+    ]);
+    await waitFor(() => chat.getState().outbox.length === 0, 'the refused item gone', BOUND_MS);
+    expect(view(hitl)).toEqual(['i1 open null', 'i2 open null']);
+    expect(hitl.getState().record.answers).toEqual([]);
+    // Not queued again: neither by this page nor after a reload.
+    await new Promise((r) => setTimeout(r, 150));
+    expect(server.count('start')).toBe(1);
+    await chat.run.flush();
+    const stored = (await chat.run.storage.get(interruptRecordKey('c'))) as { answers: unknown[] };
+    expect(stored.answers).toEqual([]);
+
+    await hitl.cancel('i1');
+    await hitl.resolve('i2', 'yes');
+    await waitFor(() => server.count('start') === 2 && !chat.getState().outbox.length, 'sent');
+    expect(resumes.at(-1)).toEqual([
+      { interruptId: 'i1', status: 'cancelled' },
+      { interruptId: 'i2', status: 'resolved', payload: 'yes' },
+    ]);
+  });
 });

@@ -18,3 +18,5 @@ export * from './run-id.js';
 export * from './snapshot.js';
 export * from './sse.js';
 export * from './state.js';
+// Whether a message from a server can be folded or shown (its id, role and tool calls).
+export { messageProblem } from './validate.js';

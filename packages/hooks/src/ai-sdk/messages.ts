@@ -1,5 +1,5 @@
 import type { RunMessage } from '@resumable/protocol';
-import { messageText } from '@resumable/protocol';
+import { messageProblem, messageText } from '@resumable/protocol';
 import type { UIMessage } from 'ai';
 import type { RunSessionState } from '../core/index.js';
 import { partsOf, segmentsOf } from './segments.js';
@@ -50,4 +50,14 @@ function user(m: RunMessage): UIMessage {
 
 function assistant(id: string, messages: readonly RunMessage[]): UIMessage {
   return { id, role: 'assistant', parts: partsOf(segmentsOf(messages)) };
+}
+
+/**
+ * A history page as the server sent it, made safe to show: its newest `limit` entries at
+ * most (a server ignoring `limit` sends no unbounded page through), and only those that
+ * are messages (`messageProblem`: an id, a role, well-formed tool calls) — an entry of
+ * another shape is dropped, as the fold drops it, instead of throwing out of the adapter.
+ */
+export function historyOf(page: readonly unknown[], limit: number): RunMessage[] {
+  return page.slice(-Math.max(0, limit)).filter((m): m is RunMessage => messageProblem(m) === null);
 }

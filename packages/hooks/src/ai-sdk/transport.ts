@@ -4,7 +4,7 @@ import type { ChatSession, ClientOptions } from '../core/index.js';
 import { parseRecord, ResumableClient, runRecordKey } from '../core/index.js';
 import type { FollowableChat } from './follow.js';
 import { followSession } from './follow.js';
-import { conversationOf } from './messages.js';
+import { conversationOf, historyOf } from './messages.js';
 import { mirrorRun } from './mirror.js';
 
 export interface ResumableChatTransportOptions extends Partial<ClientOptions> {
@@ -151,8 +151,8 @@ export class ResumableChatTransport implements ChatTransport<UIMessage> {
     if (threadId && record) {
       try {
         const page = { limit };
-        history = (await chat.run.api.getThreadMessages(threadId, record.token, page, signal))
-          .messages;
+        const read = await chat.run.api.getThreadMessages(threadId, record.token, page, signal);
+        history = historyOf(read.messages, limit);
       } catch {
         // Offline: the stored last exchange still shows.
       }

@@ -32,9 +32,9 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 
 /**
  * Reads a stored record. `onDropped` hears each stored answer the server would refuse
- * (`answerProblem`, and a queued one's continuation runId: `runIdProblem`), dropped as a `corrupt_record`: queued again as it is, it would be
- * refused on every reload and hold its interrupt `queued` for good; dropped, the interrupt
- * is open to answer again.
+ * (`answerProblem`, and a queued one's continuation runId: `runIdProblem`), dropped as a
+ * `corrupt_record`: queued again as it is, it would be refused on every reload and hold its
+ * interrupt `queued` for good; dropped, the interrupt is open to answer again.
  */
 export function parseInterruptRecord(
   value: unknown,

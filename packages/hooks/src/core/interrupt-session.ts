@@ -1,7 +1,8 @@
-import type { ResumableError } from '@resumable/protocol';
+import { ResumableError } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import { createStore } from 'zustand/vanilla';
 import type { ChatSession } from './chat.js';
+import type { ChatState } from './chat-state.js';
 import type { InterruptRecord } from './interrupt-record.js';
 import {
   answerProblem,
@@ -94,6 +95,7 @@ export class InterruptSession {
         if (state.hydrated !== prev.hydrated || state.threadId !== prev.threadId) {
           void this.refresh();
         }
+        if (state.outbox !== prev.outbox) this.noteRefused(state.outbox);
         this.onChange();
       }),
       this.chat.run.store.subscribe((state, prev) => {
@@ -177,14 +179,18 @@ export class InterruptSession {
     return this.chat.enqueue({ runId, text: '', createdAt: this.chat.run.env.now(), resume });
   }
 
-  /** Persists `record`, merged with what another tab of this key wrote meanwhile. */
-  private async write(record: InterruptRecord): Promise<void> {
+  /**
+   * Persists `record`, merged with what another tab of this key wrote meanwhile; the
+   * answers of `dropped` (a refused continuation's run) leave the stored record too.
+   */
+  private async write(record: InterruptRecord, dropped?: string): Promise<void> {
     this.store.setState({ record });
     this.onChange();
     const key = this.chat.run.key;
     try {
       await this.chat.run.storage.update(interruptRecordKey(key), (old) => {
         const disk = parseInterruptRecord(old, key);
+        if (dropped) disk.answers = disk.answers.filter((a) => a.runId !== dropped);
         return {
           ...record,
           known: [...rememberInterrupts(disk.known, record.known)],
@@ -300,8 +306,31 @@ export class InterruptSession {
     this.persistSoon({ ...record, answers });
   }
 
-  private persistSoon(record: InterruptRecord): void {
-    this.queue = this.queue.then(() => this.write(record)).catch(() => {});
+  /**
+   * A continuation the server refused as a bad request (an answer it will never take: one
+   * interrupt of several, one no longer open) is let go: its answers leave the record, so the
+   * interrupts are open to answer again instead of `queued` for good (and queued again on
+   * every reload); its outbox item goes; the app hears the server's error.
+   */
+  private noteRefused(outbox: ChatState['outbox']): void {
+    for (const item of outbox) {
+      if (item.resume === undefined || item.error?.code !== 'bad_request') continue;
+      const runId = item.runId;
+      const { answers } = this.getState().record;
+      if (!answers.some((a) => a.runId === runId && a.state === 'queued')) continue;
+      const record = {
+        ...this.getState().record,
+        answers: answers.filter((a) => a.runId !== runId),
+      };
+      this.store.setState({ record });
+      this.persistSoon(record, runId);
+      this.onWarning?.(new ResumableError('bad_request', item.error.message));
+      void this.chat.discard(runId);
+    }
+  }
+
+  private persistSoon(record: InterruptRecord, dropped?: string): void {
+    this.queue = this.queue.then(() => this.write(record, dropped)).catch(() => {});
   }
 
   /** A problem the page's app hears (`onWarning`): browser tools report through this. */

@@ -1,4 +1,4 @@
-import { parseResume, runIdProblem } from '@resumable/protocol';
+import { isWireId, parseResume, runIdProblem } from '@resumable/protocol';
 import type { ChatRecord } from './chat-state.js';
 import type { OutboxItem } from './types.js';
 
@@ -10,6 +10,9 @@ import type { OutboxItem } from './types.js';
  * - A `runId` the server refuses (`runIdProblem`), or one an earlier item already has, is
  *   replaced by a new one: a refused runId started no run, and a repeated one would be
  *   answered with the earlier item's run (its text lost). The prompt goes out as a new run.
+ * - A `parentMessageId` the server refuses (not an id, nor null) is dropped: the prompt goes
+ *   after the thread's newest message; a regenerate (no text) without one is dropped. An
+ *   empty `messageId` (the server's 400) is dropped: the prompt gets its default id.
  * - A bad `resume` (`checkedResume`) is dropped whole (partial answers are a 400 too). An
  *   item with text goes out as that prompt; an answer with no text (nor files) has nothing
  *   left to send and is dropped — the interrupts' record queues its answers again while the
@@ -17,11 +20,18 @@ import type { OutboxItem } from './types.js';
  */
 export function checkedOutbox(record: ChatRecord, newRunId: () => string): ChatRecord {
   const taken = new Set<string>();
-  const outbox = record.outbox.flatMap(({ resume, ...stored }) => {
+  const outbox = record.outbox.flatMap(({ resume, messageId, parentMessageId, ...stored }) => {
     const runId =
       runIdProblem(stored.runId) === null && !taken.has(stored.runId) ? stored.runId : newRunId();
     taken.add(runId);
-    const item = { ...stored, runId };
+    // A regenerate needs its parent; a prompt may go without one.
+    if (stored.kind === 'regenerate' && !isWireId(parentMessageId)) return [];
+    const item: OutboxItem = {
+      ...stored,
+      runId,
+      ...(messageId ? { messageId } : {}),
+      ...(parentMessageId === null || isWireId(parentMessageId) ? { parentMessageId } : {}),
+    };
     if (resume === undefined) return [item];
     const answers = checkedResume(resume);
     if (answers) return [{ ...item, resume: answers }];

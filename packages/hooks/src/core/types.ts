@@ -123,7 +123,8 @@ export interface InterruptControls {
   /**
    * Answers an open interrupt: `{approved: true}` / `{approved: false, reason?}`, a
    * question's `{answer}`, a browser tool's `{result}`. Kept (persisted) until every open
-   * interrupt of the run is answered, then sent once as one continuation.
+   * interrupt of the run is answered, then sent once as one continuation. Rejects with
+   * `bad_request` at once for an answer the server would refuse (over 16 KiB of JSON…).
    */
   resolve(id: string, payload: unknown): Promise<void>;
   /** Answers an open interrupt with `cancelled`. */
