@@ -1,10 +1,6 @@
 import type { Message, RunAgentInput } from '@resumable/protocol';
-import { ID_PATTERN as ID, parseResume, ResumableError } from '@resumable/protocol';
-/**
- * A client-chosen runId is a secret (protocol.md: a repeated POST hands back the thread's
- * token), so it must carry ≥ 122 random bits: a UUID, or ≥ 22 base64url characters.
- */
-export const MIN_RUN_ID_LENGTH = 22;
+import { isWireId, parseResume, ResumableError, runIdProblem } from '@resumable/protocol';
+
 const ROLES = new Set([
   'user',
   'assistant',
@@ -29,7 +25,7 @@ function bad(message: string): ResumableError {
 
 /** `.` and `..` are path segments a URL resolves away: never ids. */
 export function isValidId(value: string): boolean {
-  return ID.test(value) && value !== '.' && value !== '..';
+  return isWireId(value);
 }
 
 /** JSON nesting a body may have; deeper input fails later in copies and folds. */
@@ -77,15 +73,9 @@ export function parseRunRequest(body: unknown): RunRequest {
     delete out.threadId;
   }
   if (b.runId !== undefined && b.runId !== null) {
-    if (typeof b.runId !== 'string' || !isValidId(b.runId)) {
-      throw bad('runId must be 1-200 characters of A-Z a-z 0-9 . _ : -, not . or ..');
-    }
-    if (b.runId.length < MIN_RUN_ID_LENGTH) {
-      throw bad(
-        `runId must be unguessable: at least ${MIN_RUN_ID_LENGTH} characters with 122 random bits (use a random UUID)`,
-      );
-    }
-    out.runId = b.runId;
+    const problem = runIdProblem(b.runId);
+    if (problem !== null) throw bad(problem);
+    out.runId = b.runId as string;
   } else {
     delete out.runId;
   }

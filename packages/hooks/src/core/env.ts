@@ -204,7 +204,7 @@ function browserFreeze(listener: (frozen: boolean) => void): () => void {
 function defaultUUID(): string {
   const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
   if (c?.randomUUID) return c.randomUUID();
-  // Only insecure-context pages lack randomUUID; the server rejects ids under 16 chars, and
+  // Only insecure-context pages lack randomUUID; the server rejects ids under 22 chars, and
   // 32 hex digits from Math.random are still far from guessable by a stranger.
   let id = '';
   for (let i = 0; i < 32; i++) id += Math.floor(Math.random() * 16).toString(16);
