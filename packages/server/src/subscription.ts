@@ -158,6 +158,7 @@ export class Subscription {
   private controller!: ReadableStreamDefaultController<Uint8Array>;
   private readonly abort = new AbortController();
   private readonly sizes = new WeakMap<Uint8Array, number>();
+  private readonly closeListeners: Array<() => void> = [];
   /** Events the next replay page asks for (fewer after a page of large events). */
   private pageEvents = PAGE_EVENTS;
 
@@ -182,6 +183,12 @@ export class Subscription {
 
   get isClosed(): boolean {
     return this.closed;
+  }
+
+  /** Calls `listener` once the stream has closed (at once if it has). */
+  onClosed(listener: () => void): void {
+    if (this.closed) listener();
+    else this.closeListeners.push(listener);
   }
 
   /** Events the client has not taken yet. */
@@ -244,6 +251,7 @@ export class Subscription {
       }
     }
     this.options.onClose(this);
+    for (const listener of this.closeListeners.splice(0)) listener();
   }
 
   private async pump(): Promise<void> {

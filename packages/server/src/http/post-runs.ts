@@ -58,7 +58,7 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
   const answer = async (c: Context, run: RunRecord, thread: ThreadRecord, status: 200 | 201) => {
     const location = `${c.req.path.replace(/\/$/, '')}/${run.runId}`;
     if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
-      const response = await ctx.eventsResponse(run, 0);
+      const response = await ctx.eventsResponse(c, run, 0);
       response.headers.set('Resumable-Run-Id', run.runId);
       response.headers.set('Resumable-Token', thread.token);
       response.headers.set('Location', location);
