@@ -1,4 +1,5 @@
 import { ResumableError } from '@resumable/protocol';
+import { KeyCounts } from '../key-counts.js';
 
 /**
  * Open event streams per client address on this instance. The per-run and per-thread
@@ -6,14 +7,14 @@ import { ResumableError } from '@resumable/protocol';
  * that many on every run it can read and run the process out of sockets.
  */
 export class StreamQuota {
-  private readonly open = new Map<string, number>();
+  private readonly open = new KeyCounts();
 
   constructor(private readonly max: number) {}
 
   /** Counts a stream of `address` (none when unknown), or throws `429`; returns its release. */
   take(address: string | null): () => void {
     if (address === null) return () => {};
-    const count = this.open.get(address) ?? 0;
+    const count = this.open.get(address);
     if (count >= this.max) {
       throw new ResumableError(
         'too_many_requests',
@@ -21,14 +22,6 @@ export class StreamQuota {
         { retryAfter: 1 },
       );
     }
-    this.open.set(address, count + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const left = (this.open.get(address) ?? 1) - 1;
-      if (left > 0) this.open.set(address, left);
-      else this.open.delete(address);
-    };
+    return this.open.add(address);
   }
 }

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../../src/index.js';
-import { bearer, postRun, STORES, tempDir } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { bearer, postRun, STORES } from '../helpers.js';
+import { useStoreServer } from './util.js';
 
 const FAST = { script: { tokens: 1, tokensPerSecond: 0 } };
 const users = (from: number, count: number) =>
@@ -12,23 +12,10 @@ const users = (from: number, count: number) =>
  * was answered 201 and its thread held them all (300 of a limit of 100).
  */
 describe.each(STORES)('abuse: one request past the history limit ($name)', ({ create }) => {
-  const dir = tempDir();
-  let server: RunningServer;
-  beforeAll(async () => {
-    server = await startServer({
-      port: 0,
-      store: create(dir.path),
-      log: () => {},
-      limits: { maxThreadMessages: 100 },
-    });
-  });
-  afterAll(async () => {
-    await server.close();
-    dir.cleanup();
-  });
+  const ctx = useStoreServer(create, { limits: { maxThreadMessages: 100 } });
 
   it('a new thread: 400 before anything is stored', async () => {
-    const answer = await postRun(server.url, {
+    const answer = await postRun(ctx.server.url, {
       threadId: 'history-limit-new',
       messages: users(0, 300),
       forwardedProps: FAST,
@@ -43,18 +30,18 @@ describe.each(STORES)('abuse: one request past the history limit ($name)', ({ cr
         },
       },
     ]);
-    expect(await server.store.getThread('history-limit-new')).toBeNull();
+    expect(await ctx.server.store.getThread('history-limit-new')).toBeNull();
   });
 
   it('an existing thread: 400 when stored + new would pass it; repeated messages do not count', async () => {
-    const { json: run } = await postRun(server.url, {
+    const { json: run } = await postRun(ctx.server.url, {
       messages: users(0, 60),
       forwardedProps: FAST,
     });
-    await server.manager.waitForRun(run.runId);
+    await ctx.server.manager.waitForRun(run.runId);
     const headers = bearer(run.token);
     const over = await postRun(
-      server.url,
+      ctx.server.url,
       { threadId: run.threadId, messages: users(60, 40), forwardedProps: FAST },
       headers,
     );
@@ -69,14 +56,14 @@ describe.each(STORES)('abuse: one request past the history limit ($name)', ({ cr
       },
     ]);
     const repeated = await postRun(
-      server.url,
+      ctx.server.url,
       { threadId: run.threadId, messages: users(0, 99), forwardedProps: FAST },
       headers,
     );
     expect(repeated.status).toBe(201);
-    await server.manager.waitForRun(repeated.json.runId);
+    await ctx.server.manager.waitForRun(repeated.json.runId);
     const thread = (await (
-      await fetch(`${server.url}/threads/${run.threadId}`, { headers })
+      await fetch(`${ctx.server.url}/threads/${run.threadId}`, { headers })
     ).json()) as { runs: unknown[] };
     expect(thread.runs).toHaveLength(2);
   });
