@@ -49,7 +49,8 @@ export class RunManager {
   private readonly retentionMs: number;
   private readonly leaseMs: number;
   private readonly orphanSweepMs: number;
-  private readonly log: (message: string) => void;
+  /** Where warnings go (`RunManagerOptions.log`). */
+  readonly log: (message: string) => void;
   private readonly active = new Map<string, ActiveRun>();
   /** Runs being created (admitted, not yet stored): a racing duplicate waits for them. */
   private readonly creating = new Map<string, Promise<RunRecord | null>>();
