@@ -18,6 +18,13 @@ export interface ServerLimits extends RunLimits {
    * @default 1048576 (1 MiB)
    */
   maxBodyBytes: number;
+  /**
+   * Event streams (of runs and of threads) one client address may have open on this
+   * instance, across every run and thread; more answer `429 too_many_requests` +
+   * `Retry-After`. Without it one client could hold `maxSubscribersPerRun` on each run.
+   * @default 2000
+   */
+  maxStreamsPerAddress: number;
 }
 
 /** Uploaded files (`POST /threads/{id}/files`). */
@@ -172,7 +179,7 @@ export { DEFAULT_MAX_BODY_BYTES };
  * (Node via `startServer`, Next.js route handlers, Bun, Deno).
  */
 export function createResumableApp(options: ResumableServerOptions = {}): ResumableApp {
-  const { maxBodyBytes: _body, ...runLimits } = options.limits ?? {};
+  const { maxBodyBytes: _body, maxStreamsPerAddress, ...runLimits } = options.limits ?? {};
   const maxBodyBytes = options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const promptBudget =
     runLimits.maxPromptBytesPerMinutePerAddress ?? DEFAULT_LIMITS.maxPromptBytesPerMinutePerAddress;
@@ -219,6 +226,7 @@ export function createResumableApp(options: ResumableServerOptions = {}): Resuma
     authorize: options.authorize ?? tokenPolicy,
     corsOrigins: options.cors?.origins ?? [],
     maxBodyBytes,
+    maxStreamsPerAddress: maxStreamsPerAddress ?? 2000,
     basePath,
     files,
     ready,

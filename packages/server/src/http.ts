@@ -14,6 +14,7 @@ import {
 } from './http/guards.js';
 import { postRunsRoute } from './http/post-runs.js';
 import { runRoutes } from './http/run-routes.js';
+import { StreamQuota } from './http/stream-quota.js';
 import { threadEditRoutes } from './http/thread-edit-routes.js';
 import { threadEventsRoute } from './http/thread-events-route.js';
 import { threadRoutes } from './http/thread-routes.js';
@@ -25,6 +26,8 @@ export interface HttpOptions {
   /** Origins allowed to call the API from a browser; none by default. */
   corsOrigins: readonly string[];
   maxBodyBytes: number;
+  /** Open event streams per client address; more answer `429`. */
+  maxStreamsPerAddress: number;
   /** Uploaded files: where they are kept and their limits. */
   files: Omit<FileLimits, 'basePath'>;
   /** Mount point of every route, e.g. `/api`; `''` for the root. */
@@ -78,11 +81,14 @@ export function createHttpApp(options: HttpOptions): Hono {
   }
 
   app.use('*', jsonBodiesOnly);
-  const ctx = new RouteContext(options.manager, options.authorize);
   const clientAddress = options.clientAddress ?? socketAddress;
+  const address = (c: Context) => clientAddress(c.req.raw, c.env);
+  const ctx = new RouteContext(options.manager, options.authorize, {
+    quota: new StreamQuota(options.maxStreamsPerAddress),
+    address,
+  });
   const basePath = options.basePath === '/' ? '' : options.basePath.replace(/\/$/, '');
   const { files } = options.files;
-  const address = (c: Context) => clientAddress(c.req.raw, c.env);
   app.route(
     '/',
     postRunsRoute(ctx, {

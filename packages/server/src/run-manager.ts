@@ -49,7 +49,8 @@ export class RunManager {
   private readonly retentionMs: number;
   private readonly leaseMs: number;
   private readonly orphanSweepMs: number;
-  private readonly log: (message: string) => void;
+  /** Where warnings go (`RunManagerOptions.log`). */
+  readonly log: (message: string) => void;
   private readonly active = new Map<string, ActiveRun>();
   /** Runs being created (admitted, not yet stored): a racing duplicate waits for them. */
   private readonly creating = new Map<string, Promise<RunRecord | null>>();
@@ -193,6 +194,15 @@ export class RunManager {
    * server's limits (the agent's own `validate`): a `400` instead of a `201` that fails.
    */
   validate(input: RunAgentInput): void {
+    // A new thread's history is the request's prompt messages: refused before it exists.
+    const ids = new Set<string>();
+    for (const m of input.messages) if (m.role !== 'assistant' && m.role !== 'tool') ids.add(m.id);
+    if (ids.size > this.limits.maxThreadMessages) {
+      throw new ResumableError(
+        'bad_request',
+        `messages holds ${ids.size} prompt messages, over the limit of ${this.limits.maxThreadMessages} a thread's history may hold`,
+      );
+    }
     this.agent.validate?.(input, {
       maxRunMs: this.limits.maxRunMs,
       maxEventsPerRun: this.limits.maxEventsPerRun,

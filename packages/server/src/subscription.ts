@@ -6,6 +6,17 @@ import type { EventStore, StoredEvent } from './stores/types.js';
 const PAGE_EVENTS = 256;
 /** Queue size (in events) under which a catching-up stream reads its next page. */
 const QUEUE_LOW_WATER = 64;
+/**
+ * A queued chunk counts as at least one event per this many bytes: a replay of large
+ * events stops reading at `QUEUE_LOW_WATER` × 4 KiB, not 64 events of a megabyte each.
+ */
+const UNIT_BYTES = 4096;
+/**
+ * A replay chunk ends past this many bytes (the rest of its page is read again later), and
+ * the next page asks for as many events as fit in it: what a reader that stops holds
+ * stays small however large the run's events are.
+ */
+const CHUNK_BYTES = 64 * 1024;
 
 const encoder = new TextEncoder();
 /** One `: ping` chunk for every stream: nothing writes to a chunk once it is enqueued. */
@@ -147,6 +158,9 @@ export class Subscription {
   private controller!: ReadableStreamDefaultController<Uint8Array>;
   private readonly abort = new AbortController();
   private readonly sizes = new WeakMap<Uint8Array, number>();
+  private readonly closeListeners: Array<() => void> = [];
+  /** Events the next replay page asks for (fewer after a page of large events). */
+  private pageEvents = PAGE_EVENTS;
 
   constructor(private readonly options: SubscriptionOptions) {
     this.runId = options.runId;
@@ -169,6 +183,12 @@ export class Subscription {
 
   get isClosed(): boolean {
     return this.closed;
+  }
+
+  /** Calls `listener` once the stream has closed (at once if it has). */
+  onClosed(listener: () => void): void {
+    if (this.closed) listener();
+    else this.closeListeners.push(listener);
   }
 
   /** Events the client has not taken yet. */
@@ -231,6 +251,7 @@ export class Subscription {
       }
     }
     this.options.onClose(this);
+    for (const listener of this.closeListeners.splice(0)) listener();
   }
 
   private async pump(): Promise<void> {
@@ -239,9 +260,10 @@ export class Subscription {
     const { store, runId, hub } = this.options;
     try {
       while (!this.closed && this.mode === 'catchup' && this.queued < QUEUE_LOW_WATER) {
-        const events = await store.readEvents(runId, this.cursor, PAGE_EVENTS);
+        const events = await store.readEvents(runId, this.cursor, this.pageEvents);
         if (this.closed) return;
         if (events.length > 0) {
+          this.pageEvents = pageEventsAfter(events);
           this.write(events);
           continue;
         }
@@ -299,13 +321,14 @@ export class Subscription {
         terminalSeen = true;
         break;
       }
+      if (text.length >= CHUNK_BYTES) break;
     }
     if (count > 0) this.enqueue(encoder.encode(text), count);
     if (terminalSeen) this.close(true);
   }
 
   private enqueue(chunk: Uint8Array, events: number): void {
-    this.sizes.set(chunk, events);
+    this.sizes.set(chunk, Math.max(events, Math.floor(chunk.byteLength / UNIT_BYTES)));
     try {
       this.controller.enqueue(chunk);
       this.lastWrite = Date.now();
@@ -313,4 +336,12 @@ export class Subscription {
       this.close(false);
     }
   }
+}
+
+/** The events the next page may ask for: about `CHUNK_BYTES` of events like these. */
+function pageEventsAfter(events: readonly StoredEvent[]): number {
+  let bytes = 0;
+  for (const event of events) bytes += event.json.length;
+  const fit = Math.floor((events.length * CHUNK_BYTES) / Math.max(bytes, 1));
+  return Math.min(PAGE_EVENTS, Math.max(1, fit));
 }

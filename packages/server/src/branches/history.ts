@@ -71,6 +71,7 @@ export async function planBranch(
   input: RunAgentInput,
   parentMessageId: string | null | undefined,
   historyLimit: number,
+  maxMessages = Number.POSITIVE_INFINITY,
 ): Promise<BranchPlan> {
   const tree = await loadTree(store, input.threadId);
   let parentId: string | null;
@@ -90,6 +91,13 @@ export async function planBranch(
     .map(withoutRunMarks);
   const placed = chain(tree, prompt, parentId);
   const fresh = placed.filter((m) => !tree.has(m.id));
+  // One request may not carry a thread past its limit (a tree past it would be cut).
+  if (tree.size + fresh.length > maxMessages) {
+    throw new ResumableError(
+      'bad_request',
+      `thread ${input.threadId} would hold ${tree.size + fresh.length} messages in its history, over the limit of ${maxMessages}; start a new thread`,
+    );
+  }
   const repeats = input.messages.some((m) => tree.has(m.id));
   const history =
     repeats || historyLimit <= 0

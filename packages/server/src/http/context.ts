@@ -1,8 +1,11 @@
 import { ResumableError, SSE_HEADERS } from '@resumable/protocol';
+import type { Context } from 'hono';
 import { type Authorize, authorizeOrThrow } from '../auth.js';
 import type { RunManager } from '../run-manager.js';
 import { sleep } from '../sleep.js';
 import type { EventStore, RunRecord, ThreadRecord } from '../stores/types.js';
+import type { Subscription } from '../subscription.js';
+import type { StreamQuota } from './stream-quota.js';
 
 const MAX_PAGE = 200;
 
@@ -13,6 +16,8 @@ export class RouteContext {
   constructor(
     readonly manager: RunManager,
     readonly authorize: Authorize,
+    /** Open streams per client address, and how to tell a request's address. */
+    private readonly streams: { quota: StreamQuota; address: (c: Context) => string | null },
   ) {
     this.store = manager.store;
   }
@@ -58,11 +63,33 @@ export class RouteContext {
   }
 
   /** The event stream after `after`, `204`, or the error `openStream` gave. */
-  async eventsResponse(run: RunRecord, after: number): Promise<Response> {
-    const opened = await this.manager.openStream(run, after);
-    if (opened.kind === 'error') throw opened.error;
-    if (opened.kind === 'no-content') return new Response(null, { status: 204 });
-    return new Response(opened.subscription.stream, { status: 200, headers: { ...SSE_HEADERS } });
+  async eventsResponse(c: Context, run: RunRecord, after: number): Promise<Response> {
+    return this.streamResponse(c, async () => {
+      const opened = await this.manager.openStream(run, after);
+      if (opened.kind === 'error') throw opened.error;
+      return opened.kind === 'no-content' ? null : opened.subscription;
+    });
+  }
+
+  /**
+   * The SSE response of the subscription `open` gives (`204` for none), counted against
+   * the client's open streams from before it opens until it closes.
+   */
+  async streamResponse(c: Context, open: () => Promise<Subscription | null>): Promise<Response> {
+    const release = this.streams.quota.take(this.streams.address(c));
+    let subscription: Subscription | null;
+    try {
+      subscription = await open();
+    } catch (error) {
+      release();
+      throw error;
+    }
+    if (!subscription) {
+      release();
+      return new Response(null, { status: 204 });
+    }
+    subscription.onClosed(release);
+    return new Response(subscription.stream, { status: 200, headers: { ...SSE_HEADERS } });
   }
 }
 

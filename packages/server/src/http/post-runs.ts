@@ -58,7 +58,7 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
   const answer = async (c: Context, run: RunRecord, thread: ThreadRecord, status: 200 | 201) => {
     const location = `${c.req.path.replace(/\/$/, '')}/${run.runId}`;
     if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
-      const response = await ctx.eventsResponse(run, 0);
+      const response = await ctx.eventsResponse(c, run, 0);
       response.headers.set('Resumable-Run-Id', run.runId);
       response.headers.set('Resumable-Token', thread.token);
       response.headers.set('Location', location);
@@ -95,6 +95,7 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
     const files = thread ? options.files : null;
     await checkFileReferences(input.messages, threadId, options.basePath, files);
     let threadExists = thread !== null;
+    let createdHere = false;
     const address = options.clientAddress(c);
     if (!thread) {
       if (typeof accepted.parentMessageId === 'string') {
@@ -111,7 +112,8 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
         createdAt: Date.now(),
         ...(parsed.runId === undefined ? {} : { firstRunId: parsed.runId }),
       };
-      thread = (await store.createThread(fresh)) ? fresh : await ctx.loadThread(threadId);
+      createdHere = await store.createThread(fresh);
+      thread = createdHere ? fresh : await ctx.loadThread(threadId);
       if (thread !== fresh) {
         // Another request created it first: its token is required like for any thread.
         threadExists = true;
@@ -127,12 +129,19 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
         }
       }
     }
-    const { created, run } = await manager.startRun(
-      input,
-      { address, threadExists, bytes },
-      accepted.parentMessageId,
-    );
-    return created ? { created: run, thread } : { existing: run };
+    try {
+      const { created, run } = await manager.startRun(
+        input,
+        { address, threadExists, bytes },
+        accepted.parentMessageId,
+      );
+      return created ? { created: run, thread } : { existing: run };
+    } catch (error) {
+      // A thread this request made and could not start a run on goes too: its token was
+      // never given, so every retry of the POST (told to retry by a 503) would get 401.
+      if (createdHere) await forgetThread(ctx, threadId);
+      throw error;
+    }
   };
 
   routes.post(
@@ -181,4 +190,17 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
       : answerExisting(c, result.existing, parsed.threadId);
 
   return routes;
+}
+
+/** Removes a thread that has no run (best effort: a store that is down keeps it). */
+async function forgetThread(ctx: RouteContext, threadId: string): Promise<void> {
+  try {
+    if ((await ctx.store.listRuns(threadId, 1)).length === 0) {
+      await ctx.store.threadEdits.remove(threadId);
+    }
+  } catch (error) {
+    ctx.manager.log(
+      `thread ${threadId}: not removed after its first run failed to start: ${String(error)}`,
+    );
+  }
 }

@@ -10,7 +10,7 @@ export function runRoutes(ctx: RouteContext): Hono {
   routes.get('/runs/:runId/events', async (c) => {
     const { run } = await ctx.readRun(c.req.raw, c.req.param('runId'), 'read');
     const after = resumePointOf(c.req.query('after'), c.req.header('last-event-id'));
-    return ctx.eventsResponse(run, after);
+    return ctx.eventsResponse(c, run, after);
   });
 
   routes.get('/runs/:runId', async (c) => {

@@ -1,4 +1,4 @@
-import { resumePointOf, SSE_HEADERS } from '@resumable/protocol';
+import { resumePointOf } from '@resumable/protocol';
 import { Hono } from 'hono';
 import { authorizeOrThrow } from '../auth.js';
 import type { RouteContext } from './context.js';
@@ -15,8 +15,7 @@ export function threadEventsRoute(ctx: RouteContext): Hono {
     const thread = await ctx.loadThread(threadId);
     await authorizeOrThrow(ctx.authorize, c.req.raw, { action: 'read', threadId, thread });
     const after = resumePointOf(c.req.query('after'), c.req.header('last-event-id'));
-    const subscription = await ctx.manager.threads.streams.open(threadId, after);
-    return new Response(subscription.stream, { status: 200, headers: { ...SSE_HEADERS } });
+    return ctx.streamResponse(c, () => ctx.manager.threads.streams.open(threadId, after));
   });
   return routes;
 }

@@ -15,7 +15,7 @@ export interface RunLimits extends ClientLimits {
   maxSubscribersPerRun: number;
   /**
    * Events a live subscriber may have queued (sent but not taken by its connection)
-   * before it is disconnected to resume by offset.
+   * before it is disconnected to resume by offset; a large event counts one per 4 KiB.
    * @default 1000
    */
   subscriberBufferEvents: number;

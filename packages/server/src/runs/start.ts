@@ -62,7 +62,13 @@ export async function createAndStart(
     try {
       // Where the run hangs in the thread's tree; an unknown parent is refused here,
       // before anything is stored.
-      plan = await planBranch(store, input, parentMessageId, limits.agentHistoryMessages);
+      plan = await planBranch(
+        store,
+        input,
+        parentMessageId,
+        limits.agentHistoryMessages,
+        limits.maxThreadMessages,
+      );
       result = await store.createRun({
         runId: input.runId,
         threadId: input.threadId,

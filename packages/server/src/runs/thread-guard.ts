@@ -1,4 +1,5 @@
 import { ResumableError } from '@resumable/protocol';
+import { KeyCounts } from '../key-counts.js';
 import type { EventStore } from '../stores/types.js';
 
 /**
@@ -9,7 +10,7 @@ import type { EventStore } from '../stores/types.js';
  * the delete had already missed: a run with no thread, gone from every route.
  */
 export class ThreadGuard {
-  private readonly deleting = new Map<string, number>();
+  private readonly deleting = new KeyCounts();
   private readonly starting = new Map<string, Set<Promise<unknown>>>();
 
   constructor(private readonly store: EventStore) {}
@@ -19,7 +20,7 @@ export class ThreadGuard {
     const run = (async () => {
       // Registered first (this tick), so a deletion that begins from here on waits for it.
       await Promise.resolve();
-      if (this.deleting.has(threadId) || !(await this.store.getThread(threadId))) {
+      if (this.deleting.get(threadId) > 0 || !(await this.store.getThread(threadId))) {
         throw new ResumableError('thread_not_found', `no thread ${threadId}`);
       }
       return start();
@@ -37,15 +38,8 @@ export class ThreadGuard {
 
   /** Marks the thread as being deleted once the starts under way have settled; `release` ends it. */
   async hold(threadId: string): Promise<() => void> {
-    this.deleting.set(threadId, (this.deleting.get(threadId) ?? 0) + 1);
+    const release = this.deleting.add(threadId);
     await Promise.allSettled([...(this.starting.get(threadId) ?? [])]);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const left = (this.deleting.get(threadId) ?? 1) - 1;
-      if (left > 0) this.deleting.set(threadId, left);
-      else this.deleting.delete(threadId);
-    };
+    return release;
   }
 }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/index.js';
 import { SqliteStore } from '../../src/stores/sqlite.js';
 import { bearer, postRun, prompt, STORES, tempDir } from '../helpers.js';
-import { parseRaw } from './util.js';
+import { parseRaw, useStoreServer } from './util.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -30,34 +30,21 @@ function slowRequest(port: number, first: string) {
 }
 
 describe.each(STORES)('abuse: requests racing a thread delete ($name)', ({ create }) => {
-  const dir = tempDir();
-  let server: RunningServer;
-  beforeAll(async () => {
-    server = await startServer({
-      port: 0,
-      store: create(dir.path),
-      log: () => {},
-      files: { maxFileBytes: 1000, maxThreadBytes: 1000 },
-    });
-  });
-  afterAll(async () => {
-    await server.close();
-    dir.cleanup();
-  });
+  const ctx = useStoreServer(create, { files: { maxFileBytes: 1000, maxThreadBytes: 1000 } });
 
   it('an upload whose thread is deleted while its body comes in: 404, and nothing is left', async () => {
     const threadId = `race-upload-${Math.random().toString(36).slice(2)}`;
-    const { json: run } = await postRun(server.url, {
+    const { json: run } = await postRun(ctx.server.url, {
       ...prompt('hi', { tokens: 1, tokensPerSecond: 0 }),
       threadId,
     });
-    await server.manager.waitForRun(run.runId);
+    await ctx.server.manager.waitForRun(run.runId);
     const upload = slowRequest(
-      server.port,
+      ctx.server.port,
       `POST /api/threads/${threadId}/files?name=a.txt HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${run.token}\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n${'a'.repeat(500)}`,
     );
     await sleep(100);
-    const deleted = await fetch(`${server.url}/threads/${threadId}`, {
+    const deleted = await fetch(`${ctx.server.url}/threads/${threadId}`, {
       method: 'DELETE',
       headers: bearer(run.token),
     });
@@ -69,11 +56,11 @@ describe.each(STORES)('abuse: requests racing a thread delete ($name)', ({ creat
       404,
       { error: { code: 'thread_not_found', message: `no thread ${threadId}` } },
     ]);
-    const { json: again } = await postRun(server.url, {
+    const { json: again } = await postRun(ctx.server.url, {
       ...prompt('again', { tokens: 1, tokensPerSecond: 0 }),
       threadId,
     });
-    const full = await fetch(`${server.url}/threads/${threadId}/files?name=b.txt`, {
+    const full = await fetch(`${ctx.server.url}/threads/${threadId}/files?name=b.txt`, {
       method: 'POST',
       headers: { ...bearer(again.token), 'Content-Type': 'text/plain' },
       body: 'c'.repeat(1000),

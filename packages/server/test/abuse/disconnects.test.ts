@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type RunningServer, startServer } from '../../src/index.js';
-import { bearer, postRun, prompt, STORES, tempDir, waitFor } from '../helpers.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { bearer, postRun, prompt, STORES, waitFor } from '../helpers.js';
+import { useStoreServer } from './util.js';
 
 /**
  * Sends a request whose body stops halfway (its Content-Length says twice what is sent),
@@ -17,62 +17,48 @@ async function cutMidBody(port: number, head: string, sent: string, holdMs = 150
 
 /** A client that goes away mid-body leaves nothing behind and is not a server error. */
 describe.each(STORES)('abuse: a client that disconnects mid-body ($name)', ({ create }) => {
-  const dir = tempDir();
-  let server: RunningServer;
-  const logged: string[] = [];
-  beforeAll(async () => {
-    server = await startServer({
-      port: 0,
-      store: create(dir.path),
-      log: (message) => logged.push(message),
-      files: { maxFileBytes: 2000, maxThreadBytes: 2000 },
-    });
-  });
-  afterAll(async () => {
-    await server.close();
-    dir.cleanup();
-  });
+  const ctx = useStoreServer(create, { files: { maxFileBytes: 2000, maxThreadBytes: 2000 } });
   const errors = vi.spyOn(console, 'error');
   afterEach(() => errors.mockClear());
 
   it('POST /runs: no thread, no run; an upload: nothing counts; neither is logged as internal', async () => {
     const { json: run } = await postRun(
-      server.url,
+      ctx.server.url,
       prompt('hi', { tokens: 1, tokensPerSecond: 0 }),
     );
-    await server.manager.waitForRun(run.runId);
+    await ctx.server.manager.waitForRun(run.runId);
     errors.mockClear();
     const body = JSON.stringify({ ...prompt('cut'), threadId: 'cut-mid-body' });
     await cutMidBody(
-      server.port,
+      ctx.server.port,
       'POST /api/runs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n',
       body,
     );
     await cutMidBody(
-      server.port,
+      ctx.server.port,
       `POST /api/threads/${run.threadId}/files?name=a.txt HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${run.token}\r\nContent-Type: text/plain\r\n`,
       'y'.repeat(1000),
     );
     await cutMidBody(
-      server.port,
+      ctx.server.port,
       `PATCH /api/threads/${run.threadId} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${run.token}\r\nContent-Type: application/json\r\n`,
       '{"title":"cut',
     );
     // The server has seen all three go away (each ended its request).
-    await waitFor(async () => (await fetch(`${server.url}/runs/nope`)).status === 404);
+    await waitFor(async () => (await fetch(`${ctx.server.url}/runs/nope`)).status === 404);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(errors.mock.calls).toEqual([]);
-    expect(logged).toEqual([]);
-    expect(await server.store.getThread('cut-mid-body')).toBeNull();
+    expect(ctx.logged).toEqual([]);
+    expect(await ctx.server.store.getThread('cut-mid-body')).toBeNull();
     // The whole 2000-byte thread budget is still free: the cut upload stored nothing.
-    const full = await fetch(`${server.url}/threads/${run.threadId}/files?name=b.txt`, {
+    const full = await fetch(`${ctx.server.url}/threads/${run.threadId}/files?name=b.txt`, {
       method: 'POST',
       headers: { ...bearer(run.token), 'Content-Type': 'text/plain' },
       body: 'z'.repeat(2000),
     });
     expect(full.status).toBe(201);
     const thread = (await (
-      await fetch(`${server.url}/threads/${run.threadId}`, { headers: bearer(run.token) })
+      await fetch(`${ctx.server.url}/threads/${run.threadId}`, { headers: bearer(run.token) })
     ).json()) as { title: string | null; runs: unknown[] };
     expect([thread.title, thread.runs.length]).toEqual([null, 1]);
   });

@@ -2,7 +2,8 @@ import { connect } from 'node:net';
 import { type AGUIEvent, EventType } from '@resumable/protocol';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type RunningServer, type StartServerOptions, startServer } from '../../src/index.js';
-import { bearer, postRun, prompt, readEvents } from '../helpers.js';
+import { bearer, postRun, prompt, readEvents, waitFor } from '../helpers.js';
+import { heapAfterGc, MB } from './util.js';
 
 const servers: RunningServer[] = [];
 afterAll(async () => {
@@ -19,8 +20,14 @@ const delta = (text: string): AGUIEvent =>
   ({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm', delta: text }) as AGUIEvent;
 
 /** 24 MiB of events: more than loopback's socket buffers hold, so the writer must wait. */
+const start = {
+  type: EventType.TEXT_MESSAGE_START,
+  messageId: 'm',
+  role: 'assistant',
+} as AGUIEvent;
+
 async function* bigRun() {
-  yield { type: EventType.TEXT_MESSAGE_START, messageId: 'm', role: 'assistant' } as AGUIEvent;
+  yield start;
   for (let i = 0; i < 384; i++) yield delta('z'.repeat(64 * 1024));
   yield { type: EventType.TEXT_MESSAGE_END, messageId: 'm' } as AGUIEvent;
 }
@@ -88,6 +95,35 @@ describe('abuse: a client that never reads', () => {
     expect(Date.now() - started).toBeGreaterThan(2400);
     expect(read.frames.map((f) => f.offset)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(JSON.parse(read.frames[5]!.json).type).toBe('RUN_FINISHED');
+  });
+
+  it('20 readers that stop on a 15 MB run hold < 2 MB each; one that reads gets it exactly', async () => {
+    const server = await serve({
+      agent: async function* () {
+        yield start;
+        for (let i = 0; i < 60; i++) yield delta(String(i % 10).repeat(250_000));
+        yield { type: EventType.TEXT_MESSAGE_END, messageId: 'm' } as AGUIEvent;
+      },
+    });
+    const { json: run } = await postRun(server.url, prompt('big'));
+    await server.manager.waitForRun(run.runId);
+    await heapAfterGc();
+    const before = process.memoryUsage().arrayBuffers;
+    const readers = Array.from({ length: 20 }, () =>
+      stuckReader(server.port, `/api/runs/${run.runId}/events`, run.token),
+    );
+    await waitFor(() => server.manager.streamCounts().run.opened === 20);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await heapAfterGc();
+    // Before: a whole 256-event page per reader, 6 MB each here (120 MB), for good.
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(40 * MB);
+    for (const reader of readers) await reader.resume(0);
+    const read = await readEvents(`${server.url}/runs/${run.runId}/events`, {
+      headers: bearer(run.token),
+    });
+    expect(read.frames.map((f) => f.offset)).toEqual(Array.from({ length: 64 }, (_, i) => i + 1));
+    const deltas = read.frames.slice(2, 62).map((f) => JSON.parse(f.json).delta as string);
+    expect(deltas).toEqual(Array.from({ length: 60 }, (_, i) => String(i % 10).repeat(250_000)));
   });
 
   it('socketIdleMs not longer than heartbeatMs is refused at start (idle streams would be cut)', async () => {

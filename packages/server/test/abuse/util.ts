@@ -1,6 +1,14 @@
 import { connect } from 'node:net';
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { afterAll, beforeAll } from 'vitest';
+import {
+  type EventStore,
+  type RunningServer,
+  type StartServerOptions,
+  startServer,
+} from '../../src/index.js';
+import { tempDir } from '../helpers.js';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
@@ -66,4 +74,29 @@ export function parseRaw(text: string): {
 
 export function errorBody(code: string, message: string | RegExp) {
   return { error: { code, message } };
+}
+
+/**
+ * A server on `create`'s store for one `describe.each(STORES)` block, started before its
+ * tests and closed after: `ctx.server`, and `ctx.logged`, what it reported through `log`.
+ */
+export function useStoreServer(
+  create: (dir: string) => EventStore,
+  options: Omit<StartServerOptions, 'store' | 'port' | 'log'> = {},
+) {
+  const dir = tempDir();
+  const ctx = { server: undefined as unknown as RunningServer, logged: [] as string[] };
+  beforeAll(async () => {
+    ctx.server = await startServer({
+      port: 0,
+      store: create(dir.path),
+      log: (message) => ctx.logged.push(message),
+      ...options,
+    });
+  });
+  afterAll(async () => {
+    await ctx.server.close();
+    dir.cleanup();
+  });
+  return ctx;
 }

@@ -19,45 +19,49 @@
  * | `ended` | sorted set | ended runs whose events are kept, scored by `endedAt` |
  * | `cancel` | channel | run ids whose cancel was requested |
  * | `files:pending` | sorted set | `<threadId>/<fileId>` of uploads no prompt named yet, scored by upload time |
+ *
+ * An id may contain `:` (client-chosen ids do), so in a key it is written with `:` and `%`
+ * percent-encoded (`idPart`): thread `a:events`'s hash must not be thread `a`'s event
+ * stream. The mapping is one-to-one, so any string looked up (a path parameter) is safe.
  */
 export class RedisKeys {
   constructor(readonly prefix: string) {}
 
   thread(threadId: string): string {
-    return `${this.prefix}thread:${threadId}`;
+    return `${this.prefix}thread:${idPart(threadId)}`;
   }
   threadRuns(threadId: string): string {
-    return `${this.prefix}thread:${threadId}:runs`;
+    return `${this.prefix}thread:${idPart(threadId)}:runs`;
   }
   history(threadId: string): string {
-    return `${this.prefix}thread:${threadId}:history`;
+    return `${this.prefix}thread:${idPart(threadId)}:history`;
   }
   messages(threadId: string): string {
-    return `${this.prefix}thread:${threadId}:messages`;
+    return `${this.prefix}thread:${idPart(threadId)}:messages`;
   }
   interrupts(threadId: string): string {
-    return `${this.prefix}thread:${threadId}:interrupts`;
+    return `${this.prefix}thread:${idPart(threadId)}:interrupts`;
   }
   threadEvents(threadId: string): string {
-    return `${this.prefix}thread:${threadId}:events`;
+    return `${this.prefix}thread:${idPart(threadId)}:events`;
   }
   files(threadId: string): string {
-    return `${this.prefix}thread:${threadId}:files`;
+    return `${this.prefix}thread:${idPart(threadId)}:files`;
   }
   file(threadId: string, fileId: string): string {
-    return `${this.prefix}thread:${threadId}:file:${fileId}`;
+    return `${this.prefix}thread:${idPart(threadId)}:file:${idPart(fileId)}`;
   }
   get pendingFiles(): string {
     return `${this.prefix}files:pending`;
   }
   run(runId: string): string {
-    return `${this.prefix}run:${runId}`;
+    return `${this.prefix}run:${idPart(runId)}`;
   }
   events(runId: string): string {
-    return `${this.prefix}run:${runId}:events`;
+    return `${this.prefix}run:${idPart(runId)}:events`;
   }
   lease(runId: string): string {
-    return `${this.prefix}run:${runId}:lease`;
+    return `${this.prefix}run:${idPart(runId)}:lease`;
   }
   get running(): string {
     return `${this.prefix}running`;
@@ -79,4 +83,9 @@ export function entryId(offset: number): string {
 export function offsetOf(id: string): number {
   const dash = id.indexOf('-');
   return Number(dash === -1 ? id : id.slice(0, dash));
+}
+
+/** An id as a key segment: `%` and `:` percent-encoded, nothing else changed. */
+export function idPart(id: string): string {
+  return id.replace(/[%:]/g, (c) => (c === '%' ? '%25' : '%3A'));
 }
