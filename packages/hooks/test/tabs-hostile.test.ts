@@ -188,7 +188,16 @@ async function runTabs() {
   fake.step(runId, 4); // RUN_STARTED, TEXT_MESSAGE_START, tok0, tok1
   const text = (chat: typeof b) => assistantText(chat.getState().messages);
   await waitFor(() => text(b) === 'tok0 tok1 ', `b at 4: ${text(b)}`);
+  await waitFor(
+    () => text(a) === 'tok0 tok1 ',
+    `a at 4: ${text(a)} ${a.run.getState().run.offset}`,
+  );
   const snapshots = () => logB.filter((p) => p === `GET /runs/${runId}`).length;
+  // b's join is over — two reads: the announced run checked (announced-run.ts), then its
+  // snapshot — and what follows comes through the leader.
+  await waitFor(() => snapshots() === 2, `b joined: ${logB}`);
+  await sleep(100);
+  expect(snapshots()).toBe(2);
   const before = snapshots();
   /** The rest of the run; both tabs end with the server's whole text. */
   const finish = async () => {
@@ -270,5 +279,87 @@ describe('a run offset another tab made up', () => {
     expect(t.checks()).toBe(1);
     await t.finish();
     expect(t.checks()).toBe(1);
+  });
+});
+
+describe('messages of the wrong shape from another tab', () => {
+  it('are dropped, or cost a bounded number of reads: no throw, no loop, exact text in both tabs', async () => {
+    const t = await runTabs();
+    const { runId } = t;
+    const threadId = t.b.run.getState().threadId!;
+    const base = { v: 1, tab: 'evil', key: 'c' };
+    const ok = (offset: number) => content(offset, runId, 'EVIL ');
+    const heard: { t?: string; tab?: string }[] = [];
+    const listen = new BroadcastChannel(`resumable-tabs:${server.url}:c`);
+    listen.onmessage = (event) => heard.push(event.data);
+    evil(
+      null,
+      'x',
+      7,
+      [],
+      {},
+      ...[null, 'x', [], [ok(5), ok(5)], [ok(6), ok(5)], [{ offset: '5', event: ok(5).event }]].map(
+        (envelopes) => t.batch(envelopes),
+      ),
+      t.batch([{ offset: 5, event: null }]),
+      t.batch([{ offset: 5, event: { type: 5 } }]),
+      t.batch([{ offset: -1, event: ok(5).event }]),
+      t.batch([{ offset: 1.5, event: ok(5).event }]),
+      t.batch(Array.from({ length: 501 }, (_, i) => ok(5 + i))),
+      { ...t.batch([ok(5)]), runId: '__proto__' },
+      { ...t.batch([ok(5)]), runId: 'another-run-0123456789' },
+      { ...t.batch([ok(5)]), runId: 'x'.repeat(300) },
+      { ...base, t: 'thread', threadId: '__proto__', envelopes: [ok(1)] },
+      { ...base, t: 'thread', threadId, envelopes: { length: 1e9 } },
+      { ...base, t: 'lead', run: 'x', offset: 5 },
+      { ...base, t: 'lead', run: null, offset: -1 },
+      { ...base, t: 'lead', run: null, offset: '5' },
+      { ...base, t: 'lead', run: { runId, threadId, token: null, prompt: null }, offset: 1e300 },
+      { ...base, t: 'snapshot', to: '__proto__', snapshot: {} },
+      { ...base, t: 'snapshot', to: t.bTab, snapshot: null },
+      { ...base, t: '__proto__' },
+      ...Array.from({ length: 50 }, () => ({ ...base, t: 'sync', runId, offset: 0 })),
+      ...Array.from({ length: 50 }, (_, i) => ({ ...base, tab: `evil-${i}`, t: 'hello' })),
+    );
+    await sleep(300);
+    listen.close();
+    expect(t.text(t.b)).toBe('tok0 tok1 ');
+    expect(t.b.run.getState().run.offset).toBe(4);
+    // The leader: one snapshot for 50 `sync`s; a `lead` per `hello` (it answers each tab).
+    expect(heard.filter((m) => m?.t === 'snapshot' && m.tab !== 'evil')).toHaveLength(1);
+    // The `lead` claiming 1e300 is not an offset: dropped; nothing asked of the server.
+    expect(t.checks()).toBe(0);
+    await t.finish();
+  });
+});
+
+describe('a run another tab announces that the server does not know', () => {
+  it('does not take the follower off the run it follows', async () => {
+    const t = await runTabs();
+    const threadId = t.b.run.getState().threadId!;
+    const fake = 'fake-run-0123456789abcdef';
+    const prompt = { id: 'p-evil', role: 'user', content: 'EVIL' };
+    evil({
+      v: 1,
+      t: 'lead',
+      tab: 'evil',
+      key: 'c',
+      run: { runId: fake, threadId, token: null, prompt },
+      offset: 0,
+    });
+    const chat = new BroadcastChannel(`resumable:${server.url}`);
+    chat.postMessage({
+      type: 'run',
+      key: 'c',
+      runId: `${fake}-2`,
+      threadId: 'another-thread',
+      token: null,
+      prompt: 'x',
+    });
+    chat.close();
+    await sleep(300);
+    expect(t.b.run.getState().runId).toBe(t.runId);
+    expect(t.text(t.b)).toBe('tok0 tok1 ');
+    await t.finish();
   });
 });

@@ -1,6 +1,7 @@
 import { isTerminalStatus, ResumableError } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import { createStore } from 'zustand/vanilla';
+import { followAnnounced } from './announced-run.js';
 import { BranchView, forkedRun, pinnedParent } from './branches.js';
 import { activeRunOf, loadHistoryPage } from './chat-history.js';
 import type { ChatSessionOptions, ChatState } from './chat-state.js';
@@ -351,11 +352,8 @@ export class ChatSession {
   }
 
   private onTabMessage(message: unknown): void {
-    const m = parseTabMessage(message, this.options.key);
-    if (m === null) return;
-    const prompt = m.prompt ? { runId: m.runId, message: m.prompt } : null;
-    void this.followRun(m.runId, m.threadId, m.token ?? this.getState().token, prompt);
-    if (m.regenerated) this.store.setState({ regenerated: m.regenerated }); // after its settle
+    // Followed once the server knows it: a made-up one would take the chat off its run.
+    followAnnounced(this.outboxHost, parseTabMessage(message, this.options.key));
   }
 
   /** Moves the finished run's prompt and reply into `settled` before a new run starts. */
