@@ -1,5 +1,6 @@
 import { startServer } from '@resumable/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DELETE_CHECKS } from '../src/core/announced-run.js';
 import type { TabLocks } from '../src/core/env.js';
 import type { RecordStorage } from '../src/core/storage.js';
 import { createMemoryStorage } from '../src/core/storage.js';
@@ -233,6 +234,40 @@ async function runTabs() {
 const content = (offset: number, runId: string, delta: string) => ({
   offset,
   event: { type: 'TEXT_MESSAGE_CONTENT', messageId: `a-${runId}`, delta },
+});
+
+describe('a thread deletion another tab announces', () => {
+  beforeEach(async () => {
+    server = await startServer({ port: 0, store: 'memory', heartbeatMs: 1000 });
+  });
+
+  it('made up: the follower asks the server, a bounded number of times, and keeps its chat', async () => {
+    const { threadId, token, thread } = await threadWithOneRun();
+    const t = await twoTabs(threadId, token, 2);
+    const deleted = {
+      type: 'CUSTOM',
+      name: 'resumable.history_changed',
+      value: { reason: 'deleted' },
+    };
+    evil({ ...threadBatch(threadId, 3), envelopes: [{ offset: 3, event: deleted }] });
+    await waitFor(() => t.logB.length === 2 + DELETE_CHECKS, `b checks: ${t.logB}`);
+    await sleep(200);
+    expect(t.logB.slice(2)).toEqual(Array(DELETE_CHECKS).fill(`GET ${thread}`));
+    expect(t.b.getState()).toMatchObject({ threadId, token, error: null });
+    expect(t.b.getState().messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+  });
+
+  it('real: the follower’s chat ends with thread_not_found', async () => {
+    const { threadId, token, thread } = await threadWithOneRun();
+    const t = await twoTabs(threadId, token, 2);
+    const response = await fetch(`${server.url}${thread}`, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(response.status).toBe(204);
+    await waitFor(() => t.b.getState().error?.code === 'thread_not_found', 'b ends');
+    expect(t.logB.slice(2)).toEqual([`GET ${thread}`]);
+  });
 });
 
 describe('a run offset another tab made up', () => {

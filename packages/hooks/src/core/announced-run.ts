@@ -1,4 +1,6 @@
 import { errorAction } from '@resumable/protocol';
+import type { BackoffOptions } from './backoff.js';
+import { retryDelay } from './backoff.js';
 import type { ChatState, TabRunMessage } from './chat-state.js';
 import type { RunSession } from './session.js';
 import { toResumable } from './session.js';
@@ -89,4 +91,35 @@ export function followAnnounced(
     void host.followRun(m.runId, m.threadId, token, prompt);
     if (m.regenerated) host.store.setState({ regenerated: m.regenerated }); // after its settle
   });
+}
+
+/** Reads of a thread said to be deleted, at most (the server may still be removing it). */
+export const DELETE_CHECKS = 6;
+
+/**
+ * A thread another tab says was deleted (`history_changed` `deleted` in its thread batch):
+ * true once the server answers `404 thread_not_found` for it. The server announces a
+ * deletion before it removes the thread (a running run is ended first), so a thread still
+ * there is read again, spaced by the retry policy, `DELETE_CHECKS` times at most; `live()`
+ * false (the chat let go, another thread) ends the wait.
+ */
+export async function threadGone(
+  run: RunSession,
+  threadId: string,
+  token: string | null,
+  backoff: BackoffOptions | undefined,
+  live: () => boolean,
+): Promise<boolean> {
+  const { env } = run;
+  for (let attempt = 1; attempt <= DELETE_CHECKS; attempt++) {
+    try {
+      await run.api.threadBody(threadId, token);
+    } catch (error) {
+      if (toResumable(error).code === 'thread_not_found') return live();
+    }
+    if (!live() || attempt === DELETE_CHECKS) return false;
+    const ms = retryDelay(attempt, env.random, backoff);
+    await new Promise<void>((resolve) => env.setTimeout(resolve, ms));
+  }
+  return false;
 }

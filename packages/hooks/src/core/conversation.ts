@@ -1,5 +1,5 @@
 import type { Envelope } from '@resumable/protocol';
-import { knownRun } from './announced-run.js';
+import { knownRun, threadGone } from './announced-run.js';
 import type { ConversationHost } from './conversation-start.js';
 import type { RunRef, TabShareMessage } from './tab-channel.js';
 import { chunkEnvelopes, parseTabShareMessage, post } from './tab-channel.js';
@@ -92,8 +92,17 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
     const plan = planThreadBatch(envelopes, run.getState().runId);
     if (plan.deleted) {
       // The thread's streams close after this; its resume point means nothing any more.
-      thread.forget();
-      host.deleted();
+      const end = () => {
+        thread.forget();
+        host.deleted();
+      };
+      const threadId = thread.threadId;
+      if (ownNetwork()) end();
+      // Another tab's word: ended once the server no longer knows the thread.
+      else if (threadId) {
+        const live = () => !closed && thread.threadId === threadId;
+        void threadGone(run, threadId, thread.token, options.backoff, live).then((g) => g && end());
+      }
       return;
     }
     if (plan.reloadHistory) void host.reloadHistory();
