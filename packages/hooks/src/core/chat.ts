@@ -1,7 +1,6 @@
 import { isTerminalStatus, ResumableError } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import { createStore } from 'zustand/vanilla';
-import { followAnnounced } from './announced-run.js';
 import { BranchView, forkedRun, pinnedParent } from './branches.js';
 import { activeRunOf, loadHistoryPage } from './chat-history.js';
 import type { ChatSessionOptions, ChatState } from './chat-state.js';
@@ -352,8 +351,11 @@ export class ChatSession {
   }
 
   private onTabMessage(message: unknown): void {
-    // Followed once the server knows it: a made-up one would take the chat off its run.
-    followAnnounced(this.outboxHost, parseTabMessage(message, this.options.key));
+    // Followed once the server knows it (a made-up one would take the chat off its run).
+    const m = parseTabMessage(message, this.options.key);
+    const follow = (a: typeof import('./announced-run.js')) =>
+      a.followAnnounced(this.outboxHost, m);
+    if (m) void import('./announced-run.js').then(follow, () => {});
   }
 
   /** Moves the finished run's prompt and reply into `settled` before a new run starts. */
