@@ -28,6 +28,13 @@ afterEach(async () => {
   await server.close();
 });
 
+/** The cases of the calling `describe` run against the real `@resumable/server`. */
+function onRealServer(): void {
+  beforeEach(async () => {
+    server = await startServer({ port: 0, store: 'memory', heartbeatMs: 1000 });
+  });
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A tab's client whose fetches (paths without the endpoint) are logged in `log`. */
@@ -80,13 +87,14 @@ async function twoTabs(threadId: string, token: string, after: number) {
   return { a, b, locksA, logA, logB, clientA: clients[clients.length - 2]! };
 }
 
-async function rename(threadId: string, token: string, title: string): Promise<void> {
+/** `PATCH` (a rename, with `title`) or `DELETE` of the thread, from another device. */
+async function threadRequest(method: string, threadId: string, token: string, title?: string) {
   const response = await fetch(`${server.url}/threads/${threadId}`, {
-    method: 'PATCH',
+    method,
     headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ title }),
+    ...(title ? { body: JSON.stringify({ title }) } : {}),
   });
-  expect(response.status).toBe(200);
+  return response.status;
 }
 
 /** Two renames through the leader; then `a` dies and `b` resumes the thread stream. */
@@ -98,12 +106,12 @@ async function renamesThenTakeover(
   const thread = `/threads/${threadId}`;
   const { b, logB } = t;
   const seen = logB.length;
-  await rename(threadId, token, 'Renamed');
+  expect(await threadRequest('PATCH', threadId, token, 'Renamed')).toBe(200);
   await waitFor(() => logB.length > seen, `b reloads: ${logB}`);
   await sleep(100);
   const afterFirst = logB.slice(seen);
   // The next rename (4) continues b's point: the history page only, no check.
-  await rename(threadId, token, 'Renamed again');
+  expect(await threadRequest('PATCH', threadId, token, 'Renamed again')).toBe(200);
   await waitFor(() => logB.length > seen + afterFirst.length, `b reloads again: ${logB}`);
   await sleep(100);
   expect(logB.slice(seen + afterFirst.length)).toEqual([`GET ${thread}/messages?limit=50`]);
@@ -127,9 +135,7 @@ const threadBatch = (threadId: string, offset: number) => ({
 });
 
 describe('a thread point another tab made up', () => {
-  beforeEach(async () => {
-    server = await startServer({ port: 0, store: 'memory', heartbeatMs: 1000 });
-  });
+  onRealServer();
 
   it('a batch far ahead: checked once with the server, not taken; the leader’s next batches are', async () => {
     const { threadId, token, thread } = await threadWithOneRun();
@@ -237,9 +243,7 @@ const content = (offset: number, runId: string, delta: string) => ({
 });
 
 describe('a thread deletion another tab announces', () => {
-  beforeEach(async () => {
-    server = await startServer({ port: 0, store: 'memory', heartbeatMs: 1000 });
-  });
+  onRealServer();
 
   it('made up: the follower asks the server, a bounded number of times, and keeps its chat', async () => {
     const { threadId, token, thread } = await threadWithOneRun();
@@ -260,11 +264,7 @@ describe('a thread deletion another tab announces', () => {
   it('real: the follower’s chat ends with thread_not_found', async () => {
     const { threadId, token, thread } = await threadWithOneRun();
     const t = await twoTabs(threadId, token, 2);
-    const response = await fetch(`${server.url}${thread}`, {
-      method: 'DELETE',
-      headers: { Authorization: `Bearer ${token}` },
-    });
-    expect(response.status).toBe(204);
+    expect(await threadRequest('DELETE', threadId, token)).toBe(204);
     await waitFor(() => t.b.getState().error?.code === 'thread_not_found', 'b ends');
     expect(t.logB.slice(2)).toEqual([`GET ${thread}`]);
   });

@@ -1,7 +1,8 @@
 import { errorAction } from '@resumable/protocol';
 import type { BackoffOptions } from './backoff.js';
 import { retryDelay } from './backoff.js';
-import type { ChatState, TabRunMessage } from './chat-state.js';
+import type { TabRunMessage } from './chat-state.js';
+import type { OutboxHost } from './outbox-send.js';
 import type { RunSession } from './session.js';
 import { toResumable } from './session.js';
 
@@ -67,16 +68,7 @@ export function knownRun(
 }
 
 /** What following an announced run needs of its chat. */
-export interface AnnouncedHost {
-  run: RunSession;
-  store: { getState(): ChatState; setState(patch: Partial<ChatState>): void };
-  followRun(
-    runId: string,
-    threadId: string,
-    token: string | null,
-    prompt: ChatState['prompt'],
-  ): Promise<void>;
-}
+export type AnnouncedHost = Pick<OutboxHost, 'run' | 'store' | 'followRun'>;
 
 /** Another tab's "I started a run on this key" (checked by `parseTabMessage`; null: none). */
 export function followAnnounced(
