@@ -1,5 +1,6 @@
 import { startServer } from '@resumable/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DELETE_CHECKS } from '../src/core/announced-run.js';
 import type { TabLocks } from '../src/core/env.js';
 import type { RecordStorage } from '../src/core/storage.js';
 import { createMemoryStorage } from '../src/core/storage.js';
@@ -26,6 +27,13 @@ afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.dispose()));
   await server.close();
 });
+
+/** The cases of the calling `describe` run against the real `@resumable/server`. */
+function onRealServer(): void {
+  beforeEach(async () => {
+    server = await startServer({ port: 0, store: 'memory', heartbeatMs: 1000 });
+  });
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -79,13 +87,14 @@ async function twoTabs(threadId: string, token: string, after: number) {
   return { a, b, locksA, logA, logB, clientA: clients[clients.length - 2]! };
 }
 
-async function rename(threadId: string, token: string, title: string): Promise<void> {
+/** `PATCH` (a rename, with `title`) or `DELETE` of the thread, from another device. */
+async function threadRequest(method: string, threadId: string, token: string, title?: string) {
   const response = await fetch(`${server.url}/threads/${threadId}`, {
-    method: 'PATCH',
+    method,
     headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ title }),
+    ...(title ? { body: JSON.stringify({ title }) } : {}),
   });
-  expect(response.status).toBe(200);
+  return response.status;
 }
 
 /** Two renames through the leader; then `a` dies and `b` resumes the thread stream. */
@@ -97,12 +106,12 @@ async function renamesThenTakeover(
   const thread = `/threads/${threadId}`;
   const { b, logB } = t;
   const seen = logB.length;
-  await rename(threadId, token, 'Renamed');
+  expect(await threadRequest('PATCH', threadId, token, 'Renamed')).toBe(200);
   await waitFor(() => logB.length > seen, `b reloads: ${logB}`);
   await sleep(100);
   const afterFirst = logB.slice(seen);
   // The next rename (4) continues b's point: the history page only, no check.
-  await rename(threadId, token, 'Renamed again');
+  expect(await threadRequest('PATCH', threadId, token, 'Renamed again')).toBe(200);
   await waitFor(() => logB.length > seen + afterFirst.length, `b reloads again: ${logB}`);
   await sleep(100);
   expect(logB.slice(seen + afterFirst.length)).toEqual([`GET ${thread}/messages?limit=50`]);
@@ -126,9 +135,7 @@ const threadBatch = (threadId: string, offset: number) => ({
 });
 
 describe('a thread point another tab made up', () => {
-  beforeEach(async () => {
-    server = await startServer({ port: 0, store: 'memory', heartbeatMs: 1000 });
-  });
+  onRealServer();
 
   it('a batch far ahead: checked once with the server, not taken; the leader’s next batches are', async () => {
     const { threadId, token, thread } = await threadWithOneRun();
@@ -188,7 +195,16 @@ async function runTabs() {
   fake.step(runId, 4); // RUN_STARTED, TEXT_MESSAGE_START, tok0, tok1
   const text = (chat: typeof b) => assistantText(chat.getState().messages);
   await waitFor(() => text(b) === 'tok0 tok1 ', `b at 4: ${text(b)}`);
+  await waitFor(
+    () => text(a) === 'tok0 tok1 ',
+    `a at 4: ${text(a)} ${a.run.getState().run.offset}`,
+  );
   const snapshots = () => logB.filter((p) => p === `GET /runs/${runId}`).length;
+  // b's join is over — two reads: the announced run checked (announced-run.ts), then its
+  // snapshot — and what follows comes through the leader.
+  await waitFor(() => snapshots() === 2, `b joined: ${logB}`);
+  await sleep(100);
+  expect(snapshots()).toBe(2);
   const before = snapshots();
   /** The rest of the run; both tabs end with the server's whole text. */
   const finish = async () => {
@@ -224,6 +240,34 @@ async function runTabs() {
 const content = (offset: number, runId: string, delta: string) => ({
   offset,
   event: { type: 'TEXT_MESSAGE_CONTENT', messageId: `a-${runId}`, delta },
+});
+
+describe('a thread deletion another tab announces', () => {
+  onRealServer();
+
+  it('made up: the follower asks the server, a bounded number of times, and keeps its chat', async () => {
+    const { threadId, token, thread } = await threadWithOneRun();
+    const t = await twoTabs(threadId, token, 2);
+    const deleted = {
+      type: 'CUSTOM',
+      name: 'resumable.history_changed',
+      value: { reason: 'deleted' },
+    };
+    evil({ ...threadBatch(threadId, 3), envelopes: [{ offset: 3, event: deleted }] });
+    await waitFor(() => t.logB.length === 2 + DELETE_CHECKS, `b checks: ${t.logB}`);
+    await sleep(200);
+    expect(t.logB.slice(2)).toEqual(Array(DELETE_CHECKS).fill(`GET ${thread}`));
+    expect(t.b.getState()).toMatchObject({ threadId, token, error: null });
+    expect(t.b.getState().messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+  });
+
+  it('real: the follower’s chat ends with thread_not_found', async () => {
+    const { threadId, token, thread } = await threadWithOneRun();
+    const t = await twoTabs(threadId, token, 2);
+    expect(await threadRequest('DELETE', threadId, token)).toBe(204);
+    await waitFor(() => t.b.getState().error?.code === 'thread_not_found', 'b ends');
+    expect(t.logB.slice(2)).toEqual([`GET ${thread}`]);
+  });
 });
 
 describe('a run offset another tab made up', () => {
@@ -270,5 +314,87 @@ describe('a run offset another tab made up', () => {
     expect(t.checks()).toBe(1);
     await t.finish();
     expect(t.checks()).toBe(1);
+  });
+});
+
+describe('messages of the wrong shape from another tab', () => {
+  it('are dropped, or cost a bounded number of reads: no throw, no loop, exact text in both tabs', async () => {
+    const t = await runTabs();
+    const { runId } = t;
+    const threadId = t.b.run.getState().threadId!;
+    const base = { v: 1, tab: 'evil', key: 'c' };
+    const ok = (offset: number) => content(offset, runId, 'EVIL ');
+    const heard: { t?: string; tab?: string }[] = [];
+    const listen = new BroadcastChannel(`resumable-tabs:${server.url}:c`);
+    listen.onmessage = (event) => heard.push(event.data);
+    evil(
+      null,
+      'x',
+      7,
+      [],
+      {},
+      ...[null, 'x', [], [ok(5), ok(5)], [ok(6), ok(5)], [{ offset: '5', event: ok(5).event }]].map(
+        (envelopes) => t.batch(envelopes),
+      ),
+      t.batch([{ offset: 5, event: null }]),
+      t.batch([{ offset: 5, event: { type: 5 } }]),
+      t.batch([{ offset: -1, event: ok(5).event }]),
+      t.batch([{ offset: 1.5, event: ok(5).event }]),
+      t.batch(Array.from({ length: 501 }, (_, i) => ok(5 + i))),
+      { ...t.batch([ok(5)]), runId: '__proto__' },
+      { ...t.batch([ok(5)]), runId: 'another-run-0123456789' },
+      { ...t.batch([ok(5)]), runId: 'x'.repeat(300) },
+      { ...base, t: 'thread', threadId: '__proto__', envelopes: [ok(1)] },
+      { ...base, t: 'thread', threadId, envelopes: { length: 1e9 } },
+      { ...base, t: 'lead', run: 'x', offset: 5 },
+      { ...base, t: 'lead', run: null, offset: -1 },
+      { ...base, t: 'lead', run: null, offset: '5' },
+      { ...base, t: 'lead', run: { runId, threadId, token: null, prompt: null }, offset: 1e300 },
+      { ...base, t: 'snapshot', to: '__proto__', snapshot: {} },
+      { ...base, t: 'snapshot', to: t.bTab, snapshot: null },
+      { ...base, t: '__proto__' },
+      ...Array.from({ length: 50 }, () => ({ ...base, t: 'sync', runId, offset: 0 })),
+      ...Array.from({ length: 50 }, (_, i) => ({ ...base, tab: `evil-${i}`, t: 'hello' })),
+    );
+    await sleep(300);
+    listen.close();
+    expect(t.text(t.b)).toBe('tok0 tok1 ');
+    expect(t.b.run.getState().run.offset).toBe(4);
+    // The leader: one snapshot for 50 `sync`s; a `lead` per `hello` (it answers each tab).
+    expect(heard.filter((m) => m?.t === 'snapshot' && m.tab !== 'evil')).toHaveLength(1);
+    // The `lead` claiming 1e300 is not an offset: dropped; nothing asked of the server.
+    expect(t.checks()).toBe(0);
+    await t.finish();
+  });
+});
+
+describe('a run another tab announces that the server does not know', () => {
+  it('does not take the follower off the run it follows', async () => {
+    const t = await runTabs();
+    const threadId = t.b.run.getState().threadId!;
+    const fake = 'fake-run-0123456789abcdef';
+    const prompt = { id: 'p-evil', role: 'user', content: 'EVIL' };
+    evil({
+      v: 1,
+      t: 'lead',
+      tab: 'evil',
+      key: 'c',
+      run: { runId: fake, threadId, token: null, prompt },
+      offset: 0,
+    });
+    const chat = new BroadcastChannel(`resumable:${server.url}`);
+    chat.postMessage({
+      type: 'run',
+      key: 'c',
+      runId: `${fake}-2`,
+      threadId: 'another-thread',
+      token: null,
+      prompt: 'x',
+    });
+    chat.close();
+    await sleep(300);
+    expect(t.b.run.getState().runId).toBe(t.runId);
+    expect(t.text(t.b)).toBe('tok0 tok1 ');
+    await t.finish();
   });
 });

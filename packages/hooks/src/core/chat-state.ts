@@ -318,22 +318,27 @@ export async function loadChatRecord(
   return parseChatRecord(raw, key);
 }
 
+const isTabId = (value: unknown): value is string =>
+  typeof value === 'string' && value !== '' && value.length <= 256;
+
 /** Another tab's "I started a run on this key" message, checked; null for anything else. */
 export function parseTabMessage(
   message: unknown,
   key: string,
 ): (Omit<TabRunMessage, 'token' | 'prompt'> & Partial<TabRunMessage>) | null {
   const m = message as Partial<TabRunMessage> | null;
-  if (m?.type !== 'run' || m.key !== key || typeof m.runId !== 'string') return null;
-  if (typeof m.threadId !== 'string') return null;
+  if (m?.type !== 'run' || m.key !== key || !isTabId(m.runId) || !isTabId(m.threadId)) return null;
+  // A prompt is a user message with an id (another version, or garbage, may post anything).
+  const p = m.prompt as Partial<ChatMessage> | null | undefined;
+  const prompt = typeof p === 'object' && p !== null && isTabId(p.id) && p.role === 'user';
   return {
     type: 'run',
     key,
     runId: m.runId,
     threadId: m.threadId,
     ...(typeof m.token === 'string' ? { token: m.token } : {}),
-    ...(m.prompt ? { prompt: m.prompt } : {}),
-    ...(m.regenerated?.runId === m.runId && typeof m.regenerated.parentId === 'string'
+    ...(prompt ? { prompt: m.prompt } : {}),
+    ...(m.regenerated?.runId === m.runId && isTabId(m.regenerated.parentId)
       ? { regenerated: { runId: m.runId, parentId: m.regenerated.parentId } }
       : {}),
   };

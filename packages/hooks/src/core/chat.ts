@@ -351,11 +351,11 @@ export class ChatSession {
   }
 
   private onTabMessage(message: unknown): void {
+    // Followed once the server knows it (a made-up one would take the chat off its run).
     const m = parseTabMessage(message, this.options.key);
-    if (m === null) return;
-    const prompt = m.prompt ? { runId: m.runId, message: m.prompt } : null;
-    void this.followRun(m.runId, m.threadId, m.token ?? this.getState().token, prompt);
-    if (m.regenerated) this.store.setState({ regenerated: m.regenerated }); // after its settle
+    const follow = (a: typeof import('./announced-run.js')) =>
+      a.followAnnounced(this.outboxHost, m);
+    if (m) void import('./announced-run.js').then(follow, () => {});
   }
 
   /** Moves the finished run's prompt and reply into `settled` before a new run starts. */

@@ -1,4 +1,5 @@
 import type { Envelope } from '@resumable/protocol';
+import { knownRun, threadGone } from './announced-run.js';
 import type { ConversationHost } from './conversation-start.js';
 import type { RunRef, TabShareMessage } from './tab-channel.js';
 import { chunkEnvelopes, parseTabShareMessage, post } from './tab-channel.js';
@@ -91,19 +92,36 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
     const plan = planThreadBatch(envelopes, run.getState().runId);
     if (plan.deleted) {
       // The thread's streams close after this; its resume point means nothing any more.
-      thread.forget();
-      host.deleted();
+      const end = () => {
+        thread.forget();
+        host.deleted();
+      };
+      const threadId = thread.threadId;
+      if (ownNetwork()) end();
+      // Another tab's word: ended once the server no longer knows the thread.
+      else if (threadId) {
+        const live = () => !closed && thread.threadId === threadId;
+        void threadGone(run, threadId, thread.token, options.backoff, live).then((g) => g && end());
+      }
       return;
     }
     if (plan.reloadHistory) void host.reloadHistory();
     const threadId = thread.threadId;
-    if (plan.follow && threadId) {
-      const { runId, prompt } = plan.follow;
+    const next = plan.follow;
+    if (next && threadId) {
+      const { runId, prompt } = next;
+      const ref = { runId, prompt, threadId, token: thread.token };
       // After the follow's settle: the prompt it set is replaced by the placed one.
-      const placed =
-        follow({ runId, prompt, threadId, token: thread.token }) &&
-        placementOf(store.getState(), plan.follow);
-      if (placed) host.place(placed);
+      const go = () => {
+        const placed = follow(ref) && placementOf(store.getState(), next);
+        if (placed) host.place(placed);
+      };
+      // Another tab's thread batch names a run the server is asked about first.
+      if (ownNetwork()) go();
+      else
+        void knownRun(run, runId, threadId, ref.token ?? store.getState().token).then(
+          (k) => k && go(),
+        );
     }
   }
 
@@ -162,8 +180,10 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
         // Only a run with its prompt: a run the leader just started gets its prompt a moment
         // later (announced again), and the thread stream names the others'.
         if (m.run?.prompt && m.run.runId !== lastLeadRun) {
-          lastLeadRun = m.run.runId;
-          follow(m.run);
+          const ref = m.run;
+          lastLeadRun = ref.runId;
+          const token = ref.token ?? store.getState().token;
+          void knownRun(run, ref.runId, ref.threadId, token).then((known) => known && follow(ref));
         }
         // The leader got ahead without a batch (it took a snapshot, or this tab joined late):
         // the server says where the run is.

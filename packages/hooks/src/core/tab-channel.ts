@@ -31,9 +31,13 @@ export type TabShareMessage =
   | { v: 1; t: 'batch'; tab: string; key: string; runId: string; envelopes: Envelope[] }
   /** Events of the thread stream, with their offsets. */
   | { v: 1; t: 'thread'; tab: string; key: string; threadId: string; envelopes: Envelope[] }
-  /** A follower's fold has a gap: it asks for the leader's state of the run. */
+  /**
+   * A follower of an earlier version asks for the leader's folded run (its fold had a gap).
+   * Answered at most once a second; this version never sends it: a gap is read from the
+   * server (`tab-run-point.ts`).
+   */
   | { v: 1; t: 'sync'; tab: string; key: string; runId: string; offset: number }
-  /** The leader's folded run, for the follower `to`. */
+  /** The leader's folded run, for the follower `to` (this version's followers drop it). */
   | { v: 1; t: 'snapshot'; tab: string; key: string; to: string; snapshot: RunSnapshot };
 
 export const MAX_BATCH_EVENTS = 500;

@@ -147,11 +147,14 @@ export class ThreadFollower {
    * The leader tab's thread batch, in a follower: folded where it continues this tab's
    * point; one that skips ahead, or tells another story about offsets this tab has folded
    * (another tab made them up), is settled with the server (`shared-point.ts`). A follower
-   * with no point yet starts at its first batch (the runs announced before are joined
-   * through the leader's `lead` message or `GET /threads/{id}`).
+   * with no point yet (none stored) starts at its first batch (the runs announced before are
+   * joined through the leader's `lead` message or `GET /threads/{id}`).
    */
   applyShared(envelopes: Envelope[]): void {
-    this.shared.offer(envelopes);
+    // The stored point first (written by a tab whose own stream read it), in arrival order.
+    if (this.offset === null && this.threadId !== null) {
+      void this.load().then(() => this.shared.offer(envelopes));
+    } else this.shared.offer(envelopes);
   }
 
   /**

@@ -1,0 +1,117 @@
+import { errorAction } from '@resumable/protocol';
+import type { BackoffOptions } from './backoff.js';
+import { retryDelay } from './backoff.js';
+import type { TabRunMessage } from './chat-state.js';
+import type { OutboxHost } from './outbox-send.js';
+import type { RunSession } from './session.js';
+import { toResumable } from './session.js';
+
+/**
+ * A run another tab names (its "I started a run" message, the leader's `lead`, a thread batch
+ * it posted) is followed once the server knows it in that thread: following a run means
+ * leaving the one shown, so a made-up or stale announcement (a buggy tab, another version)
+ * would otherwise take the chat off its live reply. One `GET /runs/{id}` per announced run,
+ * shared by every way it was heard of; at most `MAX_IN_FLIGHT` at a time.
+ */
+
+/** Answers kept per session (a run is announced a few times: the message, `lead`, the thread). */
+const MAX_KNOWN = 16;
+/** Checks in flight per session: more announcements meanwhile are dropped. */
+const MAX_IN_FLIGHT = 4;
+
+interface Known {
+  answers: Map<string, Promise<boolean>>;
+  inFlight: number;
+}
+
+const bySession = new WeakMap<RunSession, Known>();
+
+/**
+ * True when the server answers run `runId`'s snapshot in thread `threadId` (or the session
+ * follows it already). A server's refusal (404, another thread) is remembered; a failed read
+ * is not (a later announcement asks again).
+ */
+export function knownRun(
+  run: RunSession,
+  runId: string,
+  threadId: string,
+  token: string | null,
+): Promise<boolean> {
+  if (run.getState().runId === runId) return Promise.resolve(true);
+  let known = bySession.get(run);
+  if (!known) {
+    known = { answers: new Map(), inFlight: 0 };
+    bySession.set(run, known);
+  }
+  const { answers } = known;
+  const kept = answers.get(runId);
+  if (kept) return kept;
+  if (known.inFlight >= MAX_IN_FLIGHT) return Promise.resolve(false);
+  const state = known;
+  state.inFlight++;
+  const answer = run.api.getRun(runId, token).then(
+    // A snapshot before the run's first event may not name its thread yet.
+    (snapshot) => snapshot.threadId === threadId || snapshot.threadId === '',
+    (error) => {
+      // The server's own no (404, 401, 403) is final; a read that failed may be asked again.
+      const action = errorAction(toResumable(error));
+      if (action !== 'forget' && action !== 'stop') answers.delete(runId);
+      return false;
+    },
+  );
+  void answer.finally(() => {
+    state.inFlight--;
+  });
+  answers.set(runId, answer);
+  if (answers.size > MAX_KNOWN) answers.delete(answers.keys().next().value as string);
+  return answer;
+}
+
+/** What following an announced run needs of its chat. */
+export type AnnouncedHost = Pick<OutboxHost, 'run' | 'store' | 'followRun'>;
+
+/** Another tab's "I started a run on this key" (checked by `parseTabMessage`; null: none). */
+export function followAnnounced(
+  host: AnnouncedHost,
+  m: (Omit<TabRunMessage, 'token' | 'prompt'> & Partial<TabRunMessage>) | null,
+): void {
+  if (m === null) return;
+  const token = m.token ?? host.store.getState().token;
+  void knownRun(host.run, m.runId, m.threadId, token).then((known) => {
+    if (!known) return;
+    const prompt = m.prompt ? { runId: m.runId, message: m.prompt } : null;
+    void host.followRun(m.runId, m.threadId, token, prompt);
+    if (m.regenerated) host.store.setState({ regenerated: m.regenerated }); // after its settle
+  });
+}
+
+/** Reads of a thread said to be deleted, at most (the server may still be removing it). */
+export const DELETE_CHECKS = 6;
+
+/**
+ * A thread another tab says was deleted (`history_changed` `deleted` in its thread batch):
+ * true once the server answers `404 thread_not_found` for it. The server announces a
+ * deletion before it removes the thread (a running run is ended first), so a thread still
+ * there is read again, spaced by the retry policy, `DELETE_CHECKS` times at most; `live()`
+ * false (the chat let go, another thread) ends the wait.
+ */
+export async function threadGone(
+  run: RunSession,
+  threadId: string,
+  token: string | null,
+  backoff: BackoffOptions | undefined,
+  live: () => boolean,
+): Promise<boolean> {
+  const { env } = run;
+  for (let attempt = 1; attempt <= DELETE_CHECKS; attempt++) {
+    try {
+      await run.api.threadBody(threadId, token);
+    } catch (error) {
+      if (toResumable(error).code === 'thread_not_found') return live();
+    }
+    if (!live() || attempt === DELETE_CHECKS) return false;
+    const ms = retryDelay(attempt, env.random, backoff);
+    await new Promise<void>((resolve) => env.setTimeout(resolve, ms));
+  }
+  return false;
+}
