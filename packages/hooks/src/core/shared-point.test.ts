@@ -90,10 +90,33 @@ describe('SharedPoint', () => {
     expect(state.folded).toEqual([]);
     await c.advance(0);
     expect(state.checks).toEqual([false]);
-    // The server's 3: the made-up 1000 is dropped, the held 4–5 continue it.
+    // The server's 3: the held 4–5 continue it; the made-up 1000 is asked about again later.
     expect(state.folded).toEqual([4, 5]);
     expect(state.point).toBe(5);
     expect(shared.confirmed).toBe(3);
+  });
+
+  it("held batches still past the server's point after a check are asked about again: the stream moved on meanwhile (e2e: a follower stayed at an empty reply for good)", async () => {
+    const server = { at: 3 };
+    const { c, state, shared } = follower(server);
+    shared.offer(batch(5, 6)); // 4 missed (more than MAX_HELD_BATCHES arrived during a check)
+    await c.advance(0);
+    expect(state.checks).toEqual([false]);
+    expect(state.point).toBe(3); // the server's answer came from before 5 existed
+    server.at = 6; // the run went on and ended: no batch will come to prompt a check
+    await c.advance(2_000);
+    expect(state.checks).toEqual([false, false]);
+    expect(state.point).toBe(6);
+    expect(c.pending()).toBe(0);
+  });
+
+  it('a made-up batch far ahead costs one check more when the first moved the point, then is dropped', async () => {
+    const { c, state, shared } = follower({ at: 3 });
+    shared.offer(batch(1000));
+    await c.advance(60_000);
+    // The first check moved the point (2 → 3); the second found nothing new.
+    expect(state.checks).toHaveLength(2);
+    expect(state.point).toBe(3);
     expect(c.pending()).toBe(0);
   });
 

@@ -21,7 +21,8 @@ import { DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS } from './reconnect.js';
  * One check at a time, spaced by the retry policy: checks that find nothing new (a made-up
  * batch, a failed read) space out to the backoff's ceiling, so no tab can drive this one
  * into a request loop. After a check the held batches are offered again, folded only where
- * they continue the server's point (a replay never asks again).
+ * they continue the server's point; those still past it are asked about again while checks
+ * move the point (a made-up batch costs one read more), dropped after one that did not.
  */
 export type BatchFit = 'continues' | 'ahead' | 'behind' | 'redelivery';
 
@@ -153,11 +154,19 @@ export class SharedPoint {
       return;
     }
     if (server !== null) this.confirm(server);
+    let hole = false;
     for (const batch of this.held.splice(0)) {
       const point = this.parts.point();
-      if (point !== null && fitBatch(point, this.confirmed, batch) === 'continues') {
-        this.parts.fold(batch);
-      }
+      const fit = point === null ? 'redelivery' : fitBatch(point, this.confirmed, batch);
+      if (fit === 'continues') hole = !this.parts.fold(batch) || hole;
+      else if (fit === 'ahead') this.held.push(batch);
     }
+    // Still past the server's point after a check that moved it: the stream went on after
+    // the server answered (batches past the held bound were dropped meanwhile), so it is
+    // asked again — a run that ended sends no batch to prompt it. After a check that found
+    // nothing new they are made up (or the leader's world is not this server's): dropped.
+    if (this.held.length === 0 && !hole) return;
+    if (progressed) this.schedule();
+    else this.held = [];
   }
 }
