@@ -3,6 +3,7 @@ import remend, { INCOMPLETE_IMAGE_PLACEHOLDER } from 'remend';
 import { CodeBlock } from './code-block.js';
 import { cx } from './cx.js';
 import { type ChatLabels, useLabels } from './labels.js';
+import { tooHostileToParse } from './markdown-guard.js';
 import { type MdRenderers, parseMarkdown, renderRoot } from './mdast-react.js';
 
 /**
@@ -55,22 +56,25 @@ export function Markdown({
   className,
 }: MarkdownProps) {
   const labels = useLabels(labelsProp);
-  const blocks = useMemo(() => splitBlocks(text), [text]);
+  const blocks = useMemo(() => (tooHostileToParse(text) ? null : splitBlocks(text)), [text]);
   const renderers = useMemo(
     () => makeRenderers(labels, allowRemoteImages, renderCode),
     [labels, allowRemoteImages, renderCode],
   );
   return (
     <div className={cx('rc-markdown', className)}>
-      {blocks.map((block, i) => (
-        <MarkdownBlock
-          // Blocks only ever grow at the end, so the index is a stable identity.
-          // biome-ignore lint/suspicious/noArrayIndexKey: see above
-          key={i}
-          source={streaming && i === blocks.length - 1 ? heal(block) : block}
-          renderers={renderers}
-        />
-      ))}
+      {blocks
+        ? blocks.map((block, i) => (
+            <MarkdownBlock
+              // Blocks only ever grow at the end, so the index is a stable identity.
+              // biome-ignore lint/suspicious/noArrayIndexKey: see above
+              key={i}
+              source={streaming && i === blocks.length - 1 ? heal(block) : block}
+              renderers={renderers}
+            />
+          ))
+        : // Too hostile to parse (markdown-guard.ts): the text as it is.
+          text}
     </div>
   );
 }
