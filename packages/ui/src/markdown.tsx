@@ -49,8 +49,9 @@ export interface MarkdownProps {
  */
 export function Markdown({
   text,
-  streaming = false,
-  allowRemoteImages = false,
+  // (Both default to false: left undefined, which reads the same.)
+  streaming,
+  allowRemoteImages,
   renderCode,
   labels: labelsProp,
   className,
@@ -69,7 +70,13 @@ export function Markdown({
               // Blocks only ever grow at the end, so the index is a stable identity.
               // biome-ignore lint/suspicious/noArrayIndexKey: see above
               key={i}
-              source={streaming && i === blocks.length - 1 ? heal(block) : block}
+              source={
+                // `text-only` drops a half-typed link's markup instead of pointing it at a
+                // placeholder URL.
+                streaming && i === blocks.length - 1
+                  ? remend(block, { linkMode: 'text-only' })
+                  : block
+              }
               renderers={renderers}
             />
           ))
@@ -89,11 +96,6 @@ const MarkdownBlock = memo(function MarkdownBlock({
   return <>{renderRoot(parseMarkdown(source), renderers)}</>;
 });
 
-function heal(block: string): string {
-  // `text-only` drops a half-typed link's markup instead of pointing it at a placeholder URL.
-  return remend(block, { linkMode: 'text-only' });
-}
-
 /**
  * Top-level blocks, by the positions of the root's children in the one parser's syntax
  * tree (the splitting streamdown does with a second parser). The blank lines after a block
@@ -111,7 +113,7 @@ export function splitBlocks(text: string): string[] {
 
 function makeRenderers(
   labels: Pick<ChatLabels, 'copyCode' | 'copied' | 'imageBlocked'>,
-  images: ImagePolicy,
+  images: ImagePolicy | undefined,
   renderCode: CodeRenderer | undefined,
 ): MdRenderers {
   return {

@@ -138,7 +138,7 @@ function renderRow(
     <tr key={key}>
       {row.children.map((cell, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: cells never move
-        <Cell key={i} style={align?.[i] ? { textAlign: align[i]! } : undefined}>
+        <Cell key={i} style={{ textAlign: align?.[i] ?? undefined }}>
           {renderChildren(cell, ctx)}
         </Cell>
       ))}

@@ -5,7 +5,7 @@
  * text is kept as it came.
  */
 export function prettyJson(text: string): string {
-  if (text.trim() === '') return text;
+  // (Blank text does not parse either: it comes back as it was.)
   try {
     const pretty = JSON.stringify(JSON.parse(text), null, 2);
     return pretty.length > 1e6 ? text : pretty;

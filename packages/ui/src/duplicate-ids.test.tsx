@@ -1,0 +1,62 @@
+import { render } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { assistant, user } from '../test/fixtures.js';
+import { Message } from './message.js';
+import { MessageList } from './message-list.js';
+
+// Ids are data from the model and the server: two of the same must not collide as React keys
+// (React then keeps stale rows and duplicates or drops text on the next render).
+
+const call = (id: string, name: string) => ({
+  id,
+  type: 'function' as const,
+  function: { name, arguments: '{}' },
+});
+
+describe('duplicate ids', () => {
+  it('two tool calls with one id: each shows once, through every update', () => {
+    const names = (c: HTMLElement) =>
+      [...c.querySelectorAll('.rc-tool__name')].map((e) => e.textContent);
+    const { container, rerender } = render(
+      <Message
+        message={assistant('a1', '', { toolCalls: [call('x', 'one'), call('x', 'two')] })}
+      />,
+    );
+    expect(names(container)).toEqual(['one', 'two']);
+    // A snapshot may replace the calls wholesale.
+    const calls = [call('y', 'zero'), call('x', 'one'), call('x', 'two')];
+    rerender(<Message message={assistant('a1', '', { toolCalls: calls })} />);
+    expect(names(container)).toEqual(['zero', 'one', 'two']);
+    rerender(<Message message={assistant('a1', '', { toolCalls: [call('x', 'two')] })} />);
+    expect(names(container)).toEqual(['two']);
+  });
+
+  it('two messages with one id: the transcript shows exactly what it is given', () => {
+    const rows = (c: HTMLElement) =>
+      [...c.querySelectorAll('[data-message-id]')].map((e) => e.textContent);
+    const { container, rerender } = render(
+      <MessageList
+        messages={[user('u1', 'hi'), assistant('d', 'first'), assistant('d', 'second')]}
+      />,
+    );
+    expect(rows(container)).toEqual(['You: hi', 'Assistant: first', 'Assistant: second']);
+    rerender(<MessageList messages={[assistant('d', 'second')]} />);
+    expect(rows(container)).toEqual(['Assistant: second']);
+    rerender(
+      <MessageList
+        messages={[
+          user('u1', 'hi'),
+          assistant('d', 'first'),
+          assistant('d', 'second'),
+          assistant('e', 'third'),
+        ]}
+      />,
+    );
+    expect(rows(container)).toEqual([
+      'You: hi',
+      'Assistant: first',
+      'Assistant: second',
+      'Assistant: third',
+    ]);
+  });
+});
