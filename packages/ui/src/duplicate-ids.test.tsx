@@ -13,7 +13,7 @@ const call = (id: string, name: string) => ({
   function: { name, arguments: '{}' },
 });
 
-describe('duplicate ids', () => {
+describe('ids and names are data', () => {
   it('two tool calls with one id: each shows once, through every update', () => {
     const names = (c: HTMLElement) =>
       [...c.querySelectorAll('.rc-tool__name')].map((e) => e.textContent);
@@ -58,5 +58,16 @@ describe('duplicate ids', () => {
       'Assistant: second',
       'Assistant: third',
     ]);
+  });
+
+  it("a tool's name is isolated: its bidi controls cannot reorder the status after it", () => {
+    const { container } = render(
+      <Message message={assistant('a1', '', { toolCalls: [call('x', 'search\u202E')] })} />,
+    );
+    const name = container.querySelector('.rc-tool__name')!;
+    // <bdi>: the model's name is its own bidi run; an unclosed U+202E stays inside it.
+    expect(name.tagName).toBe('BDI');
+    expect(name.textContent).toBe('search\u202E');
+    expect(name.nextElementSibling!.textContent).toBe('Running');
   });
 });
