@@ -62,7 +62,7 @@ export function ToolCall({
       open={defaultOpen || undefined}
     >
       <summary className="rc-tool__summary">
-        <bdi className="rc-tool__name">{call.function.name}</bdi>
+        <span className="rc-tool__name">{call.function.name}</span>
         <span className={cx('rc-badge', `rc-badge--${status}`)}>{statusText}</span>
       </summary>
       <div className="rc-tool__body">
