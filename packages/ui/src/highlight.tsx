@@ -62,8 +62,18 @@ const ALIASES = new Map<string, string>([
 /** One load per grammar, shared by every block. */
 const loading = new Map<string, Promise<void>>();
 
-/** The code as highlighted React nodes, or null for a language it does not know. */
+/**
+ * Past this many characters a block stays plain: lowlight works synchronously, and a block of
+ * a few hundred KB held the main thread for seconds (again each time it grew while streaming).
+ */
+export const MAX_HIGHLIGHT_CHARS = 50_000;
+
+/**
+ * The code as highlighted React nodes, or null for a language it does not know or a block
+ * over `MAX_HIGHLIGHT_CHARS`.
+ */
 export async function highlight(code: string, language: string): Promise<ReactNode | null> {
+  if (code.length > MAX_HIGHLIGHT_CHARS) return null;
   const lower = language.toLowerCase();
   const name = ALIASES.get(lower) ?? lower;
   const load = GRAMMARS.get(name);

@@ -3,6 +3,7 @@ import remend, { INCOMPLETE_IMAGE_PLACEHOLDER } from 'remend';
 import { CodeBlock } from './code-block.js';
 import { cx } from './cx.js';
 import { type ChatLabels, useLabels } from './labels.js';
+import { tooHostileToParse } from './markdown-guard.js';
 import { type MdRenderers, parseMarkdown, renderRoot } from './mdast-react.js';
 
 /**
@@ -48,29 +49,39 @@ export interface MarkdownProps {
  */
 export function Markdown({
   text,
-  streaming = false,
-  allowRemoteImages = false,
+  // (Both default to false: left undefined, which reads the same.)
+  streaming,
+  allowRemoteImages,
   renderCode,
   labels: labelsProp,
   className,
 }: MarkdownProps) {
   const labels = useLabels(labelsProp);
-  const blocks = useMemo(() => splitBlocks(text), [text]);
+  const blocks = useMemo(() => (tooHostileToParse(text) ? null : splitBlocks(text)), [text]);
   const renderers = useMemo(
     () => makeRenderers(labels, allowRemoteImages, renderCode),
     [labels, allowRemoteImages, renderCode],
   );
   return (
     <div className={cx('rc-markdown', className)}>
-      {blocks.map((block, i) => (
-        <MarkdownBlock
-          // Blocks only ever grow at the end, so the index is a stable identity.
-          // biome-ignore lint/suspicious/noArrayIndexKey: see above
-          key={i}
-          source={streaming && i === blocks.length - 1 ? heal(block) : block}
-          renderers={renderers}
-        />
-      ))}
+      {blocks
+        ? blocks.map((block, i) => (
+            <MarkdownBlock
+              // Blocks only ever grow at the end, so the index is a stable identity.
+              // biome-ignore lint/suspicious/noArrayIndexKey: see above
+              key={i}
+              source={
+                // `text-only` drops a half-typed link's markup instead of pointing it at a
+                // placeholder URL.
+                streaming && i === blocks.length - 1
+                  ? remend(block, { linkMode: 'text-only' })
+                  : block
+              }
+              renderers={renderers}
+            />
+          ))
+        : // Too hostile to parse (markdown-guard.ts): the text as it is.
+          text}
     </div>
   );
 }
@@ -84,11 +95,6 @@ const MarkdownBlock = memo(function MarkdownBlock({
 }) {
   return <>{renderRoot(parseMarkdown(source), renderers)}</>;
 });
-
-function heal(block: string): string {
-  // `text-only` drops a half-typed link's markup instead of pointing it at a placeholder URL.
-  return remend(block, { linkMode: 'text-only' });
-}
 
 /**
  * Top-level blocks, by the positions of the root's children in the one parser's syntax
@@ -107,7 +113,7 @@ export function splitBlocks(text: string): string[] {
 
 function makeRenderers(
   labels: Pick<ChatLabels, 'copyCode' | 'copied' | 'imageBlocked'>,
-  images: ImagePolicy,
+  images: ImagePolicy | undefined,
   renderCode: CodeRenderer | undefined,
 ): MdRenderers {
   return {

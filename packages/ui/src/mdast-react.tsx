@@ -73,7 +73,7 @@ function renderNode(node: RootContent, key: number, ctx: Context): ReactNode {
     case 'list': {
       const items = node.children.map((item, i) => renderItem(item, i, !node.spread, ctx));
       return node.ordered ? (
-        <ol key={key} start={node.start === 1 || node.start == null ? undefined : node.start}>
+        <ol key={key} start={node.start === 1 ? undefined : (node.start ?? undefined)}>
           {items}
         </ol>
       ) : (
@@ -84,17 +84,20 @@ function renderNode(node: RootContent, key: number, ctx: Context): ReactNode {
       return ctx.r.code(node.value, node.lang ?? null, key);
     case 'html':
       // Raw HTML is shown as the text it is; a block of it still gets a paragraph.
-      return ctx.tight || isInline(node) ? node.value : <p key={key}>{node.value}</p>;
+      // (Inline when it does not start its line.)
+      return ctx.tight || (node.position?.start.column ?? 1) > 1 ? (
+        node.value
+      ) : (
+        <p key={key}>{node.value}</p>
+      );
     case 'table':
       return (
         <div className="rc-table-scroll" key={key}>
           <table>
             <thead>{renderRow(node.children[0], 'th', node.align, 0, ctx)}</thead>
-            {node.children.length > 1 ? (
-              <tbody>
-                {node.children.slice(1).map((row, i) => renderRow(row, 'td', node.align, i, ctx))}
-              </tbody>
-            ) : null}
+            <tbody>
+              {node.children.slice(1).map((row, i) => renderRow(row, 'td', node.align, i, ctx))}
+            </tbody>
           </table>
         </div>
       );
@@ -104,15 +107,10 @@ function renderNode(node: RootContent, key: number, ctx: Context): ReactNode {
           <sup>{node.label ?? node.identifier}</sup> {renderChildren(node, { ...ctx, tight: true })}
         </div>
       );
-    case 'definition':
-      return null;
     default:
+      // A definition renders nothing (renderPhrasing's default); its references use it.
       return renderPhrasing(node as PhrasingContent, key, ctx);
   }
-}
-
-function isInline(node: { position?: { start: { column: number } } | undefined }): boolean {
-  return (node.position?.start.column ?? 1) > 1;
 }
 
 function renderItem(item: ListItem, key: number, tightList: boolean, ctx: Context): ReactNode {
@@ -140,7 +138,7 @@ function renderRow(
     <tr key={key}>
       {row.children.map((cell, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: cells never move
-        <Cell key={i} style={align?.[i] ? { textAlign: align[i]! } : undefined}>
+        <Cell key={i} style={{ textAlign: align?.[i] ?? undefined }}>
           {renderChildren(cell, ctx)}
         </Cell>
       ))}

@@ -109,9 +109,9 @@ export function MessageList({
           {messages.length === 0 && !isStreaming && !isRestoring ? (
             <p className="rc-message-list__empty">{labels.empty}</p>
           ) : null}
-          {rows.map(({ message, toolResults }) => (
+          {rows.map(({ message, toolResults, key }) => (
             <MessageRow
-              key={rowKey(message)}
+              key={key}
               component={messageComponent}
               message={message}
               toolResults={toolResults}
@@ -185,16 +185,13 @@ const MessageRow = memo(
   (a, b) => a.component === b.component && areMessagePropsEqual(a, b),
 );
 
-/**
- * Versions of one message (‹ n / m ›) share a row: switching keeps the row, hence the
- * focus on its ‹ › buttons. Two rows never share a key: siblings have one parent, and the
- * transcript shows one child of each.
- */
-function rowKey(message: ChatMessage): string {
-  return message.branch?.siblingIds[0] ?? message.id;
-}
-
 interface Row {
+  /**
+   * Versions of one message (‹ n / m ›) share a row: switching keeps the row, hence the
+   * focus on its ‹ › buttons. Siblings have one parent and the transcript shows one child of
+   * each, but ids are data and may repeat: a key an earlier row has gets its position too.
+   */
+  key: string;
   message: ChatMessage;
   toolResults: ReadonlyArray<ChatMessage | undefined> | undefined;
 }
@@ -216,6 +213,7 @@ function useToolResultRows(messages: readonly ChatMessage[]): Row[] {
     }
     const next = new Map<string, ReadonlyArray<ChatMessage | undefined>>();
     const rows: Row[] = [];
+    const keys = new Set<string>();
     for (const m of messages) {
       if (m.role === 'tool' && calls.has(m.toolCallId)) continue;
       let toolResults: ReadonlyArray<ChatMessage | undefined> | undefined;
@@ -225,7 +223,9 @@ function useToolResultRows(messages: readonly ChatMessage[]): Row[] {
         toolResults = prev && sameItems(prev, fresh) ? prev : fresh;
         next.set(m.id, toolResults);
       }
-      rows.push({ message: m, toolResults });
+      const key = m.branch?.siblingIds[0] ?? m.id;
+      rows.push({ key: keys.has(key) ? `${key}\n${rows.length}` : key, message: m, toolResults });
+      keys.add(key);
     }
     cache.current = next;
     return rows;

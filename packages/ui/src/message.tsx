@@ -240,7 +240,9 @@ function AssistantBody({
       ) : null}
       {calls.map((call, i) => (
         <ToolCall
-          key={call.id}
+          // Not the call's id: ids are the model's data and may repeat; calls only append.
+          // biome-ignore lint/suspicious/noArrayIndexKey: see above
+          key={i}
           call={call}
           result={toolResults?.[i]}
           ended={message.ended}

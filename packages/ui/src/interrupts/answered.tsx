@@ -31,12 +31,9 @@ function answerWords(
       typeof payload?.reason === 'string' && payload.reason !== '' ? payload.reason : null;
     return labels.denied(reason);
   }
-  const value =
-    payload && 'answer' in payload
-      ? payload.answer
-      : payload && 'result' in payload
-        ? payload.result
-        : payload?.error;
+  // Any JSON answers (a bare 42 from another client too): `in` would throw on a primitive.
+  const p = Object(payload) as Record<string, unknown>;
+  const value = 'answer' in p ? p.answer : 'result' in p ? p.result : (p.error ?? payload);
   return labels.answered(typeof value === 'string' ? value : JSON.stringify(value ?? null));
 }
 

@@ -161,6 +161,22 @@ describe('answered states and browser tools', () => {
       'Approved — waiting to send',
     ],
   ];
+  // Any JSON is a valid answer: another tab (or an API client) may answer with a bare value.
+  const question = { ...approval, reason: 'question', tool: null, answeredHere: false };
+  const elsewhere = (payload: unknown): Partial<ChatInterrupt> => ({
+    ...question,
+    status: 'resolved',
+    answeredBy: 'r9',
+    answer: { interruptId: 'i1', status: 'resolved', payload },
+  });
+  cases.push(
+    [elsewhere(42), 'Answered: 42 (in another tab)'],
+    [elsewhere('blue'), 'Answered: blue (in another tab)'],
+    [elsewhere(null), 'Answered: null (in another tab)'],
+    [elsewhere([1, 2]), 'Answered: [1,2] (in another tab)'],
+    [elsewhere({ answer: 'red' }), 'Answered: red (in another tab)'],
+    [{ ...elsewhere(7), reason: 'tool_approval' }, 'Denied (in another tab)'],
+  );
   it.each(cases)('%o reads "%s"', (patch, text) => {
     setup({ ...approval, ...patch });
     expect(screen.queryByRole('button')).toBeNull();

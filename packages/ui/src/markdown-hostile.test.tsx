@@ -1,0 +1,66 @@
+import { render } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { Markdown } from './markdown.js';
+import { tooHostileToParse } from './markdown-guard.js';
+
+/** Rendered, and how long it took (ms). */
+function timed(text: string, streaming = false) {
+  const t = performance.now();
+  const { container } = render(<Markdown text={text} streaming={streaming} />);
+  return { container, ms: performance.now() - t };
+}
+
+/** The text, when shown as plain text: the Markdown's only child is one text node. */
+function plainText(container: HTMLElement): string | null {
+  const md = container.querySelector('.rc-markdown')!;
+  return md.childElementCount === 0 ? md.textContent : null;
+}
+
+describe('<Markdown> given text built to break the parser', () => {
+  it('10,000 nested quotes render as the text they are instead of overflowing the stack', () => {
+    const text = `${'>'.repeat(10_000)} x`;
+    const { container } = timed(text);
+    expect(plainText(container)).toBe(text);
+    expect(container.querySelectorAll('blockquote')).toHaveLength(0);
+  });
+
+  // Each of these held the main thread for seconds before (some, minutes), and again for
+  // every streamed token. The bound is generous: the guard itself takes milliseconds.
+  const slow: [string, string][] = [
+    ['alternating emphasis', '*_'.repeat(10_000)],
+    ['nested images', `${'!['.repeat(1000)}x${'](u)'.repeat(1000)}`],
+    ['nested emphasis', `${'*a '.repeat(1000)}x${' a*'.repeat(1000)}`],
+    ['nested lists on one line', `${'- '.repeat(1000)}x`],
+    ['nested ordered lists on one line', `${'1. '.repeat(1000)}x`],
+    ['unclosed link destinations', '[a](<b'.repeat(5000)],
+  ];
+  it.each(slow)('%s: shown whole as plain text, at once', (_name, text) => {
+    for (const streaming of [false, true]) {
+      const { container, ms } = timed(text, streaming);
+      expect(plainText(container)).toBe(text);
+      expect(ms).toBeLessThan(1500);
+    }
+  });
+
+  it('real replies are still Markdown: dense but ordinary text passes the guard', () => {
+    const ordinary = [
+      '**a**, **b**, **c** and [link](https://a.example) — `x*y*z`',
+      '| a | b | c |\n|---|---|---|\n| **1** | _2_ | ~~3~~ |',
+      `\`\`\`c\n/${'*'.repeat(78)}/\nint *p = &a[b[c]];\n\`\`\``,
+      `Name: ${'_'.repeat(40)}`,
+      Array.from({ length: 300 }, (_, i) => `- [item ${i}](https://a.example/${i}) **bold**`).join(
+        '\n',
+      ),
+      `| ${'a | '.repeat(60)}\n|${'---|'.repeat(60)}`,
+      `${'-'.repeat(99)}\n${'- yes\n1. no\n'.repeat(200)}`,
+    ];
+    for (const text of ordinary) expect(tooHostileToParse(text)).toBe(false);
+    // The check stays linear on a megabyte made to make it backtrack.
+    const t = performance.now();
+    expect(tooHostileToParse(`${'- '.repeat(99)}xyz `.repeat(5000))).toBe(false);
+    expect(performance.now() - t).toBeLessThan(1500);
+    const { container } = timed(ordinary[0]!);
+    expect(plainText(container)).toBeNull();
+    expect(container.querySelectorAll('strong')).toHaveLength(3);
+  });
+});
