@@ -146,7 +146,8 @@ describe('hooks × @resumable/server', () => {
     let chat!: ChatController;
     render(
       <Providers storage={laptopStorage}>
-        <ChatProbe onChat={(c) => (chat = c)} runInput={script(150, 300)} />
+        {/* 2 s: the phone must join while the reply runs, also on a loaded machine. */}
+        <ChatProbe onChat={(c) => (chat = c)} runInput={script(300, 150)} />
       </Providers>,
     );
     await act(() => chat.send('hello from the laptop'));

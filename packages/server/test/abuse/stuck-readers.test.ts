@@ -71,7 +71,10 @@ describe('abuse: a client that never reads', () => {
     const { json: run } = await postRun(server.url, prompt('big'));
     await server.manager.waitForRun(run.runId);
     const reader = stuckReader(server.port, `/api/runs/${run.runId}/events`, run.token);
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    await waitFor(() => server.manager.subscriberCount(run.runId) === 1, 5000);
+    // The server lets go of the reader while it still reads nothing (a fixed wait here was
+    // too short on a loaded machine, where writing the replay itself took longer).
+    await waitFor(() => server.manager.subscriberCount(run.runId) === 0, 15_000);
     // It reads again: what the kernel held, then the end of a connection cut meanwhile.
     // Before, Node had no socket timeout: the whole 24 MiB had stayed buffered for it.
     const { hungUp, text } = await reader.resume(2000);
