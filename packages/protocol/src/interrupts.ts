@@ -16,3 +16,39 @@ export type InterruptView = Interrupt & {
   /** The answer's `payload`, once answered with one (an approval's reason, a result…). */
   payload?: unknown;
 };
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const has = (value: Record<string, unknown>, key: string) => Object.hasOwn(value, key);
+
+/** The `payload` a resolved answer takes per reason the kit understands (protocol.md's table). */
+const ANSWER_SHAPES: ReadonlyMap<string, [string, (p: Record<string, unknown>) => boolean]> =
+  new Map([
+    [
+      'tool_approval',
+      [
+        '{approved: true} or {approved: false, reason?: "<text>"}',
+        (p) =>
+          typeof p.approved === 'boolean' && (!has(p, 'reason') || typeof p.reason === 'string'),
+      ],
+    ],
+    [
+      'client_tool',
+      [
+        '{result: <JSON>} or {error: "<text>"}',
+        (p) => has(p, 'result') || typeof p.error === 'string',
+      ],
+    ],
+    ['question', ['{answer: <string or JSON>}', (p) => has(p, 'answer')]],
+  ]);
+
+/**
+ * Why a resolved answer's `payload` is not what an interrupt of `reason` takes (a sentence
+ * after "payload"), or null: checked before the `201`, so no agent meets `42` where it reads
+ * `{result}`. Reasons the kit does not know take any payload.
+ */
+export function answerShapeProblem(reason: string, payload: unknown): string | null {
+  const shape = ANSWER_SHAPES.get(reason);
+  if (!shape || (isObject(payload) && shape[1](payload))) return null;
+  return `for a ${reason} interrupt must be ${shape[0]}`;
+}

@@ -262,6 +262,60 @@ describe('human in the loop (memory store)', () => {
     expect((await answer(server, t, approved(t.interruptId))).status).toBe(201);
   });
 
+  it("an answer whose payload is not the shape its reason takes is 400 before the 201 (an agent had thrown on `'result' in 42`)", async () => {
+    server = await startServer({ port: 0 });
+    const t = await asked(server);
+    const approval =
+      'for a tool_approval interrupt must be {approved: true} or {approved: false, reason?: "<text>"}';
+    for (const payload of [
+      42,
+      null,
+      [true],
+      'yes',
+      {},
+      { approved: 'yes' },
+      { approved: false, reason: 7 },
+    ]) {
+      const refused = await answer(server, t, [
+        { interruptId: t.interruptId, status: 'resolved', payload },
+      ]);
+      expect({ status: refused.status, body: refused.json }).toEqual({
+        status: 400,
+        body: { error: { code: 'bad_request', message: `resume[0].payload ${approval}` } },
+      });
+    }
+    const tools = [{ name: 'get_location', description: 'Where the browser is' }];
+    const c = await postRun(server.url, {
+      ...prompt('where am I', { ...FAST, interrupt: 'client_tool' }),
+      tools,
+    });
+    await server.manager.waitForRun(c.json.runId);
+    const toolAnswer = (payload: unknown) =>
+      answer(server, c.json, [
+        { interruptId: `tool-${c.json.runId}`, status: 'resolved', payload },
+      ]);
+    for (const payload of [42, { error: 7 }, { value: 1 }]) {
+      const refused = await toolAnswer(payload);
+      expect({ status: refused.status, body: refused.json }).toEqual({
+        status: 400,
+        body: {
+          error: {
+            code: 'bad_request',
+            message:
+              'resume[0].payload for a client_tool interrupt must be {result: <JSON>} or {error: "<text>"}',
+          },
+        },
+      });
+    }
+    // Nothing was recorded: still open, and the right shape is answered once.
+    const ok = await toolAnswer({ result: null });
+    expect(ok.status).toBe(201);
+    expect(await replyOf(server, ok.json.runId, c.json.token)).toBe(
+      'The page ran get_location and returned null.',
+    );
+    expect((await answer(server, t, approved(t.interruptId))).status).toBe(201);
+  });
+
   it('a script option the server cannot honour is a 400', async () => {
     server = await startServer({ port: 0 });
     const bad = await postRun(server.url, prompt('x', { interrupt: 'coffee' }));

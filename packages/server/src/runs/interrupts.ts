@@ -5,7 +5,7 @@ import type {
   RunAgentInput,
   RunSnapshot,
 } from '@resumable/protocol';
-import { ResumableError } from '@resumable/protocol';
+import { answerShapeProblem, ResumableError } from '@resumable/protocol';
 import type { EventStore, InterruptAnswer } from '../stores/types.js';
 import { runInProgress } from './admission.js';
 import { releaseAbandoned, standingAnswers } from './stale-claims.js';
@@ -110,11 +110,17 @@ export async function planResume(
     const cancels = open.map((i): ResumeEntry => ({ interruptId: i.id, status: 'cancelled' }));
     return { scope, answers: cancels.map(record), resume: cancels };
   }
-  const openIds = new Set(open.map((i) => i.id));
+  const openById = new Map(open.map((i) => [i.id, i]));
   for (const entry of resume) {
-    if (!openIds.has(entry.interruptId)) {
+    if (!openById.has(entry.interruptId)) {
       throw notOpen(entry.interruptId, threadId);
     }
+  }
+  for (const [i, entry] of resume.entries()) {
+    const reason = (openById.get(entry.interruptId) as Interrupt).reason;
+    const problem = entry.status === 'resolved' ? answerShapeProblem(reason, entry.payload) : null;
+    if (problem !== null)
+      throw new ResumableError('bad_request', `resume[${i}].payload ${problem}`);
   }
   const given = new Set(resume.map((e) => e.interruptId));
   const missing = open.filter((i) => !given.has(i.id)).map((i) => i.id);
