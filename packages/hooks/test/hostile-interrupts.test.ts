@@ -208,7 +208,7 @@ describe('a stored answer the server would refuse', () => {
   });
 });
 
-describe('an answer over the server limits', () => {
+describe('an answer the server would refuse (its limits, its shape)', () => {
   const cases: [string, unknown, string][] = [
     ['17 KiB of JSON', big, 'resume[0].payload is 17410 bytes of JSON, over the limit of 16384'],
     [
@@ -217,6 +217,12 @@ describe('an answer over the server limits', () => {
       'resume[0].payload is 18002 bytes of JSON, over the limit of 16384',
     ],
     ['nested 70 deep', nested(70), 'resume[0].payload nests deeper than 61 levels'],
+    // The server's 400 for a payload not of the question's shape (protocol.md's table).
+    ...[42, 'fine', null, [1], { value: 1 }].map((payload): [string, unknown, string] => [
+      `a question answered with ${JSON.stringify(payload)}, not {answer}`,
+      payload,
+      'payload for a question interrupt must be {answer: <string or JSON>}',
+    ]),
   ];
   for (const [what, payload, message] of cases) {
     it(`${what}: resolve rejects with bad_request, nothing kept or sent; a good answer then goes once`, async () => {
@@ -236,9 +242,11 @@ describe('an answer over the server limits', () => {
       await new Promise((r) => setTimeout(r, 100));
       expect(server.count('start')).toBe(0);
 
-      await hitl.resolve('i1', 'fine');
+      await hitl.resolve('i1', { answer: 'fine' });
       await waitFor(() => server.count('start') === 1 && !chat.getState().outbox.length, 'sent');
-      expect(resumes).toEqual([[{ interruptId: 'i1', status: 'resolved', payload: 'fine' }]]);
+      expect(resumes).toEqual([
+        [{ interruptId: 'i1', status: 'resolved', payload: { answer: 'fine' } }],
+      ]);
     });
   }
 });
@@ -266,11 +274,11 @@ describe('a continuation the server refuses', () => {
     expect(stored.answers).toEqual([]);
 
     await hitl.cancel('i1');
-    await hitl.resolve('i2', 'yes');
+    await hitl.resolve('i2', { answer: 'yes' });
     await waitFor(() => server.count('start') === 2 && !chat.getState().outbox.length, 'sent');
     expect(resumes.at(-1)).toEqual([
       { interruptId: 'i1', status: 'cancelled' },
-      { interruptId: 'i2', status: 'resolved', payload: 'yes' },
+      { interruptId: 'i2', status: 'resolved', payload: { answer: 'yes' } },
     ]);
   });
 });

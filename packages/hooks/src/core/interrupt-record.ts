@@ -1,4 +1,4 @@
-import { parseResume, ResumableError, runIdProblem } from '@resumable/protocol';
+import { answerShapeProblem, parseResume, ResumableError, runIdProblem } from '@resumable/protocol';
 import type { KnownInterrupt, LocalAnswer, ResumeAnswer } from './interrupts.js';
 import { MAX_KNOWN_INTERRUPTS } from './interrupts.js';
 
@@ -80,16 +80,18 @@ export function parseInterruptRecord(
 
 /**
  * Why the server would refuse `answer` as a resume entry (protocol's `parseResume`: the
- * interrupt id's characters, the payload's size, depth and JSON), or null.
+ * interrupt id's characters, the payload's size, depth and JSON; and, with the interrupt's
+ * `reason`, `answerShapeProblem`: the payload's shape), or null.
  */
-export function answerProblem({
-  interruptId,
-  status,
-  payload,
-}: ResumeAnswer): ResumableError | null {
+export function answerProblem(
+  { interruptId, status, payload }: ResumeAnswer,
+  reason?: string,
+): ResumableError | null {
   try {
+    // The server's order: the entry's shape and size, then the payload's shape.
     parseResume([{ interruptId, status, ...(payload === undefined ? {} : { payload }) }]);
-    return null;
+    const shape = status === 'resolved' && reason ? answerShapeProblem(reason, payload) : null;
+    return shape === null ? null : new ResumableError('bad_request', `payload ${shape}`);
   } catch (error) {
     return error instanceof ResumableError
       ? error

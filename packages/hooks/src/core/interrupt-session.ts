@@ -141,10 +141,12 @@ export class InterruptSession {
 
   /**
    * Rejects at once with the server's `bad_request` for an answer it would refuse (too big,
-   * too deep, not JSON, an id it refuses): kept and queued, it would be refused for good.
+   * too deep, not JSON, an id it refuses, a payload not of its reason's shape): kept and
+   * queued, it would be refused for good.
    */
   private answer(entry: ResumeAnswer): Promise<void> {
-    const problem = answerProblem(entry);
+    const reason = this.getState().interrupts.find((i) => i.id === entry.interruptId)?.reason;
+    const problem = answerProblem(entry, reason);
     if (problem) return Promise.reject(problem);
     const next = this.queue.then(async () => {
       const target = this.getState().interrupts.find((i) => i.id === entry.interruptId);
