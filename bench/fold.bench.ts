@@ -11,12 +11,13 @@
  *   one call (a replay after a reconnect).
  *
  * Workloads: a thread of 200 prior messages, then (1) one reply of 5,000 text deltas, and
- * (2) a run with text, 4 tool calls with streamed arguments and their results.
+ * (2) a run with text, 4 tool calls with streamed arguments and their results
+ * (lib/fold-workloads.ts).
  *
- * Figures: median of time-boxed samples after warm-up, by CPU time (this machine is shared;
- * wall time is recorded too), written to bench/results/fold.json. Also: how many message
- * objects change identity per delta. `BENCH_QUICK=1`: a few short samples, a smoke run
- * whose figures go to the temp folder (lib/results.ts).
+ * Figures: median of time-boxed samples after warm-up (lib/cpu-samples.ts), by CPU time
+ * (this machine is shared; wall time is recorded too), written to bench/results/fold.json.
+ * Also: how many message objects change identity per delta. `BENCH_QUICK=1`: a few short
+ * samples, a smoke run whose figures go to the temp folder (lib/results.ts).
  */
 import { cpus, loadavg } from 'node:os';
 import type { AgentStateMutation } from '@ag-ui/client';
@@ -27,118 +28,22 @@ import type { UIMessage, UIMessageChunk } from 'ai';
 import { readUIMessageStream } from 'ai';
 import { EMPTY, from, lastValueFrom, type Observable } from 'rxjs';
 import { scan } from 'rxjs/operators';
+import { type Figures, measure, rate, round } from './lib/cpu-samples.js';
+import {
+  aguiEvents,
+  aiSdkChunks,
+  PRIOR,
+  prior,
+  priorUI,
+  REPLY_DELTAS,
+  replyRun,
+  type Step,
+  toolRun,
+} from './lib/fold-workloads.js';
 import { quickOr, writeResults } from './lib/results.js';
-import { median } from './lib/stats.js';
-import { sentence, token } from './lib/tokens.js';
 
 // Both peers skip dev-only guards in production; measure what users ship.
 process.env.NODE_ENV = 'production';
-
-const PRIOR = 200;
-const REPLY_DELTAS = 5_000;
-
-// ── the conversation ───────────────────────────────────────────────────────────────────
-
-/** 200 prior messages, alternating user / assistant, a few hundred characters each. */
-const prior: Message[] = Array.from({ length: PRIOR }, (_, i) =>
-  i % 2 === 0
-    ? { id: `h${i}`, role: 'user', content: sentence(i, 12) }
-    : { id: `h${i}`, role: 'assistant', content: sentence(i, 60) },
-);
-
-/** One logical run, described once and rendered for each system below. */
-type Step =
-  | { kind: 'text'; id: string; deltas: string[] }
-  | { kind: 'tool'; id: string; name: string; parent: string; args: string[]; result: string };
-
-const replyRun: Step[] = [
-  { kind: 'text', id: 'reply', deltas: Array.from({ length: REPLY_DELTAS }, (_, i) => token(i)) },
-];
-
-function toolArgs(n: number): string[] {
-  // A JSON object streamed in ~4-character pieces.
-  const json = JSON.stringify({ query: sentence(n, 40), limit: 10, filters: { lang: 'en' } });
-  const pieces: string[] = [];
-  for (let i = 0; i < json.length; i += 4) pieces.push(json.slice(i, i + 4));
-  return pieces;
-}
-const toolRun: Step[] = [
-  { kind: 'text', id: 'a1', deltas: Array.from({ length: 300 }, (_, i) => token(i)) },
-  ...[0, 1, 2, 3].map(
-    (n): Step => ({
-      kind: 'tool',
-      id: `tc${n}`,
-      name: n % 2 ? 'search' : 'weather',
-      parent: 'a1',
-      args: toolArgs(n),
-      result: JSON.stringify({ hits: n, text: sentence(n, 20) }),
-    }),
-  ),
-  { kind: 'text', id: 'a2', deltas: Array.from({ length: 1_000 }, (_, i) => token(i + 7)) },
-];
-
-function aguiEvents(steps: Step[]): AGUIEvent[] {
-  const events: object[] = [{ type: 'RUN_STARTED', threadId: 'th', runId: 'run' }];
-  for (const step of steps) {
-    if (step.kind === 'text') {
-      events.push({ type: 'TEXT_MESSAGE_START', messageId: step.id, role: 'assistant' });
-      for (const delta of step.deltas) {
-        events.push({ type: 'TEXT_MESSAGE_CONTENT', messageId: step.id, delta });
-      }
-      events.push({ type: 'TEXT_MESSAGE_END', messageId: step.id });
-    } else {
-      events.push({
-        type: 'TOOL_CALL_START',
-        toolCallId: step.id,
-        toolCallName: step.name,
-        parentMessageId: step.parent,
-      });
-      for (const delta of step.args) {
-        events.push({ type: 'TOOL_CALL_ARGS', toolCallId: step.id, delta });
-      }
-      events.push({ type: 'TOOL_CALL_END', toolCallId: step.id });
-      events.push({
-        type: 'TOOL_CALL_RESULT',
-        messageId: `res-${step.id}`,
-        toolCallId: step.id,
-        content: step.result,
-      });
-    }
-  }
-  events.push({ type: 'RUN_FINISHED', threadId: 'th', runId: 'run', outcome: { type: 'success' } });
-  return events as AGUIEvent[];
-}
-
-function aiSdkChunks(steps: Step[]): UIMessageChunk[] {
-  const chunks: UIMessageChunk[] = [{ type: 'start', messageId: 'reply' }, { type: 'start-step' }];
-  for (const step of steps) {
-    if (step.kind === 'text') {
-      chunks.push({ type: 'text-start', id: step.id });
-      for (const delta of step.deltas) chunks.push({ type: 'text-delta', id: step.id, delta });
-      chunks.push({ type: 'text-end', id: step.id });
-    } else {
-      chunks.push({ type: 'tool-input-start', toolCallId: step.id, toolName: step.name });
-      for (const delta of step.args) {
-        chunks.push({ type: 'tool-input-delta', toolCallId: step.id, inputTextDelta: delta });
-      }
-      chunks.push({
-        type: 'tool-input-available',
-        toolCallId: step.id,
-        toolName: step.name,
-        input: JSON.parse(step.args.join('')),
-      });
-      chunks.push({ type: 'tool-output-available', toolCallId: step.id, output: step.result });
-    }
-  }
-  chunks.push({ type: 'finish-step' }, { type: 'finish' });
-  return chunks;
-}
-
-const priorUI: UIMessage[] = prior.map((m) => ({
-  id: m.id,
-  role: m.role as 'user' | 'assistant',
-  parts: [{ type: 'text', text: m.content as string }],
-}));
 
 // ── the three folds ────────────────────────────────────────────────────────────────────
 
@@ -208,70 +113,6 @@ async function aiSdkRun(chunks: UIMessageChunk[], onThread?: (thread: UIMessage[
   }
   return thread;
 }
-
-// ── measuring ──────────────────────────────────────────────────────────────────────────
-
-const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
-
-interface Figures {
-  events: number;
-  /** Per run, median over samples: CPU time of this process (all its threads, GC included). */
-  cpuMs: number;
-  /** Per run, median over samples: wall-clock time. */
-  wallMs: number;
-  /** events / cpuMs: the figure the ratios use (see `method` in fold.json). */
-  eventsPerSec: number;
-  wallEventsPerSec: number;
-  samples: number;
-  runs: number;
-}
-
-/**
- * Time-boxed samples: each sample repeats the run until `sampleMs` has passed (a slow peer
- * gets one run per sample) and records CPU and wall time per run; the figure is the median
- * sample. One forced GC before the series, none inside it: a fold pays for its own garbage.
- */
-async function measure(
-  run: () => unknown,
-  events: number,
-  { warmupMs, samples, sampleMs }: { warmupMs: number; samples: number; sampleMs: number },
-): Promise<Figures> {
-  const warm = performance.now();
-  do await run();
-  while (performance.now() - warm < warmupMs);
-  gc();
-  const cpu: number[] = [];
-  const wall: number[] = [];
-  let runs = 0;
-  for (let k = 0; k < samples; k++) {
-    const c0 = process.cpuUsage();
-    const w0 = performance.now();
-    let n = 0;
-    do {
-      await run();
-      n++;
-    } while (performance.now() - w0 < sampleMs);
-    const c = process.cpuUsage(c0);
-    wall.push((performance.now() - w0) / n);
-    cpu.push((c.user + c.system) / 1000 / n);
-    runs += n;
-  }
-  const cpuMs = median(cpu);
-  const wallMs = median(wall);
-  return {
-    events,
-    cpuMs: round(cpuMs),
-    wallMs: round(wallMs),
-    eventsPerSec: Math.round((events / cpuMs) * 1000),
-    wallEventsPerSec: Math.round((events / wallMs) * 1000),
-    samples,
-    runs,
-  };
-}
-
-const round = (n: number, digits = 3) => Number(n.toPrecision(digits));
-const rate = (n: number) =>
-  n >= 1e6 ? `${(n / 1e6).toFixed(2)} M/s` : n >= 1e3 ? `${(n / 1e3).toFixed(1)} k/s` : `${n}/s`;
 
 /** Message objects whose identity changed between consecutive thread arrays. */
 function changedIdentities(previous: readonly object[], next: readonly object[]): number {
