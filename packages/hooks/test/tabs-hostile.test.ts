@@ -1,12 +1,11 @@
 import { startServer } from '@resumable/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DELETE_CHECKS } from '../src/core/announced-run.js';
-import type { TabLocks } from '../src/core/env.js';
-import type { RecordStorage } from '../src/core/storage.js';
 import { createMemoryStorage } from '../src/core/storage.js';
 import { FakeServer } from './fake-server.js';
+import { tabClients } from './tab-clients.js';
 import { trackRejections } from './track-rejections.js';
-import { assistantText, fastClient, waitFor } from './util.js';
+import { assistantText, waitFor } from './util.js';
 import { LockManagerStandIn } from './web-locks.js';
 
 /**
@@ -21,7 +20,6 @@ trackRejections();
 
 /** The server of the case: the real one (threads), or the scripted one (runs, step by step). */
 let server: { url: string; close(): Promise<void> };
-const clients: { dispose(): Promise<void> }[] = [];
 
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.dispose()));
@@ -37,30 +35,7 @@ function onRealServer(): void {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A tab's client whose fetches (paths without the endpoint) are logged in `log`. */
-function tab(storage: RecordStorage, log: string[], locks: TabLocks | null = null) {
-  const client = fastClient(server.url, storage, {
-    locks,
-    fetch: (input, init) => {
-      log.push(`${init?.method ?? 'GET'} ${String(input).slice(server.url.length)}`);
-      return fetch(input, init);
-    },
-  });
-  clients.push(client);
-  return client;
-}
-
-/** A thread with one finished run (its stream's last offset is 2), from another device. */
-async function threadWithOneRun() {
-  const first = tab(createMemoryStorage(), []).chatSession('c', {
-    runInput: { forwardedProps: { script: { tokens: 3, tokensPerSecond: 200, seed: 1 } } },
-  });
-  first.retain();
-  await first.send('hello');
-  await waitFor(() => first.run.getState().status === 'finished', 'first run', 10_000);
-  const { threadId, token } = first.getState();
-  return { threadId: threadId!, token: token!, thread: `/threads/${threadId}` };
-}
+const { clients, tab, threadWithOneRun } = tabClients(() => server.url, { withMethod: true });
 
 /** Posts `messages` on the conversation's channel as a tab that is not one of this kit's. */
 function evil(...messages: unknown[]): void {

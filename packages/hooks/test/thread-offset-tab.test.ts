@@ -1,10 +1,10 @@
 import { type RunningServer, startServer } from '@resumable/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TabLocks } from '../src/core/env.js';
 import type { RecordStorage } from '../src/core/storage.js';
 import { createMemoryStorage } from '../src/core/storage.js';
 import { threadRecordKey } from '../src/core/thread-stream.js';
-import { fastClient, waitFor } from './util.js';
+import { tabClients } from './tab-clients.js';
+import { waitFor } from './util.js';
 import { LockManagerStandIn } from './web-locks.js';
 
 /**
@@ -15,7 +15,6 @@ import { LockManagerStandIn } from './web-locks.js';
  */
 
 let server: RunningServer;
-const clients: { dispose(): Promise<void> }[] = [];
 
 beforeEach(async () => {
   server = await startServer({ port: 0, store: 'memory', heartbeatMs: 1000 });
@@ -25,30 +24,7 @@ afterEach(async () => {
   await server.close();
 });
 
-/** A tab's client whose fetches (paths without the endpoint) are logged in `log`. */
-function tab(storage: RecordStorage, log: string[], locks: TabLocks | null = null) {
-  const client = fastClient(server.url, storage, {
-    locks,
-    fetch: (input, init) => {
-      log.push(String(input).slice(server.url.length));
-      return fetch(input, init);
-    },
-  });
-  clients.push(client);
-  return client;
-}
-
-/** A thread with one finished run (its stream's last offset is 2), from another device. */
-async function threadWithOneRun() {
-  const first = tab(createMemoryStorage(), []).chatSession('c', {
-    runInput: { forwardedProps: { script: { tokens: 3, tokensPerSecond: 200, seed: 1 } } },
-  });
-  first.retain();
-  await first.send('hello');
-  await waitFor(() => first.run.getState().status === 'finished', 'first run', 10_000);
-  const { threadId, token } = first.getState();
-  return { threadId: threadId!, token: token!, thread: `/threads/${threadId}` };
-}
+const { clients, tab, threadWithOneRun } = tabClients(() => server.url);
 
 /** A page reload on `storage`: it opens the thread as before (id and token from the URL). */
 async function expectCleanReload(storage: RecordStorage, threadId: string, token: string) {
