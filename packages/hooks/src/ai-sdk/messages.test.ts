@@ -1,6 +1,6 @@
 import type { RunMessage } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
-import { conversationOf } from './messages.js';
+import { conversationOf, historyOf } from './messages.js';
 
 const user = (id: string, content: string): RunMessage => ({ id, role: 'user', content });
 const said = (id: string, content: string): RunMessage => ({ id, role: 'assistant', content });
@@ -47,5 +47,16 @@ describe('conversationOf', () => {
     expect(
       conversationOf({ history: [], prompt: null, run: { runId: null, messages: [] } }),
     ).toEqual([]);
+  });
+});
+
+describe('historyOf', () => {
+  const page = [user('u1', 'a'), null, said('a1', 'b'), { id: 7, role: 'user' }, user('u2', 'c')];
+
+  it('keeps the newest `limit` entries that are messages; a limit of 0 or less keeps none (slice(-0) was the whole page)', () => {
+    expect(historyOf(page, 3)).toEqual([said('a1', 'b'), user('u2', 'c')]);
+    expect(historyOf(page, 50)).toEqual([user('u1', 'a'), said('a1', 'b'), user('u2', 'c')]);
+    expect(historyOf(page, 0)).toEqual([]);
+    expect(historyOf(page, -2)).toEqual([]);
   });
 });

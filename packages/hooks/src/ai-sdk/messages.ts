@@ -59,5 +59,7 @@ function assistant(id: string, messages: readonly RunMessage[]): UIMessage {
  * another shape is dropped, as the fold drops it, instead of throwing out of the adapter.
  */
 export function historyOf(page: readonly unknown[], limit: number): RunMessage[] {
-  return page.slice(-Math.max(0, limit)).filter((m): m is RunMessage => messageProblem(m) === null);
+  // `slice(-0)` would be the whole page.
+  const newest = limit > 0 ? page.slice(-limit) : [];
+  return newest.filter((m): m is RunMessage => messageProblem(m) === null);
 }

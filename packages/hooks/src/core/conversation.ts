@@ -41,6 +41,8 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
   let lastHeard = env.now();
   let lastSnapshotAt = Number.NEGATIVE_INFINITY;
   let lastLeadRun: string | null = null;
+  /** The thread a deletion check (`threadGone`) runs for. */
+  let checkingGone: string | null = null;
   let followed: string | null = null;
   const ownNetwork = () => role === 'solo' || role === 'leader';
 
@@ -99,9 +101,15 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
       const threadId = thread.threadId;
       if (ownNetwork()) end();
       // Another tab's word: ended once the server no longer knows the thread.
-      else if (threadId) {
+      else if (threadId && checkingGone !== threadId) {
+        // One check per thread at a time, however many batches say it was deleted.
+        checkingGone = threadId;
         const live = () => !closed && thread.threadId === threadId;
-        void threadGone(run, threadId, thread.token, options.backoff, live).then((g) => g && end());
+        void threadGone(run, threadId, thread.token, options.backoff, live)
+          .then((gone) => gone && end())
+          .finally(() => {
+            if (checkingGone === threadId) checkingGone = null;
+          });
       }
       return;
     }
@@ -181,9 +189,14 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
         // later (announced again), and the thread stream names the others'.
         if (m.run?.prompt && m.run.runId !== lastLeadRun) {
           const ref = m.run;
-          lastLeadRun = ref.runId;
           const token = ref.token ?? store.getState().token;
-          void knownRun(run, ref.runId, ref.threadId, token).then((known) => known && follow(ref));
+          // Marked followed only once the server knows it: a read that failed (or was over
+          // `knownRun`'s bound) is asked again at the leader's next `lead`.
+          void knownRun(run, ref.runId, ref.threadId, token).then((known) => {
+            if (!known || lastLeadRun === ref.runId) return;
+            lastLeadRun = ref.runId;
+            follow(ref);
+          });
         }
         // The leader got ahead without a batch (it took a snapshot, or this tab joined late):
         // the server says where the run is.

@@ -128,4 +128,32 @@ describe('ThreadFollower', () => {
     expect(follower.offset).toBe(6);
     follower.stop();
   });
+  it("another tab's batch that arrives while the stored point loads is dropped when the chat moved to another thread meanwhile", async () => {
+    const env = createEnvironment();
+    const seen: number[] = [];
+    const memory = createMemoryStorage();
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    const storage = { ...memory, get: (key: string) => gate.then(() => memory.get(key)) };
+    const follower = new ThreadFollower({
+      key: 'k',
+      env,
+      api: new RunApi({ endpoint: 'http://127.0.0.1:9/api', fetch: env.fetch, now: env.now }),
+      storage,
+      options: {},
+      onEvents: (envelopes) => seen.push(...envelopes.map((e) => e.offset)),
+      onResync: () => {},
+      warn: () => {},
+      canWrite: () => false,
+    });
+    const e = (offset: number) => ({ offset, event: { type: 'CUSTOM', name: 'x' } }) as Envelope;
+    follower.setThread('a', null);
+    follower.applyShared([e(4), e(5)]); // thread a's, while a's stored point loads
+    follower.setThread('b', null);
+    release();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(seen).toEqual([]);
+    expect(follower.offset).toBe(null);
+    follower.stop();
+  });
 });

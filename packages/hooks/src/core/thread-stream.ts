@@ -152,8 +152,10 @@ export class ThreadFollower {
    */
   applyShared(envelopes: Envelope[]): void {
     // The stored point first (written by a tab whose own stream read it), in arrival order.
-    if (this.offset === null && this.threadId !== null) {
-      void this.load().then(() => this.shared.offer(envelopes));
+    const threadId = this.threadId;
+    if (this.offset === null && threadId !== null) {
+      // Another thread meanwhile (the chat switched): the batch is not this one's.
+      void this.load().then(() => this.threadId === threadId && this.shared.offer(envelopes));
     } else this.shared.offer(envelopes);
   }
 
