@@ -79,8 +79,10 @@ export const jsonBodiesOnly: MiddlewareHandler = async (c, next) => {
  */
 export function errorFor(error: unknown, c: Context): Response {
   // A client that went away mid-body is no server fault: not logged as an internal error
-  // (a hostile client would fill the log with stack traces); nobody reads this answer.
+  // (a hostile client would fill the log with stack traces); nobody reads this answer. A
+  // request without a body has no body to cut: its failure is the server's, and logged.
   const gone =
+    hasBody(c.req.raw) &&
     !(error instanceof ResumableError) &&
     c.req.raw.signal.aborted &&
     c.get(BODY_READ as never) !== true;

@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MemoryStore } from '../../src/index.js';
 import { bearer, postRun, prompt, STORES, waitFor } from '../helpers.js';
 import { useStoreServer } from './util.js';
 
@@ -61,5 +62,30 @@ describe.each(STORES)('abuse: a client that disconnects mid-body ($name)', ({ cr
       await fetch(`${ctx.server.url}/threads/${run.threadId}`, { headers: bearer(run.token) })
     ).json()) as { title: string | null; runs: unknown[] };
     expect([thread.title, thread.runs.length]).toEqual([null, 1]);
+  });
+});
+
+/** What the mid-body rule must not swallow: a real failure on a request without a body. */
+describe('abuse: a client that goes away from a bodiless request', () => {
+  const failing = new MemoryStore();
+  const ctx = useStoreServer(() => failing);
+  const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+
+  it('a store failure on its GET is still logged as internal, not called a cut body', async () => {
+    failing.getThread = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      throw new Error('store broke');
+    };
+    const socket = connect(ctx.server.port, '127.0.0.1');
+    socket.on('error', () => {});
+    socket.write(
+      'GET /api/threads/some-thread HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\n\r\n',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    socket.destroy();
+    await waitFor(() => errors.mock.calls.length > 0, 3000);
+    expect(errors.mock.calls.map((call) => `${call[0]} ${call[1]}`)).toEqual([
+      '[resumable] internal error: Error: store broke',
+    ]);
   });
 });
