@@ -3,7 +3,7 @@
  * once per level of nesting and resolve unmatched delimiters in quadratic time: 10 KB of `>`
  * overflowed the stack (taking the transcript down), 20 KB of `*_*_…` held the main thread
  * for seconds, again on every streamed token. What they all need is markup packed tight:
- * here 100 markup characters or list markers (`- `, `1. `) in a row, each within two
+ * here 300 markup characters or list markers (`- `, `1. `) in a row, each within two
  * characters of the next — nothing a real reply (or this repository's docs and sources,
  * quoted as code) has. Such text is shown as the plain text it is. The characters between
  * exclude every unit's first one, so the check cannot backtrack: it stays linear. Not
@@ -11,4 +11,4 @@
  * lists nested by indentation alone. The set is this small for the first-paint budget.
  */
 export const tooHostileToParse = (text: string): boolean =>
-  /(?:(?:[*_<>[\]`]|- |\d\. )[^*_<>[\]`\d-]{0,2}){100}/.test(text);
+  /(?:(?:[*_<>[\]`]|- |\d\. )[^*_<>[\]`\d-]{0,2}){300}/.test(text);

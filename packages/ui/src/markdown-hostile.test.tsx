@@ -46,8 +46,11 @@ describe('<Markdown> given text built to break the parser', () => {
     const ordinary = [
       '**a**, **b**, **c** and [link](https://a.example) — `x*y*z`',
       '| a | b | c |\n|---|---|---|\n| **1** | _2_ | ~~3~~ |',
-      `\`\`\`c\n/${'*'.repeat(78)}/\nint *p = &a[b[c]];\n\`\`\``,
-      `Name: ${'_'.repeat(40)}`,
+      // A 120-column C banner, a signature line, bold one-letter names (the first limit,
+      // 100, made each of these whole replies plain text).
+      `\`\`\`c\n/${'*'.repeat(118)}/\nint *p = &a[b[c]];\n\`\`\``,
+      `Signature: ${'_'.repeat(100)}`,
+      '**a**, '.repeat(40),
       Array.from({ length: 300 }, (_, i) => `- [item ${i}](https://a.example/${i}) **bold**`).join(
         '\n',
       ),
