@@ -107,7 +107,10 @@ export async function threadGone(
     try {
       await run.api.threadBody(threadId, token);
     } catch (error) {
-      if (toResumable(error).code === 'thread_not_found') return live();
+      const typed = toResumable(error);
+      if (typed.code === 'thread_not_found') return live();
+      // The server's own no (401, 403): asking again changes nothing.
+      if (errorAction(typed) === 'stop') return false;
     }
     if (!live() || attempt === DELETE_CHECKS) return false;
     const ms = retryDelay(attempt, env.random, backoff);
