@@ -177,7 +177,7 @@ describe('openai agent against a fake OpenAI-compatible server', () => {
     });
   });
 
-  it('an error answer ends the run with RUN_ERROR upstream_failed', async () => {
+  it('an error answer ends the run with RUN_ERROR upstream_failed and its message', async () => {
     stack.upstream.handle((_req, _body, res) => {
       res.writeHead(401, { 'Content-Type': 'application/json' });
       res.end('{"error":{"message":"bad key"}}');
@@ -188,7 +188,7 @@ describe('openai agent against a fake OpenAI-compatible server', () => {
       { type: 'RUN_STARTED', threadId: run.threadId, runId: run.runId },
       {
         type: 'RUN_ERROR',
-        message: `the OpenAI-compatible endpoint ${stack.upstream.url}/v1 answered 401: {"error":{"message":"bad key"}}`,
+        message: `the OpenAI-compatible endpoint ${stack.upstream.url}/v1 answered 401: bad key`,
         code: 'upstream_failed',
       },
     ]);

@@ -1,7 +1,8 @@
 import type { AGUIEvent } from '@resumable/protocol';
-import { isTerminalEvent, ResumableError } from '@resumable/protocol';
-import { fetchUpstream, readSse, type UpstreamTimeouts, upstreamTimeouts } from './sse-reader.js';
+import { checkEvent, EventType, ResumableError } from '@resumable/protocol';
+import { readSse, type UpstreamTimeouts, upstreamTimeouts } from './sse-reader.js';
 import type { Agent } from './types.js';
+import { fetchUpstream, quote } from './upstream-fetch.js';
 
 export interface AguiProxyAgentOptions extends UpstreamTimeouts {
   /**
@@ -19,13 +20,17 @@ export interface AguiProxyAgentOptions extends UpstreamTimeouts {
  * Makes any AG-UI backend resumable: POSTs the `RunAgentInput` upstream and yields the
  * AG-UI events it streams back; the manager stores them with offsets. Upstream streams
  * carry no offsets and cannot be resumed, so an upstream that drops before its terminal
- * event ends the run with `RUN_ERROR code:"upstream_failed"` (clear, not a hang).
+ * event ends the run with `RUN_ERROR code:"upstream_failed"` (clear, not a hang), and so
+ * does an event that is not AG-UI (not an object, a known type missing its ids) and the
+ * upstream's own `RUN_ERROR` (its code is the upstream's word, not this server's: it is
+ * quoted in the message). Events of types this server does not know are passed on for the
+ * manager to drop and log; nothing after the upstream's terminal event is read.
  */
 export function aguiProxyAgent(options: AguiProxyAgentOptions = {}): Agent {
   const url = options.url ?? process.env.AGUI_UPSTREAM_URL;
   if (!url) throw new Error('aguiProxyAgent needs a url (or AGUI_UPSTREAM_URL)');
   const fetchImpl = options.fetch ?? globalThis.fetch;
-  const { timeoutMs, idleTimeoutMs: idleMs } = upstreamTimeouts(options);
+  const { timeoutMs, ...bounds } = upstreamTimeouts(options);
   return async function* (input, { signal }) {
     const what = `the upstream AG-UI agent at ${url}`;
     const response = await fetchUpstream(
@@ -44,18 +49,15 @@ export function aguiProxyAgent(options: AguiProxyAgentOptions = {}): Agent {
       what,
       timeoutMs,
     );
-    for await (const message of readSse(response, what, idleMs)) {
-      let event: AGUIEvent;
-      try {
-        event = JSON.parse(message.data) as AGUIEvent;
-      } catch {
-        throw new ResumableError(
-          'upstream_failed',
-          `${what} sent data that is not JSON: ${message.data.slice(0, 120)}`,
-        );
+    for await (const message of readSse(response, what, bounds)) {
+      const event = upstreamEvent(message.data, what, input);
+      if (event.type === EventType.RUN_ERROR) {
+        const code = typeof event.code === 'string' ? ` (${quote(event.code, 80)})` : '';
+        const said = quote(event.message, 500);
+        throw new ResumableError('upstream_failed', `${what} failed: ${said}${code}`);
       }
       yield event;
-      if (isTerminalEvent(event)) return;
+      if (event.type === EventType.RUN_FINISHED) return;
     }
     if (signal.aborted) return;
     throw new ResumableError(
@@ -63,4 +65,36 @@ export function aguiProxyAgent(options: AguiProxyAgentOptions = {}): Agent {
       `${what} ended its stream before RUN_FINISHED (the connection dropped mid-run)`,
     );
   };
+}
+
+/**
+ * One `data:` of the upstream, checked as AG-UI. Its run's `threadId` / `runId` are the
+ * upstream's own and replaced by ours (the manager would anyway); an unknown type is
+ * passed on (the manager drops and logs it); anything else that is not an event fails.
+ */
+function upstreamEvent(
+  data: string,
+  what: string,
+  ids: { threadId: string; runId: string },
+): AGUIEvent {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    throw new ResumableError(
+      'upstream_failed',
+      `${what} sent data that is not JSON: ${quote(data, 120)}`,
+    );
+  }
+  const type = (value as { type?: unknown } | null)?.type;
+  if (type === EventType.RUN_STARTED || type === EventType.RUN_FINISHED) {
+    value = { ...(value as object), threadId: ids.threadId, runId: ids.runId };
+  }
+  const checked = checkEvent(value);
+  if (!(checked instanceof ResumableError)) return checked;
+  if (checked.code === 'unknown_event') return value as AGUIEvent;
+  throw new ResumableError(
+    'upstream_failed',
+    `${what} sent an event that is not AG-UI: ${checked.message}`,
+  );
 }

@@ -2,7 +2,8 @@ import type { AGUIEvent, Message, RunAgentInput } from '@resumable/protocol';
 import { EventType, messageText, ResumableError } from '@resumable/protocol';
 import { dataUrl, hasFileParts, type PromptPart, promptParts } from '../files/prompt-files.js';
 import type { ReadFile } from '../files/references.js';
-import { fetchUpstream, readSse, type UpstreamTimeouts, upstreamTimeouts } from './sse-reader.js';
+import { openaiErrorMessage, parseChunk } from './openai-chunks.js';
+import { readSse, type UpstreamTimeouts, upstreamTimeouts } from './sse-reader.js';
 import {
   type ClientToolAnswer,
   clientToolAnswers,
@@ -10,6 +11,7 @@ import {
   clientToolResult,
 } from './tool-interrupts.js';
 import type { Agent } from './types.js';
+import { fetchUpstream } from './upstream-fetch.js';
 
 export interface OpenAIAgentOptions extends UpstreamTimeouts {
   /**
@@ -25,20 +27,12 @@ export interface OpenAIAgentOptions extends UpstreamTimeouts {
   body?: Record<string, unknown>;
   /** @default globalThis.fetch */
   fetch?: typeof fetch;
-}
-
-interface ChatDelta {
-  content?: string | null;
-  tool_calls?: Array<{
-    index?: number;
-    id?: string;
-    function?: { name?: string; arguments?: string };
-  }>;
-}
-
-interface ChatChunk {
-  choices?: Array<{ delta?: ChatDelta; finish_reason?: string | null }>;
-  error?: { message?: string };
+  /**
+   * Most tool calls one answer may make (each is a `client_tool` interrupt); a stream with
+   * more, or a tool call index outside 0…maxToolCalls-1, ends the run `upstream_failed`.
+   * @default 128
+   */
+  maxToolCalls?: number;
 }
 
 /**
@@ -57,7 +51,8 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
   const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY;
   const model = options.model ?? process.env.OPENAI_MODEL ?? 'gpt-4o-mini';
   const fetchImpl = options.fetch ?? globalThis.fetch;
-  const { timeoutMs, idleTimeoutMs: idleMs } = upstreamTimeouts(options);
+  const { timeoutMs, ...bounds } = upstreamTimeouts(options);
+  const maxToolCalls = options.maxToolCalls ?? 128;
   return async function* (input, { signal, readFile }) {
     const what = `the OpenAI-compatible endpoint ${baseUrl}`;
     const answers = clientToolAnswers(input, calledTools(input));
@@ -87,6 +82,7 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
       },
       what,
       timeoutMs,
+      openaiErrorMessage,
     );
 
     const messageId = `msg-${input.runId}`;
@@ -96,50 +92,46 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
     /** toolCallId → tool name: each call is a `client_tool` interrupt at the end. */
     const names = new Map<string, string>();
     let finished = false;
-    for await (const message of readSse(response, what, idleMs)) {
+    for await (const message of readSse(response, what, bounds)) {
       if (message.data.trim() === '[DONE]') {
         finished = true;
         break;
       }
-      let chunk: ChatChunk;
-      try {
-        chunk = JSON.parse(message.data) as ChatChunk;
-      } catch {
-        throw new ResumableError('upstream_failed', `${what} sent data that is not JSON`);
-      }
-      if (chunk.error) {
-        throw new ResumableError('upstream_failed', `${what}: ${chunk.error.message ?? 'error'}`);
-      }
-      const choice = chunk.choices?.[0];
-      if (!choice) continue;
-      const delta = choice.delta ?? {};
-      if (typeof delta.content === 'string' && delta.content !== '') {
+      const delta = parseChunk(message.data, what, maxToolCalls);
+      if (delta.content) {
         if (!textOpen) {
           textOpen = true;
           yield { type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' };
         }
         yield { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: delta.content };
       }
-      for (const call of delta.tool_calls ?? []) {
-        const index = call.index ?? 0;
-        let toolCallId = calls.get(index);
+      for (const call of delta.toolCalls) {
+        let toolCallId = calls.get(call.index);
         if (toolCallId === undefined) {
-          toolCallId = call.id ?? `call-${input.runId}-${index}`;
-          calls.set(index, toolCallId);
-          names.set(toolCallId, call.function?.name ?? 'unknown');
+          toolCallId = call.id ?? `call-${input.runId}-${call.index}`;
+          // Two calls under one id would be one interrupt answering both: not a stream.
+          if (names.has(toolCallId)) {
+            throw new ResumableError(
+              'upstream_failed',
+              `${what} sent two tool calls with the id ${JSON.stringify(toolCallId)}`,
+            );
+          }
+          calls.set(call.index, toolCallId);
+          names.set(toolCallId, call.name ?? 'unknown');
           yield {
             type: EventType.TOOL_CALL_START,
             toolCallId,
-            toolCallName: call.function?.name ?? 'unknown',
+            toolCallName: call.name ?? 'unknown',
             parentMessageId: messageId,
           };
         }
-        const args = call.function?.arguments;
-        if (typeof args === 'string' && args !== '') {
-          yield { type: EventType.TOOL_CALL_ARGS, toolCallId, delta: args };
-        }
+        if (call.args) yield { type: EventType.TOOL_CALL_ARGS, toolCallId, delta: call.args };
       }
-      if (choice.finish_reason) finished = true;
+      // The answer is complete: what may follow (a usage chunk, `[DONE]`) is not waited for.
+      if (delta.finished) {
+        finished = true;
+        break;
+      }
     }
     if (signal.aborted) return;
     if (!finished) {

@@ -1,33 +1,79 @@
 import { ResumableError } from '@resumable/protocol';
 import { type EventSourceMessage, EventSourceParserStream } from 'eventsource-parser/stream';
 
-/** Longest SSE line or event an upstream may send; past it the run ends `upstream_failed`. */
-export const UPSTREAM_MAX_EVENT_BYTES = 4 * 1024 * 1024;
+/** How long and how much the proxy agents (`openaiAgent`, `aguiProxyAgent`) wait and read. */
+export interface UpstreamTimeouts {
+  /**
+   * Milliseconds the upstream has to answer (its response headers); then the run ends
+   * `RUN_ERROR code:"upstream_failed"`.
+   * @default 30000
+   */
+  timeoutMs?: number;
+  /**
+   * Milliseconds the upstream's stream may go without completing an event; then the run
+   * ends `upstream_failed`. Bytes of an event that never completes are not progress.
+   * @default 60000
+   */
+  idleTimeoutMs?: number;
+  /**
+   * Longest SSE line or event (its `data:` lines together) the upstream may send, counted
+   * in decoded characters (bytes, for ASCII); past it the run ends `upstream_failed` and
+   * nothing more is read, so one endless line never grows memory.
+   * @default 4194304 (4 MiB)
+   */
+  maxEventBytes?: number;
+}
+
+/** The upstream bounds with their defaults filled in. */
+export function upstreamTimeouts(options: UpstreamTimeouts): Required<UpstreamTimeouts> {
+  return {
+    timeoutMs: options.timeoutMs ?? 30_000,
+    idleTimeoutMs: options.idleTimeoutMs ?? 60_000,
+    maxEventBytes: options.maxEventBytes ?? 4 * 1024 * 1024,
+  };
+}
 
 /**
- * The SSE messages of a streaming HTTP response (an upstream agent). A transport failure
- * mid-stream becomes `upstream_failed`; the caller decides whether an ending is early.
+ * The SSE messages of a streaming HTTP response (an upstream agent). A stall, an event
+ * over the bound and a transport failure mid-stream become `upstream_failed`; the caller
+ * decides whether an ending is early. Leaving the loop cancels the body (the socket closes).
  */
 export async function* readSse(
   response: Response,
   what: string,
-  idleTimeoutMs: number,
+  bounds: Pick<Required<UpstreamTimeouts>, 'idleTimeoutMs' | 'maxEventBytes'>,
 ): AsyncGenerator<EventSourceMessage> {
   if (!response.body) throw new ResumableError('upstream_failed', `${what} sent no body`);
+  const { idleTimeoutMs, maxEventBytes } = bounds;
+  /** Characters received while waiting for the current event (part of one, when stalled). */
+  let received = 0;
   const reader = response.body
     .pipeThrough(new TextDecoderStream())
+    .pipeThrough(
+      new TransformStream<string, string>({
+        transform(text, controller) {
+          received += text.length;
+          controller.enqueue(text);
+        },
+      }),
+    )
     // Bounded: one endless `data:` line must not be buffered whole.
-    .pipeThrough(new EventSourceParserStream({ maxBufferSize: UPSTREAM_MAX_EVENT_BYTES }))
+    .pipeThrough(new EventSourceParserStream({ maxBufferSize: maxEventBytes }))
     .getReader();
   try {
     for (;;) {
       let step: ReadableStreamReadResult<EventSourceMessage>;
       let timer: ReturnType<typeof setTimeout> | undefined;
+      received = 0;
       try {
-        // A stalled upstream (socket open, nothing sent) must not hold the run forever.
+        // A stalled upstream (socket open, nothing or only part of an event sent) must not
+        // hold the run forever: the wait is for a complete event.
         const idle = new Promise<never>((_, reject) => {
           timer = setTimeout(() => {
-            const message = `${what} sent nothing for ${idleTimeoutMs} ms`;
+            const message =
+              received === 0
+                ? `${what} sent nothing for ${idleTimeoutMs} ms`
+                : `${what} sent no complete event for ${idleTimeoutMs} ms (only part of one)`;
             reject(new ResumableError('upstream_failed', message));
           }, idleTimeoutMs);
         });
@@ -37,7 +83,7 @@ export async function* readSse(
         if ((error as { type?: unknown } | null)?.type === 'max-buffer-size-exceeded') {
           throw new ResumableError(
             'upstream_failed',
-            `${what} sent a line or event over ${UPSTREAM_MAX_EVENT_BYTES} bytes`,
+            `${what} sent a line or event over ${maxEventBytes} bytes`,
           );
         }
         throw new ResumableError(
@@ -54,88 +100,6 @@ export async function* readSse(
   } finally {
     reader.cancel().catch(() => {});
   }
-}
-
-/** Upstream timeouts of the proxy agents (`openaiAgent`, `aguiProxyAgent`). */
-export interface UpstreamTimeouts {
-  /**
-   * Milliseconds the upstream has to answer (its response headers); then the run ends
-   * `RUN_ERROR code:"upstream_failed"`.
-   * @default 30000
-   */
-  timeoutMs?: number;
-  /**
-   * Milliseconds the upstream's stream may stay silent; then the run ends `upstream_failed`.
-   * @default 60000
-   */
-  idleTimeoutMs?: number;
-}
-
-/** The upstream timeouts with their defaults filled in. */
-export function upstreamTimeouts(options: UpstreamTimeouts): Required<UpstreamTimeouts> {
-  return { timeoutMs: options.timeoutMs ?? 30_000, idleTimeoutMs: options.idleTimeoutMs ?? 60_000 };
-}
-
-/**
- * `fetch` with upstream failures (refused, reset, non-2xx, no answer within `timeoutMs`)
- * as `upstream_failed`. The run's own signal still aborts it (cancel).
- */
-export async function fetchUpstream(
-  fetchImpl: typeof fetch,
-  url: string,
-  init: RequestInit & { signal: AbortSignal },
-  what: string,
-  timeoutMs: number,
-): Promise<Response> {
-  let response: Response;
-  const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(), timeoutMs);
-  try {
-    const signal = AbortSignal.any([init.signal, timeout.signal]);
-    response = await fetchImpl(url, { ...init, signal });
-  } catch (error) {
-    if (init.signal.aborted) throw error;
-    if (timeout.signal.aborted) {
-      throw new ResumableError('upstream_failed', `${what} did not answer within ${timeoutMs} ms`);
-    }
-    throw new ResumableError('upstream_failed', `${what} is unreachable: ${messageOf(error)}`, {
-      cause: error,
-    });
-  } finally {
-    clearTimeout(timer);
-  }
-  if (!response.ok) {
-    const text = await readPrefix(response, 500, timeoutMs);
-    throw new ResumableError(
-      'upstream_failed',
-      `${what} answered ${response.status}${text ? `: ${text}` : ''}`,
-    );
-  }
-  return response;
-}
-
-/** The first `max` characters of a body, read within `timeoutMs`; the rest is never read. */
-async function readPrefix(response: Response, max: number, timeoutMs: number): Promise<string> {
-  const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
-  if (!reader) return '';
-  let text = '';
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), timeoutMs);
-  });
-  try {
-    while (text.length < max) {
-      const step = await Promise.race([reader.read(), late]);
-      if (step === null || step.done) break;
-      text += step.value;
-    }
-  } catch {
-    // What was read so far is all the message needs.
-  } finally {
-    clearTimeout(timer);
-    void reader.cancel().catch(() => {});
-  }
-  return text.slice(0, max);
 }
 
 export function messageOf(error: unknown): string {

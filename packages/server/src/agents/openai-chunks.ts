@@ -1,0 +1,121 @@
+import { ResumableError } from '@resumable/protocol';
+import { quote } from './upstream-fetch.js';
+
+/** One tool call's part of a streamed chunk. */
+export interface ToolCallDelta {
+  /** Which call it continues: 0 up to `maxToolCalls - 1`. */
+  index: number;
+  id?: string;
+  name?: string;
+  args?: string;
+}
+
+/** What one Chat Completions chunk says, checked: its first choice's delta. */
+export interface ChunkDelta {
+  content?: string;
+  toolCalls: ToolCallDelta[];
+  /** A `finish_reason` came: the answer is complete. */
+  finished: boolean;
+}
+
+/** Longest tool call id an upstream may send. */
+const MAX_ID_CHARS = 256;
+
+/** The message of a body in the OpenAI error shape, `{"error":{"message":"…"}}`. */
+export function openaiErrorMessage(body: unknown): string | undefined {
+  const error = isObject(body) ? body.error : undefined;
+  return isObject(error) && typeof error.message === 'string' ? error.message : undefined;
+}
+
+/**
+ * One `data:` of a Chat Completions stream, checked against the chunk's shape: anything
+ * else (null, a number for text, a negative or huge tool call index, an error not in the
+ * API's shape) ends the run `upstream_failed` saying what was wrong, instead of being
+ * guessed at.
+ */
+export function parseChunk(data: string, what: string, maxToolCalls: number): ChunkDelta {
+  const fail = (problem: string) =>
+    new ResumableError('upstream_failed', `${what} sent ${problem}`);
+  let chunk: unknown;
+  try {
+    chunk = JSON.parse(data);
+  } catch {
+    throw fail(`data that is not JSON: ${quote(data, 120)}`);
+  }
+  if (!isObject(chunk)) throw fail(`a chunk that is not a JSON object: ${quote(data, 120)}`);
+  if (chunk.error !== undefined && chunk.error !== null) {
+    const message = openaiErrorMessage(chunk);
+    throw fail(
+      message === undefined
+        ? `an error not in the API's error shape: ${quote(JSON.stringify(chunk.error), 120)}`
+        : `an error: ${quote(message, 500)}`,
+    );
+  }
+  const choices = chunk.choices ?? [];
+  if (!Array.isArray(choices)) throw fail('a chunk whose "choices" is not an array');
+  const choice: unknown = choices[0] ?? {};
+  if (!isObject(choice)) throw fail('a choice that is not an object');
+  const delta = choice.delta ?? {};
+  if (!isObject(delta)) throw fail('a "delta" that is not an object');
+  const finish = choice.finish_reason ?? null;
+  if (finish !== null && typeof finish !== 'string') {
+    throw fail(`a "finish_reason" that is ${kindOf(finish)}, not text`);
+  }
+  const content = delta.content ?? undefined;
+  if (content !== undefined && typeof content !== 'string') {
+    throw fail(`a "delta.content" that is ${kindOf(content)}, not text`);
+  }
+  const calls = delta.tool_calls ?? [];
+  if (!Array.isArray(calls)) throw fail('a "delta.tool_calls" that is not an array');
+  if (calls.length > maxToolCalls) {
+    throw fail(`${calls.length} tool calls at once (at most ${maxToolCalls}: maxToolCalls)`);
+  }
+  const toolCalls = calls.map((call: unknown, position): ToolCallDelta => {
+    if (!isObject(call)) throw fail('a tool call that is not an object');
+    const index = call.index ?? position;
+    if (
+      !Number.isSafeInteger(index) ||
+      (index as number) < 0 ||
+      (index as number) >= maxToolCalls
+    ) {
+      throw fail(
+        `tool call index ${quote(JSON.stringify(index), 40)} (calls are numbered 0 to ${maxToolCalls - 1}: maxToolCalls)`,
+      );
+    }
+    const id = call.id ?? undefined;
+    if (id !== undefined && (typeof id !== 'string' || id === '' || id.length > MAX_ID_CHARS)) {
+      throw fail(`a tool call id that is not text of 1 to ${MAX_ID_CHARS} characters`);
+    }
+    const fn = call.function ?? {};
+    if (!isObject(fn)) throw fail('a tool call "function" that is not an object');
+    const name = fn.name ?? undefined;
+    const args = fn.arguments ?? undefined;
+    if (name !== undefined && typeof name !== 'string') {
+      throw fail(`a tool call name that is ${kindOf(name)}, not text`);
+    }
+    if (args !== undefined && typeof args !== 'string') {
+      throw fail(`tool call arguments that are ${kindOf(args)}, not text`);
+    }
+    return {
+      index: index as number,
+      ...(id === undefined ? {} : { id }),
+      ...(name === undefined ? {} : { name }),
+      ...(args === undefined ? {} : { args }),
+    };
+  });
+  return {
+    ...(content === undefined ? {} : { content }),
+    toolCalls,
+    finished: typeof finish === 'string' && finish !== '',
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function kindOf(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  if (value === null) return 'null';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}

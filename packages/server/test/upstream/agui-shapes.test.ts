@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { aguiProxyAgent } from '../../src/index.js';
+import {
+  failed,
+  frame,
+  hostileUpstream,
+  type Respond,
+  runToEnd,
+  serveAgent,
+  socketsClosed,
+} from './harness.js';
+
+/** An AG-UI upstream answering with `respond`, and a server proxying to it. */
+async function agui(respond: Respond) {
+  const upstream = await hostileUpstream(respond);
+  const server = await serveAgent(
+    aguiProxyAgent({ url: `${upstream.url}/agent`, timeoutMs: 1_000, idleTimeoutMs: 1_000 }),
+  );
+  return { upstream, server, what: `the upstream AG-UI agent at ${upstream.url}/agent` };
+}
+
+/** An upstream that streams these events (raw values), then ends. */
+const streaming = (...events: unknown[]) =>
+  agui((_req, _body, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+    res.end(events.map(frame).join(''));
+  });
+
+const text = (delta: unknown, messageId: unknown = 'm1') => ({
+  type: 'TEXT_MESSAGE_CONTENT',
+  messageId,
+  delta,
+});
+const opened = { type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' };
+
+describe('hostile AG-UI upstream', () => {
+  it('unknown event types are dropped (and logged); its own run ids, even objects, are replaced', async () => {
+    const { server } = await streaming(
+      { type: 'RUN_STARTED', threadId: { not: 'an id' }, runId: ['x'] },
+      opened,
+      { type: 'FUTURE_THING', payload: 1 },
+      { type: '__proto__' },
+      text('Bon'),
+      { type: 'TEXT_MESSAGE_END', messageId: 'm1' },
+      { type: 'RUN_FINISHED', threadId: 7, runId: null },
+    );
+    const { run, log } = await runToEnd(server);
+    expect(log).toEqual([
+      { type: 'RUN_STARTED', threadId: run.threadId, runId: run.runId },
+      opened,
+      text('Bon'),
+      { type: 'TEXT_MESSAGE_END', messageId: 'm1' },
+      { type: 'RUN_FINISHED', threadId: run.threadId, runId: run.runId },
+    ]);
+    expect(server.logs).toEqual([
+      `run ${run.runId}: dropped an event the agent sent: unknown event type "FUTURE_THING"`,
+      `run ${run.runId}: dropped an event the agent sent: unknown event type "__proto__"`,
+    ]);
+  });
+
+  it('data: null is not an event: upstream_failed, not a crash of the agent', async () => {
+    const { server, what } = await streaming(null);
+    const { run, log } = await runToEnd(server);
+    expect(log).toEqual(
+      failed(run, `${what} sent an event that is not AG-UI: an event must be a JSON object`),
+    );
+  });
+
+  it('an id that is an object is not dropped silently mid-message: upstream_failed', async () => {
+    const { server, what } = await streaming(opened, text('Bon'), text('jour', { id: 'm1' }));
+    const { run, log } = await runToEnd(server);
+    const [started, error] = failed(
+      run,
+      `${what} sent an event that is not AG-UI: TEXT_MESSAGE_CONTENT needs "messageId" (string), got {"id":"m1"}`,
+    );
+    expect(log).toEqual([started, opened, text('Bon'), error]);
+  });
+
+  it("the upstream's RUN_ERROR code is its word, not ours: upstream_failed quoting it", async () => {
+    const { server, what } = await streaming(opened, text('Bon'), {
+      type: 'RUN_ERROR',
+      message: 'model\noverloaded',
+      code: 'thread_not_found',
+    });
+    const { run, log } = await runToEnd(server);
+    const [started, error] = failed(run, `${what} failed: model overloaded (thread_not_found)`);
+    expect(log).toEqual([started, opened, text('Bon'), error]);
+  });
+
+  it('a 200 HTML page is not a stream: upstream_failed at once', async () => {
+    const { server, what } = await agui((_req, _body, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/html' });
+      res.end('<h1>It works!</h1>');
+    });
+    const { run, log } = await runToEnd(server);
+    expect(log).toEqual(
+      failed(run, `${what} answered 200 with text/html, not an event stream: <h1>It works!</h1>`),
+    );
+  });
+
+  it('RUN_FINISHED then more events: the rest is never read, the socket is closed', async () => {
+    const { upstream, server } = await agui((req, body, res) => {
+      const { threadId, runId } = JSON.parse(body) as { threadId: string; runId: string };
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      res.write(frame(opened) + frame({ type: 'RUN_FINISHED', threadId, runId }));
+      // …and keeps talking after its terminal event, never ending the stream.
+      const timer = setInterval(() => {
+        if (res.destroyed) clearInterval(timer);
+        else res.write(frame(text('after the end')));
+      }, 20);
+      req.socket.once('close', () => clearInterval(timer));
+    });
+    const { run, log } = await runToEnd(server);
+    expect(log).toEqual([
+      { type: 'RUN_STARTED', threadId: run.threadId, runId: run.runId },
+      opened,
+      { type: 'RUN_FINISHED', threadId: run.threadId, runId: run.runId },
+    ]);
+    expect(await socketsClosed(upstream, Date.now())).toBeLessThan(500);
+  });
+});

@@ -1,0 +1,100 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, expect } from 'vitest';
+import { type Agent, type RunningServer, startServer } from '../../src/index.js';
+import { bearer, logOf, postRun, prompt } from '../helpers.js';
+
+export type Respond = (req: IncomingMessage, body: string, res: ServerResponse) => void;
+
+/** A hostile upstream on 127.0.0.1: what it answers, and when our side closed its socket. */
+export interface HostileUpstream {
+  url: string;
+  /** Sockets of the requests our server made, and when each closed (null: still open). */
+  sockets: Array<{ closedAt: number | null }>;
+  /** Bodies of the requests, as JSON. */
+  bodies: unknown[];
+}
+
+const servers: RunningServer[] = [];
+const closers: Array<() => Promise<void>> = [];
+afterAll(async () => {
+  for (const server of servers) await server.close();
+  for (const close of closers) await close();
+});
+
+export async function hostileUpstream(respond: Respond): Promise<HostileUpstream> {
+  const sockets: HostileUpstream['sockets'] = [];
+  const bodies: unknown[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => {
+      body += chunk;
+    });
+    const entry = { closedAt: null as number | null };
+    sockets.push(entry);
+    req.socket.on('close', () => {
+      entry.closedAt = Date.now();
+    });
+    req.on('end', () => {
+      bodies.push(JSON.parse(body));
+      respond(req, body, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, sockets, bodies };
+}
+
+/** A real server (memory store) running `agent`; what the manager logs is kept. */
+export async function serveAgent(agent: Agent): Promise<RunningServer & { logs: string[] }> {
+  const logs: string[] = [];
+  const server = await startServer({
+    port: 0,
+    store: 'memory',
+    agent,
+    log: (line) => logs.push(line),
+  });
+  servers.push(server);
+  return Object.assign(server, { logs });
+}
+
+/** Events of one `prompt('go')` run, read once it ended, and how long it took to end. */
+export async function runToEnd(server: RunningServer, withinMs = 3_000) {
+  const began = Date.now();
+  const { json: run, status } = await postRun(server.url, prompt('go'));
+  expect(status).toBe(201);
+  const ended = await Promise.race([
+    server.manager.waitForRun(run.runId).then(() => true),
+    new Promise<false>((resolve) => setTimeout(() => resolve(false), withinMs)),
+  ]);
+  expect(ended, `the run did not end within ${withinMs} ms`).toBe(true);
+  const elapsed = Date.now() - began;
+  return { run, elapsed, log: await logOf(server, run.runId, run.token) };
+}
+
+/** Waits (bounded) until every socket the upstream saw was closed; how long since `from`. */
+export async function socketsClosed(upstream: HostileUpstream, from: number, withinMs = 2_000) {
+  const until = Date.now() + withinMs;
+  while (upstream.sockets.length === 0 || upstream.sockets.some((s) => s.closedAt === null)) {
+    if (Date.now() > until) throw new Error(`upstream sockets still open after ${withinMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return Math.max(...upstream.sockets.map((s) => s.closedAt!)) - from;
+}
+
+export { bearer };
+
+/** The two events every failed run of these suites has: its start and its error. */
+export function failed(run: { threadId: string; runId: string }, message: string) {
+  return [
+    { type: 'RUN_STARTED', threadId: run.threadId, runId: run.runId },
+    { type: 'RUN_ERROR', message, code: 'upstream_failed' },
+  ];
+}
+
+/** An SSE frame of one JSON value. */
+export const frame = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
