@@ -1,8 +1,11 @@
 import type { AGUIEvent } from '@resumable/protocol';
-import { checkEvent, EventType, ResumableError } from '@resumable/protocol';
+import { checkEvent, EventType, isKnownEventType, ResumableError } from '@resumable/protocol';
 import { readSse, type UpstreamTimeouts, upstreamTimeouts } from './sse-reader.js';
 import type { Agent } from './types.js';
 import { fetchUpstream, quote } from './upstream-fetch.js';
+
+/** Events of unknown types per run passed on to be logged; the rest are skipped silently. */
+const LOGGED_UNKNOWN_EVENTS = 10;
 
 export interface AguiProxyAgentOptions extends UpstreamTimeouts {
   /**
@@ -23,8 +26,9 @@ export interface AguiProxyAgentOptions extends UpstreamTimeouts {
  * event ends the run with `RUN_ERROR code:"upstream_failed"` (clear, not a hang), and so
  * does an event that is not AG-UI (not an object, a known type missing its ids) and the
  * upstream's own `RUN_ERROR` (its code is the upstream's word, not this server's: it is
- * quoted in the message). Events of types this server does not know are passed on for the
- * manager to drop and log; nothing after the upstream's terminal event is read.
+ * quoted in the message). Events of types this server does not know are not progress: the
+ * first few are passed on for the manager to drop and log, and only such events for
+ * `idleTimeoutMs` is a stall. Nothing after the upstream's terminal event is read.
  */
 export function aguiProxyAgent(options: AguiProxyAgentOptions = {}): Agent {
   const url = options.url ?? process.env.AGUI_UPSTREAM_URL;
@@ -49,8 +53,23 @@ export function aguiProxyAgent(options: AguiProxyAgentOptions = {}): Agent {
       what,
       timeoutMs,
     );
+    let progressAt = Date.now();
+    let unknown = 0;
     for await (const message of readSse(response, what, bounds)) {
       const event = upstreamEvent(message.data, what, input);
+      if (!isKnownEventType(event.type)) {
+        // Not progress: a stream of them is a stall. The first few go to the manager, which
+        // drops and logs them; the rest are skipped, so they cannot flood the log.
+        if (Date.now() - progressAt >= bounds.idleTimeoutMs) {
+          throw new ResumableError(
+            'upstream_failed',
+            `${what} sent only events of unknown types for ${bounds.idleTimeoutMs} ms`,
+          );
+        }
+        if (++unknown <= LOGGED_UNKNOWN_EVENTS) yield event;
+        continue;
+      }
+      progressAt = Date.now();
       if (event.type === EventType.RUN_ERROR) {
         const code = typeof event.code === 'string' ? ` (${quote(event.code, 80)})` : '';
         const said = quote(event.message, 500);

@@ -11,10 +11,10 @@ import {
 } from './harness.js';
 
 /** An AG-UI upstream answering with `respond`, and a server proxying to it. */
-async function agui(respond: Respond) {
+async function agui(respond: Respond, idleTimeoutMs = 1_000) {
   const upstream = await hostileUpstream(respond);
   const server = await serveAgent(
-    aguiProxyAgent({ url: `${upstream.url}/agent`, timeoutMs: 1_000, idleTimeoutMs: 1_000 }),
+    aguiProxyAgent({ url: `${upstream.url}/agent`, timeoutMs: 1_000, idleTimeoutMs }),
   );
   return { upstream, server, what: `the upstream AG-UI agent at ${upstream.url}/agent` };
 }
@@ -56,6 +56,44 @@ describe('hostile AG-UI upstream', () => {
       `run ${run.runId}: dropped an event the agent sent: unknown event type "FUTURE_THING"`,
       `run ${run.runId}: dropped an event the agent sent: unknown event type "__proto__"`,
     ]);
+  });
+
+  it('a flood of unknown types: ten are logged, the rest skipped, the run goes on', async () => {
+    const future = Array.from({ length: 500 }, (_, i) => ({ type: `FUTURE_${i}` }));
+    const { server } = await streaming(opened, ...future, text('Bon'), {
+      type: 'RUN_FINISHED',
+      threadId: 't',
+      runId: 'r',
+    });
+    const { run, log } = await runToEnd(server);
+    expect(log).toEqual([
+      { type: 'RUN_STARTED', threadId: run.threadId, runId: run.runId },
+      opened,
+      text('Bon'),
+      { type: 'RUN_FINISHED', threadId: run.threadId, runId: run.runId },
+    ]);
+    expect(server.logs).toEqual(
+      future
+        .slice(0, 10)
+        .map(
+          (e) =>
+            `run ${run.runId}: dropped an event the agent sent: unknown event type "${e.type}"`,
+        ),
+    );
+  });
+
+  it('only unknown types, forever: a stall, upstream_failed after idleTimeoutMs', async () => {
+    const { upstream, server, what } = await agui((req, _body, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      res.write(frame(opened));
+      const timer = setInterval(() => res.write(frame({ type: 'HEARTBEAT_OF_SORTS' })), 20);
+      req.socket.once('close', () => clearInterval(timer));
+    }, 300);
+    const { run, log, elapsed } = await runToEnd(server);
+    const [started, error] = failed(run, `${what} sent only events of unknown types for 300 ms`);
+    expect(log).toEqual([started, opened, error]);
+    expect(elapsed).toBeLessThan(1_500);
+    expect(await socketsClosed(upstream, Date.now())).toBeLessThan(500);
   });
 
   it('data: null is not an event: upstream_failed, not a crash of the agent', async () => {
