@@ -12,8 +12,9 @@ export type UpstreamErrorShape = (body: unknown) => string | undefined;
 
 /**
  * `fetch` with upstream failures as `upstream_failed`: refused, reset, no answer within
- * `timeoutMs`, a non-2xx status, and a 2xx that is not an event stream (an HTML page from a
- * proxy, a JSON body). The run's own signal still aborts it (cancel).
+ * `timeoutMs`, a non-2xx status (a redirect included: never followed), and a 2xx that is
+ * not an event stream (an HTML page from a proxy, a JSON body). The run's own signal still
+ * aborts it (cancel).
  */
 export async function fetchUpstream(
   fetchImpl: typeof fetch,
@@ -28,7 +29,9 @@ export async function fetchUpstream(
   const timer = setTimeout(() => timeout.abort(), timeoutMs);
   try {
     const signal = AbortSignal.any([init.signal, timeout.signal]);
-    response = await fetchImpl(url, { ...init, signal });
+    // Not followed: a redirect would re-send the conversation and the headers (an API
+    // key) to wherever the upstream points, our own network included.
+    response = await fetchImpl(url, { ...init, redirect: 'manual', signal });
   } catch (error) {
     if (init.signal.aborted) throw error;
     if (timeout.signal.aborted) {
@@ -44,9 +47,12 @@ export async function fetchUpstream(
   // No type at all is let through (some servers omit it); a wrong one is not a stream.
   const stream = type === null || /^\s*text\/event-stream\s*(;|$)/i.test(type);
   if (response.ok && stream) return response;
+  const location = response.headers.get('location');
   const answered = response.ok
     ? `answered ${response.status} with ${quote(type ?? '', 100)}, not an event stream`
-    : `answered ${response.status}`;
+    : location !== null && response.status >= 300 && response.status < 400
+      ? `answered ${response.status}, a redirect to ${quote(location, 200)} (not followed)`
+      : `answered ${response.status}`;
   const text = await readPrefix(response, QUOTED_CHARS, timeoutMs);
   const detail = errorOf(text, errorShape) ?? quote(text, QUOTED_CHARS);
   throw new ResumableError('upstream_failed', `${what} ${answered}${detail ? `: ${detail}` : ''}`);

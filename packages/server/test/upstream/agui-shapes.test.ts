@@ -136,6 +136,19 @@ describe('hostile AG-UI upstream', () => {
     );
   });
 
+  it('a redirect is not followed: the conversation and its API key stay home', async () => {
+    const elsewhere = await hostileUpstream((_req, _body, res) => res.end());
+    const { server, what } = await agui((_req, _body, res) => {
+      res.writeHead(307, { Location: `${elsewhere.url}/steal` });
+      res.end();
+    });
+    const { run, log } = await runToEnd(server);
+    expect(log).toEqual(
+      failed(run, `${what} answered 307, a redirect to ${elsewhere.url}/steal (not followed)`),
+    );
+    expect(elsewhere.bodies).toEqual([]);
+  });
+
   it('RUN_FINISHED then more events: the rest is never read, the socket is closed', async () => {
     const { upstream, server } = await agui((req, body, res) => {
       const { threadId, runId } = JSON.parse(body) as { threadId: string; runId: string };
