@@ -1,23 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { aguiProxyAgent } from '../../src/index.js';
 import {
+  aguiStack,
   failed,
   frame,
   hostileUpstream,
   type Respond,
   runToEnd,
-  serveAgent,
   socketsClosed,
 } from './harness.js';
 
 /** An AG-UI upstream answering with `respond`, and a server proxying to it. */
-async function agui(respond: Respond, idleTimeoutMs = 1_000) {
-  const upstream = await hostileUpstream(respond);
-  const server = await serveAgent(
-    aguiProxyAgent({ url: `${upstream.url}/agent`, timeoutMs: 1_000, idleTimeoutMs }),
-  );
-  return { upstream, server, what: `the upstream AG-UI agent at ${upstream.url}/agent` };
-}
+const agui = (respond: Respond, idleTimeoutMs = 1_000) =>
+  aguiStack(respond, { timeoutMs: 1_000, idleTimeoutMs });
 
 /** An upstream that streams these events (raw values), then ends. */
 const streaming = (...events: unknown[]) =>

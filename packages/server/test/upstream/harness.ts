@@ -1,7 +1,15 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, expect } from 'vitest';
-import { type Agent, type RunningServer, startServer } from '../../src/index.js';
+import {
+  type Agent,
+  type AguiProxyAgentOptions,
+  aguiProxyAgent,
+  type OpenAIAgentOptions,
+  openaiAgent,
+  type RunningServer,
+  startServer,
+} from '../../src/index.js';
 import { bearer, logOf, postRun, prompt } from '../helpers.js';
 
 export type Respond = (req: IncomingMessage, body: string, res: ServerResponse) => void;
@@ -60,6 +68,36 @@ export async function serveAgent(agent: Agent): Promise<RunningServer & { logs: 
   });
   servers.push(server);
   return Object.assign(server, { logs });
+}
+
+/** A hostile OpenAI-compatible upstream and a server whose `openaiAgent` calls it. */
+export async function openaiStack(respond: Respond, options: OpenAIAgentOptions) {
+  const upstream = await hostileUpstream(respond);
+  const server = await serveAgent(openaiAgent({ baseUrl: upstream.url, apiKey: 'k', ...options }));
+  return { upstream, server, what: `the OpenAI-compatible endpoint ${upstream.url}` };
+}
+
+/** A hostile AG-UI upstream and a server whose `aguiProxyAgent` proxies to it. */
+export async function aguiStack(respond: Respond, options: AguiProxyAgentOptions) {
+  const upstream = await hostileUpstream(respond);
+  const url = `${upstream.url}/agent`;
+  const server = await serveAgent(aguiProxyAgent({ url, ...options }));
+  return { upstream, server, what: `the upstream AG-UI agent at ${url}` };
+}
+
+/** The log of a run that streamed `deltas` as one message, then ended with `terminal`. */
+export function textLog(
+  run: { threadId: string; runId: string },
+  deltas: string[],
+  terminal: Record<string, unknown>,
+) {
+  const messageId = `msg-${run.runId}`;
+  return [
+    { type: 'RUN_STARTED', threadId: run.threadId, runId: run.runId },
+    { type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' },
+    ...deltas.map((delta) => ({ type: 'TEXT_MESSAGE_CONTENT', messageId, delta })),
+    terminal,
+  ];
 }
 
 /** Events of one `prompt('go')` run, read once it ended, and how long it took to end. */
