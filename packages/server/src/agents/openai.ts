@@ -9,6 +9,7 @@ import {
   clientToolAnswers,
   clientToolInterrupt,
   clientToolResult,
+  interruptIdOf,
 } from './tool-interrupts.js';
 import type { Agent } from './types.js';
 import { fetchUpstream } from './upstream-fetch.js';
@@ -91,6 +92,7 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
     const calls = new Map<number, string>();
     /** toolCallId → tool name: each call is a `client_tool` interrupt at the end. */
     const names = new Map<string, string>();
+    const interruptIds = new Set<string>();
     let finished = false;
     for await (const message of readSse(response, what, bounds)) {
       if (message.data.trim() === '[DONE]') {
@@ -109,13 +111,16 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
         let toolCallId = calls.get(call.index);
         if (toolCallId === undefined) {
           toolCallId = call.id ?? `call-${input.runId}-${call.index}`;
-          // Two calls under one id would be one interrupt answering both: not a stream.
-          if (names.has(toolCallId)) {
+          // Two calls under one id (or ids that make one interrupt id: `a/b` and `a_b`)
+          // would be one interrupt answering both: not a stream to guess at.
+          const interruptId = interruptIdOf('tool', toolCallId);
+          if (interruptIds.has(interruptId)) {
             throw new ResumableError(
               'upstream_failed',
-              `${what} sent two tool calls with the id ${JSON.stringify(toolCallId)}`,
+              `${what} sent two tool calls with the id ${JSON.stringify(toolCallId)}${names.has(toolCallId) ? '' : ` (as an interrupt: ${interruptId})`}`,
             );
           }
+          interruptIds.add(interruptId);
           calls.set(call.index, toolCallId);
           names.set(toolCallId, call.name ?? 'unknown');
           yield {

@@ -211,6 +211,28 @@ describe('hostile OpenAI-compatible upstream: chunks of the wrong shape', () => 
     ]);
   });
 
+  it('tool call ids that make one interrupt id (a/b and a_b): upstream_failed', async () => {
+    const { server, what } = await stream(
+      delta({ tool_calls: [{ index: 0, id: 'a/b', function: { name: 'f' } }] }),
+      delta({ tool_calls: [{ index: 1, id: 'a_b', function: { name: 'g' } }] }),
+    );
+    const { run, log } = await runToEnd(server);
+    const [started, error] = failed(
+      run,
+      `${what} sent two tool calls with the id "a_b" (as an interrupt: tool-a_b)`,
+    );
+    expect(log).toEqual([
+      started,
+      {
+        type: 'TOOL_CALL_START',
+        toolCallId: 'a/b',
+        toolCallName: 'f',
+        parentMessageId: `msg-${run.runId}`,
+      },
+      error,
+    ]);
+  });
+
   it('[DONE] missing after a finish_reason: the answer is complete, nothing more is awaited', async () => {
     const { server } = await openai((_req, _body, res) => {
       res.writeHead(200, { 'Content-Type': 'text/event-stream' });
