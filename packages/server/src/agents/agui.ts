@@ -1,5 +1,6 @@
 import type { AGUIEvent } from '@resumable/protocol';
 import { checkEvent, EventType, isKnownEventType, ResumableError } from '@resumable/protocol';
+import { outcomeProblem } from './outcome-check.js';
 import { readSse, type UpstreamTimeouts, upstreamTimeouts } from './sse-reader.js';
 import type { Agent } from './types.js';
 import { fetchUpstream, quote } from './upstream-fetch.js';
@@ -75,8 +76,18 @@ export function aguiProxyAgent(options: AguiProxyAgentOptions = {}): Agent {
         const said = quote(event.message, 500);
         throw new ResumableError('upstream_failed', `${what} failed: ${said}${code}`);
       }
+      if (event.type === EventType.RUN_FINISHED) {
+        const problem = outcomeProblem(event.outcome);
+        if (problem !== null) {
+          throw new ResumableError(
+            'upstream_failed',
+            `${what} sent a RUN_FINISHED that cannot be answered: ${problem}`,
+          );
+        }
+        yield event;
+        return;
+      }
       yield event;
-      if (event.type === EventType.RUN_FINISHED) return;
     }
     if (signal.aborted) return;
     throw new ResumableError(

@@ -86,8 +86,8 @@ describe('hostile AG-UI upstream', () => {
     const { run, log, elapsed } = await runToEnd(server);
     const [started, error] = failed(run, `${what} sent only events of unknown types for 300 ms`);
     expect(log).toEqual([started, opened, error]);
-    expect(elapsed).toBeLessThan(1_500);
-    expect(await socketsClosed(upstream, Date.now())).toBeLessThan(500);
+    expect(elapsed).toBeLessThan(3_000);
+    expect(await socketsClosed(upstream, Date.now())).toBeLessThan(1_000);
   });
 
   it('data: null is not an event: upstream_failed, not a crash of the agent', async () => {
@@ -117,6 +117,34 @@ describe('hostile AG-UI upstream', () => {
     const { run, log } = await runToEnd(server);
     const [started, error] = failed(run, `${what} failed: model overloaded (thread_not_found)`);
     expect(log).toEqual([started, opened, text('Bon'), error]);
+  });
+
+  it('a RUN_FINISHED whose interrupts could never be answered: upstream_failed, not stored', async () => {
+    const { server, what } = await streaming(opened, {
+      type: 'RUN_FINISHED',
+      threadId: 't',
+      runId: 'r',
+      outcome: { type: 'interrupt', interrupts: 'nope' },
+    });
+    const { run, log } = await runToEnd(server);
+    const [started, error] = failed(
+      run,
+      `${what} sent a RUN_FINISHED that cannot be answered: outcome.interrupts must be a non-empty array`,
+    );
+    expect(log).toEqual([started, opened, error]);
+    // Stored, `interrupts: "nope"` answered 500 to the run, its thread and every new prompt.
+    const headers = { Authorization: `Bearer ${run.token}`, 'Content-Type': 'application/json' };
+    expect((await fetch(`${server.url}/runs/${run.runId}`, { headers })).status).toBe(200);
+    expect((await fetch(`${server.url}/threads/${run.threadId}`, { headers })).status).toBe(200);
+    const next = await fetch(`${server.url}/runs`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        threadId: run.threadId,
+        messages: [{ id: 'u2', role: 'user', content: 'again' }],
+      }),
+    });
+    expect(next.status).toBe(201);
   });
 
   it('a 200 HTML page is not a stream: upstream_failed at once', async () => {
@@ -161,6 +189,6 @@ describe('hostile AG-UI upstream', () => {
       opened,
       { type: 'RUN_FINISHED', threadId: run.threadId, runId: run.runId },
     ]);
-    expect(await socketsClosed(upstream, Date.now())).toBeLessThan(500);
+    expect(await socketsClosed(upstream, Date.now())).toBeLessThan(1_000);
   });
 });

@@ -4,8 +4,8 @@ import { chunk } from '../fake-upstream.js';
 import { failed, frame, openaiStack, type Respond, runToEnd, textLog } from './harness.js';
 
 /** An OpenAI-compatible upstream answering with `respond`, and a server running against it. */
-const openai = (respond: Respond) =>
-  openaiStack(respond, { timeoutMs: 1_000, idleTimeoutMs: 1_000, maxToolCalls: 8 });
+const openai = (respond: Respond, idleTimeoutMs = 1_000) =>
+  openaiStack(respond, { timeoutMs: 5_000, idleTimeoutMs, maxToolCalls: 8 });
 
 /** An upstream that answers `status` with `body` as `type`. */
 const page = (status: number, type: string, body: string) =>
@@ -236,9 +236,9 @@ describe('hostile OpenAI-compatible upstream: chunks of the wrong shape', () => 
   it('[DONE] missing after a finish_reason: the answer is complete, nothing more is awaited', async () => {
     const { server } = await openai((_req, _body, res) => {
       res.writeHead(200, { 'Content-Type': 'text/event-stream' });
-      // The stream stays open after its last chunk (past idleTimeoutMs, 1 s).
+      // The stream stays open after its last chunk (for idleTimeoutMs: 10 s).
       res.write(`${chunk({ content: 'Done.' })}${chunk({}, 'stop')}`);
-    });
+    }, 10_000);
     const { run, log, elapsed } = await runToEnd(server);
     const messageId = `msg-${run.runId}`;
     expect(log).toEqual(
@@ -249,7 +249,7 @@ describe('hostile OpenAI-compatible upstream: chunks of the wrong shape', () => 
         outcome: { type: 'success' },
       }),
     );
-    expect(elapsed).toBeLessThan(900);
+    expect(elapsed).toBeLessThan(5_000);
   });
 
   it('[DONE] and finish_reason both missing: upstream_failed once the stream ends', async () => {
