@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { readEvents } from '../helpers.js';
 import {
   aguiStack,
   failed,
@@ -49,6 +50,25 @@ describe('hostile AG-UI upstream', () => {
     expect(server.logs).toEqual([
       `run ${run.runId}: dropped an event the agent sent: unknown event type "FUTURE_THING"`,
       `run ${run.runId}: dropped an event the agent sent: unknown event type "__proto__"`,
+    ]);
+  });
+
+  it("the upstream's SSE id: lines (objects, huge numbers) are not offsets: ours are 1..N", async () => {
+    const { server } = await agui((_req, _body, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      res.write(`id: {"offset":{}}\n${frame(opened)}`);
+      res.write(`id: 99999999999999999999\n${frame(text('Bon'))}`);
+      res.end(`id: -1\n${frame({ type: 'RUN_FINISHED', threadId: 't', runId: 'r' })}`);
+    });
+    const { run } = await runToEnd(server);
+    const read = await readEvents(`${server.url}/runs/${run.runId}/events`, {
+      headers: { Authorization: `Bearer ${run.token}` },
+    });
+    expect(read.frames.map((f) => [f.offset, JSON.parse(f.json).type])).toEqual([
+      [1, 'RUN_STARTED'],
+      [2, 'TEXT_MESSAGE_START'],
+      [3, 'TEXT_MESSAGE_CONTENT'],
+      [4, 'RUN_FINISHED'],
     ]);
   });
 
