@@ -192,46 +192,31 @@ describe('hostile OpenAI-compatible upstream: chunks of the wrong shape', () => 
     ]);
   });
 
-  it('two tool calls under one id: upstream_failed, not one interrupt answering both', async () => {
-    const { server, what } = await stream(
-      delta({ tool_calls: [{ index: 0, id: 'same', function: { name: 'f' } }] }),
-      delta({ tool_calls: [{ index: 1, id: 'same', function: { name: 'g' } }] }),
-    );
-    const { run, log } = await runToEnd(server);
-    const [started, error] = failed(run, `${what} sent two tool calls with the id "same"`);
-    expect(log).toEqual([
-      started,
-      {
-        type: 'TOOL_CALL_START',
-        toolCallId: 'same',
-        toolCallName: 'f',
-        parentMessageId: `msg-${run.runId}`,
-      },
-      error,
-    ]);
-  });
-
-  it('tool call ids that make one interrupt id (a/b and a_b): upstream_failed', async () => {
-    const { server, what } = await stream(
-      delta({ tool_calls: [{ index: 0, id: 'a/b', function: { name: 'f' } }] }),
-      delta({ tool_calls: [{ index: 1, id: 'a_b', function: { name: 'g' } }] }),
-    );
-    const { run, log } = await runToEnd(server);
-    const [started, error] = failed(
-      run,
-      `${what} sent two tool calls with the id "a_b" (as an interrupt: tool-a_b)`,
-    );
-    expect(log).toEqual([
-      started,
-      {
-        type: 'TOOL_CALL_START',
-        toolCallId: 'a/b',
-        toolCallName: 'f',
-        parentMessageId: `msg-${run.runId}`,
-      },
-      error,
-    ]);
-  });
+  const twice: Array<[string, string, string, string]> = [
+    ['under one id', 'same', 'same', 'sent two tool calls with the id "same"'],
+    [
+      'whose ids make one interrupt id',
+      'a/b',
+      'a_b',
+      'sent two tool calls with the id "a_b" (as an interrupt: tool-a_b)',
+    ],
+  ];
+  for (const [name, first, second, problem] of twice) {
+    it(`two tool calls ${name}: upstream_failed, not one interrupt answering both`, async () => {
+      const { server, what } = await stream(
+        delta({ tool_calls: [{ index: 0, id: first, function: { name: 'f' } }] }),
+        delta({ tool_calls: [{ index: 1, id: second, function: { name: 'g' } }] }),
+      );
+      const { run, log } = await runToEnd(server);
+      const [started, error] = failed(run, `${what} ${problem}`);
+      const parentMessageId = `msg-${run.runId}`;
+      expect(log).toEqual([
+        started,
+        { type: 'TOOL_CALL_START', toolCallId: first, toolCallName: 'f', parentMessageId },
+        error,
+      ]);
+    });
+  }
 
   it('[DONE] missing after a finish_reason: the answer is complete, nothing more is awaited', async () => {
     const { server } = await openai((_req, _body, res) => {
