@@ -1,4 +1,5 @@
 import type { Message, RunSnapshot } from '@resumable/protocol';
+import { ResumableError } from '@resumable/protocol';
 import type { ThreadLogStore } from './thread-log.js';
 
 /**
@@ -21,7 +22,9 @@ import type { ThreadLogStore } from './thread-log.js';
  * 3. **Events are JSON text.** `StoredEvent.json` is the AG-UI event exactly as it goes in
  *    the SSE `data:` line; a store never re-serializes it, so replays cost no JSON work.
  * 4. **Errors.** An unreachable backend throws `ResumableError('store_unavailable')`
- *    (answered as 503); nothing is half-written.
+ *    (answered as 503); nothing is half-written. A write naming a thread or run that does
+ *    not exist (`createRun`, `putMessages`; `append`) throws {@link threadNotFound} /
+ *    {@link runNotFound} (answered as 404: a thread deleted meanwhile is no server fault).
  */
 
 export type StoredRunStatus = 'running' | 'finished' | 'cancelled' | 'error';
@@ -244,6 +247,16 @@ export class AppendConflictError extends Error {
   ) {
     super(`run ${runId}: append at offset ${gotOffset}, the log expects ${expectedOffset}`);
   }
+}
+
+/** What a store throws when a write names a thread that does not exist (rule 4). */
+export function threadNotFound(threadId: string): ResumableError {
+  return new ResumableError('thread_not_found', `no thread ${threadId}`);
+}
+
+/** What a store throws when an append names a run that does not exist (rule 4). */
+export function runNotFound(runId: string): ResumableError {
+  return new ResumableError('run_not_found', `no run ${runId}`);
 }
 
 /** `PATCH` / `DELETE /threads/{id}` on the store. */

@@ -1,8 +1,9 @@
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningServer, startServer } from '../../src/index.js';
 import { SqliteStore } from '../../src/stores/sqlite.js';
+import type { EventStore } from '../../src/stores/types.js';
 import { bearer, postRun, prompt, STORES, tempDir } from '../helpers.js';
 import { parseRaw, useStoreServer } from './util.js';
 
@@ -112,3 +113,46 @@ describe('abuse: a run started while its thread is being deleted (SQLite)', () =
     expect(await server.store.listRuns(first.threadId, 10)).toEqual([]);
   });
 });
+
+/** `create`'s store, where creating a run named `race-*` first deletes its thread. */
+function deletedBeforeCreateRun(create: (dir: string) => EventStore) {
+  return (dir: string) => {
+    const store = create(dir);
+    const createRun = store.createRun.bind(store);
+    store.createRun = async (run) => {
+      if (run.runId.startsWith('race-')) await store.threadEdits.remove(run.threadId);
+      return createRun(run);
+    };
+    return store;
+  };
+}
+
+describe.each(STORES)(
+  'abuse: a thread deleted (another instance) just before createRun ($name)',
+  ({ create }) => {
+    const ctx = useStoreServer(deletedBeforeCreateRun(create));
+
+    it('answers the typed 404 thread_not_found, logs no internal error and stores no run', async () => {
+      const { json: first } = await postRun(ctx.server.url, prompt('hi', { tokens: 1 }));
+      await ctx.server.manager.waitForRun(first.runId);
+      const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+      try {
+        const runId = `race-${first.threadId}`;
+        const raced = await postRun(
+          ctx.server.url,
+          { ...prompt('again', { tokens: 1 }, 'u2'), threadId: first.threadId, runId },
+          bearer(first.token),
+        );
+        // Before: 500 internal, and an "internal error" logged with the store's plain Error.
+        expect([raced.status, raced.json]).toEqual([
+          404,
+          { error: { code: 'thread_not_found', message: `no thread ${first.threadId}` } },
+        ]);
+        expect(errors.mock.calls).toEqual([]);
+        expect(await ctx.server.store.getRun(runId)).toBeNull();
+      } finally {
+        errors.mockRestore();
+      }
+    });
+  },
+);
