@@ -126,14 +126,21 @@ export function fileRoutes(
   return routes;
 }
 
-/** The `?name=`: 1-255 characters, no path separators or control characters. */
+/**
+ * Refused in a name: path separators, control characters, and the bidi embeddings,
+ * overrides and isolates (U+202A-U+202E, U+2066-U+2069), which make `cat\u202Egnp.exe` show
+ * as `catexe.png` wherever the name is displayed.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing them is the point
+const REFUSED_IN_NAME = /[/\\\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/;
+
+/** The `?name=`: 1-255 characters, none of `REFUSED_IN_NAME`. */
 function nameOf(value: string | undefined): string {
   const name = value?.trim() ?? '';
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing them is the point
-  if (name === '' || [...name].length > MAX_NAME || /[/\\\u0000-\u001f\u007f]/.test(name)) {
+  if (name === '' || [...name].length > MAX_NAME || REFUSED_IN_NAME.test(name)) {
     throw new ResumableError(
       'bad_request',
-      `name must be the file's name: 1 to ${MAX_NAME} characters, without / \\ or control characters`,
+      `name must be the file's name: 1 to ${MAX_NAME} characters, without / \\, control or bidi control characters`,
     );
   }
   return name;
