@@ -76,13 +76,21 @@ export function fileRoutes(
         size: bytes.length,
         createdAt: Date.now(),
       };
-      if (!(await options.files.put(file, bytes, options.maxThreadBytes))) {
+      // Stored under the thread guard: a delete here waits for it (and removes it), and a
+      // thread deleted and made again while the body came in is not this upload's thread.
+      const put = ctx.manager.threadGuard.start(threadId, async (current) => {
+        if (current.token !== thread.token) {
+          throw new ResumableError('thread_not_found', `no thread ${threadId}`);
+        }
+        return options.files.put(file, bytes, options.maxThreadBytes);
+      });
+      if (!(await put)) {
         throw new ResumableError(
           'payload_too_large',
           `the thread's files would be over their limit of ${options.maxThreadBytes} bytes`,
         );
       }
-      // The thread may have been deleted while the body came in: its files are gone, and
+      // Another instance may have deleted the thread meanwhile: its files are gone, and
       // this one must not outlive it (nor be answered 201).
       const now = await ctx.store.getThread(threadId);
       if (now?.token !== thread.token) {

@@ -70,6 +70,42 @@ describe.each(STORES)('abuse: requests racing a thread delete ($name)', ({ creat
   });
 });
 
+describe.each(STORES)('abuse: an upload racing a delete and a re-create ($name)', ({ create }) => {
+  const ctx = useStoreServer(create, { files: { maxFileBytes: 1000, maxThreadBytes: 1000 } });
+
+  it('answers 404 and leaves none of its bytes in the thread made again under that id', async () => {
+    const threadId = `race-recreate-${Math.random().toString(36).slice(2)}`;
+    const script = { tokens: 1, tokensPerSecond: 0 };
+    const { json: run } = await postRun(ctx.server.url, { ...prompt('hi', script), threadId });
+    await ctx.server.manager.waitForRun(run.runId);
+    const upload = slowRequest(
+      ctx.server.port,
+      `POST /api/threads/${threadId}/files?name=a.txt HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${run.token}\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n${'a'.repeat(500)}`,
+    );
+    await sleep(100);
+    const deleted = await fetch(`${ctx.server.url}/threads/${threadId}`, {
+      method: 'DELETE',
+      headers: bearer(run.token),
+    });
+    expect(deleted.status).toBe(204);
+    const { json: again } = await postRun(ctx.server.url, { ...prompt('again', script), threadId });
+    await ctx.server.manager.waitForRun(again.runId);
+    const answer = await upload.finish('b'.repeat(500));
+    expect([answer.status, JSON.parse(answer.body)]).toEqual([
+      404,
+      { error: { code: 'thread_not_found', message: `no thread ${threadId}` } },
+    ]);
+    // Before: the old thread's 1000 bytes were stored into the new thread (until the
+    // sweep), so its whole budget was taken: 413.
+    const full = await fetch(`${ctx.server.url}/threads/${threadId}/files?name=b.txt`, {
+      method: 'POST',
+      headers: { ...bearer(again.token), 'Content-Type': 'text/plain' },
+      body: 'c'.repeat(1000),
+    });
+    expect(full.status).toBe(201);
+  });
+});
+
 describe('abuse: a run started while its thread is being deleted (SQLite)', () => {
   const dir = tempDir();
   let server: RunningServer;
