@@ -15,6 +15,12 @@ const within = <T>(promise: Promise<T>, ms: number) =>
  * Ids may contain `:`. In the Redis store, thread `team:events` had the key of thread
  * `team`'s event stream: whoever made the second one broke both (WRONGTYPE, runs that
  * never ended, a delete that hung), and deleting one deleted the other's record.
+ *
+ * Only the Redis store composes keys from ids, so only there can this fail today. The
+ * memory store keys its Maps by whole ids and SQLite compares whole column values
+ * (`thread_id = ?`, never `LIKE`), so `team` and `team:events` cannot meet there; on them
+ * this is the same contract kept for a change that would compose keys or prefixes (a
+ * key-value cache, a `LIKE 'team%'` delete), not a test of anything they do now.
  */
 describe.each(STORES)('abuse: ids that are another id plus a key suffix ($name)', ({ create }) => {
   const ctx = useStoreServer(create);
