@@ -90,11 +90,11 @@ export function fileRoutes(
           `the thread's files would be over their limit of ${options.maxThreadBytes} bytes`,
         );
       }
-      // Another instance may have deleted the thread meanwhile: its files are gone, and
-      // this one must not outlive it (nor be answered 201).
+      // Another instance may have deleted the thread meanwhile (and made it again): its
+      // files are gone, and this one must not outlive it (nor be answered 201).
       const now = await ctx.store.getThread(threadId);
       if (now?.token !== thread.token) {
-        if (now === null) await options.files.removeThread(threadId);
+        await options.files.remove(threadId, file.fileId);
         throw new ResumableError('thread_not_found', `no thread ${threadId}`);
       }
       const url = fileUrl(options.basePath, threadId, file.fileId);

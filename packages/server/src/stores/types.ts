@@ -296,6 +296,8 @@ export interface FileStore {
   get(threadId: string, fileId: string): Promise<{ file: StoredFile; bytes: Uint8Array } | null>;
   /** Deletes every file of the thread. */
   removeThread(threadId: string): Promise<void>;
+  /** Deletes one file, with its share of the thread's total; a no-op for an unknown one. */
+  remove(threadId: string, fileId: string): Promise<void>;
   /**
    * Marks a file as named by a prompt: it is then kept until its thread is deleted. A no-op
    * for an unknown file. Without it (and `sweepUnreferenced`), uploads are never swept.
