@@ -17,13 +17,19 @@ export class ThreadGuard {
 
   /**
    * Runs `start` with the thread's record once it is known to exist and not being
-   * deleted, else `404`.
+   * deleted, else `404`. `known`: the record the caller has just read, not read again (a
+   * delete that ended since is refused by the store's atomic `createRun`).
    */
-  async start<T>(threadId: string, start: (thread: ThreadRecord) => Promise<T>): Promise<T> {
+  async start<T>(
+    threadId: string,
+    start: (thread: ThreadRecord) => Promise<T>,
+    known?: ThreadRecord,
+  ): Promise<T> {
     const run = (async () => {
       // Registered first (this tick), so a deletion that begins from here on waits for it.
       await Promise.resolve();
-      const thread = this.deleting.get(threadId) > 0 ? null : await this.store.getThread(threadId);
+      const thread =
+        this.deleting.get(threadId) > 0 ? null : (known ?? (await this.store.getThread(threadId)));
       if (!thread) throw new ResumableError('thread_not_found', `no thread ${threadId}`);
       return start(thread);
     })();

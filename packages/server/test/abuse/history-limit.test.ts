@@ -57,7 +57,7 @@ describe.each(STORES)('abuse: one request past the history limit ($name)', ({ cr
     ]);
     const repeated = await postRun(
       ctx.server.url,
-      { threadId: run.threadId, messages: users(0, 99), forwardedProps: FAST },
+      { threadId: run.threadId, messages: users(0, 98), forwardedProps: FAST },
       headers,
     );
     expect(repeated.status).toBe(201);
@@ -66,5 +66,21 @@ describe.each(STORES)('abuse: one request past the history limit ($name)', ({ cr
       await fetch(`${ctx.server.url}/threads/${run.threadId}`, { headers })
     ).json()) as { runs: unknown[] };
     expect(thread.runs).toHaveLength(2);
+    // 100 stored now (98 prompts, 2 answers): full. A run that adds no prompt would still
+    // add its answer, so it is refused too (stored + new is 100, not over the limit).
+    const full = await postRun(
+      ctx.server.url,
+      { threadId: run.threadId, messages: users(0, 1), forwardedProps: FAST },
+      headers,
+    );
+    expect([full.status, full.json]).toEqual([
+      400,
+      {
+        error: {
+          code: 'bad_request',
+          message: `thread ${run.threadId} has 100 messages in its history, the limit; start a new thread`,
+        },
+      },
+    ]);
   });
 });
