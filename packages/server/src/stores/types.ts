@@ -259,6 +259,18 @@ export function runNotFound(runId: string): ResumableError {
   return new ResumableError('run_not_found', `no run ${runId}`);
 }
 
+/**
+ * Whether an append failed because the run's log is no longer this writer's: another
+ * writer ended it (a conflict), or it was removed (its thread deleted, on another
+ * instance). Retrying cannot help, and nobody should end it here.
+ */
+export function lostRunLog(error: unknown): boolean {
+  return (
+    error instanceof AppendConflictError ||
+    (error instanceof ResumableError && error.code === 'run_not_found')
+  );
+}
+
 /** `PATCH` / `DELETE /threads/{id}` on the store. */
 export interface ThreadEdits {
   /** Sets the thread's title; false when there is no such thread. */
