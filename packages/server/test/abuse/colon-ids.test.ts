@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { bearer, logOf, postRun, prompt, STORES } from '../helpers.js';
-import { useStoreServer } from './util.js';
+import { useStoreServer, within } from './util.js';
 
 const FAST = { tokens: 1, tokensPerSecond: 0 };
-
-/** Resolves `promise`, or the string 'timeout' after `ms`. */
-const within = <T>(promise: Promise<T>, ms: number) =>
-  Promise.race([
-    promise,
-    new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), ms)),
-  ]);
 
 /**
  * Ids may contain `:`. In the Redis store, thread `team:events` had the key of thread

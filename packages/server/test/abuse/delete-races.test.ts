@@ -32,77 +32,62 @@ function slowRequest(port: number, first: string) {
 
 describe.each(STORES)('abuse: requests racing a thread delete ($name)', ({ create }) => {
   const ctx = useStoreServer(create, { files: { maxFileBytes: 1000, maxThreadBytes: 1000 } });
+  const FAST = { tokens: 1, tokensPerSecond: 0 };
+  const notFound = (threadId: string) => ({
+    error: { code: 'thread_not_found', message: `no thread ${threadId}` },
+  });
+
+  /** A thread, an upload of 1000 bytes to it half sent, then the thread deleted. */
+  const uploadThenDelete = async (threadId: string) => {
+    const { json: run } = await postRun(ctx.server.url, { ...prompt('hi', FAST), threadId });
+    await ctx.server.manager.waitForRun(run.runId);
+    const upload = slowRequest(
+      ctx.server.port,
+      `POST /api/threads/${threadId}/files?name=a.txt HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${run.token}\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n${'a'.repeat(500)}`,
+    );
+    await sleep(100);
+    const deleted = await fetch(`${ctx.server.url}/threads/${threadId}`, {
+      method: 'DELETE',
+      headers: bearer(run.token),
+    });
+    expect(deleted.status).toBe(204);
+    return upload;
+  };
+  /** The thread made again under `threadId`: its token. */
+  const makeAgain = async (threadId: string) => {
+    const { json: again } = await postRun(ctx.server.url, { ...prompt('again', FAST), threadId });
+    await ctx.server.manager.waitForRun(again.runId);
+    return again.token;
+  };
+  /** The status of an upload of the thread's whole budget (1000 bytes). */
+  const uploadAll = async (threadId: string, token: string) =>
+    (
+      await fetch(`${ctx.server.url}/threads/${threadId}/files?name=b.txt`, {
+        method: 'POST',
+        headers: { ...bearer(token), 'Content-Type': 'text/plain' },
+        body: 'c'.repeat(1000),
+      })
+    ).status;
 
   it('an upload whose thread is deleted while its body comes in: 404, and nothing is left', async () => {
     const threadId = `race-upload-${Math.random().toString(36).slice(2)}`;
-    const { json: run } = await postRun(ctx.server.url, {
-      ...prompt('hi', { tokens: 1, tokensPerSecond: 0 }),
-      threadId,
-    });
-    await ctx.server.manager.waitForRun(run.runId);
-    const upload = slowRequest(
-      ctx.server.port,
-      `POST /api/threads/${threadId}/files?name=a.txt HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${run.token}\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n${'a'.repeat(500)}`,
-    );
-    await sleep(100);
-    const deleted = await fetch(`${ctx.server.url}/threads/${threadId}`, {
-      method: 'DELETE',
-      headers: bearer(run.token),
-    });
-    expect(deleted.status).toBe(204);
+    const upload = await uploadThenDelete(threadId);
     // Before: 201, and the deleted thread's file was kept (readable by whoever made a thread
     // of that id again, and counted against its budget).
     const answer = await upload.finish('b'.repeat(500));
-    expect([answer.status, JSON.parse(answer.body)]).toEqual([
-      404,
-      { error: { code: 'thread_not_found', message: `no thread ${threadId}` } },
-    ]);
-    const { json: again } = await postRun(ctx.server.url, {
-      ...prompt('again', { tokens: 1, tokensPerSecond: 0 }),
-      threadId,
-    });
-    const full = await fetch(`${ctx.server.url}/threads/${threadId}/files?name=b.txt`, {
-      method: 'POST',
-      headers: { ...bearer(again.token), 'Content-Type': 'text/plain' },
-      body: 'c'.repeat(1000),
-    });
-    expect(full.status).toBe(201);
+    expect([answer.status, JSON.parse(answer.body)]).toEqual([404, notFound(threadId)]);
+    expect(await uploadAll(threadId, await makeAgain(threadId))).toBe(201);
   });
-});
 
-describe.each(STORES)('abuse: an upload racing a delete and a re-create ($name)', ({ create }) => {
-  const ctx = useStoreServer(create, { files: { maxFileBytes: 1000, maxThreadBytes: 1000 } });
-
-  it('answers 404 and leaves none of its bytes in the thread made again under that id', async () => {
+  it('an upload racing a delete and a re-create: 404, none of its bytes in the new thread', async () => {
     const threadId = `race-recreate-${Math.random().toString(36).slice(2)}`;
-    const script = { tokens: 1, tokensPerSecond: 0 };
-    const { json: run } = await postRun(ctx.server.url, { ...prompt('hi', script), threadId });
-    await ctx.server.manager.waitForRun(run.runId);
-    const upload = slowRequest(
-      ctx.server.port,
-      `POST /api/threads/${threadId}/files?name=a.txt HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${run.token}\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n${'a'.repeat(500)}`,
-    );
-    await sleep(100);
-    const deleted = await fetch(`${ctx.server.url}/threads/${threadId}`, {
-      method: 'DELETE',
-      headers: bearer(run.token),
-    });
-    expect(deleted.status).toBe(204);
-    const { json: again } = await postRun(ctx.server.url, { ...prompt('again', script), threadId });
-    await ctx.server.manager.waitForRun(again.runId);
+    const upload = await uploadThenDelete(threadId);
+    const token = await makeAgain(threadId);
     const answer = await upload.finish('b'.repeat(500));
-    expect([answer.status, JSON.parse(answer.body)]).toEqual([
-      404,
-      { error: { code: 'thread_not_found', message: `no thread ${threadId}` } },
-    ]);
+    expect([answer.status, JSON.parse(answer.body)]).toEqual([404, notFound(threadId)]);
     // Before: the old thread's 1000 bytes were stored into the new thread (until the
     // sweep), so its whole budget was taken: 413.
-    const full = await fetch(`${ctx.server.url}/threads/${threadId}/files?name=b.txt`, {
-      method: 'POST',
-      headers: { ...bearer(again.token), 'Content-Type': 'text/plain' },
-      body: 'c'.repeat(1000),
-    });
-    expect(full.status).toBe(201);
+    expect(await uploadAll(threadId, token)).toBe(201);
   });
 });
 

@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { postRun, prompt, STORES, waitFor } from '../helpers.js';
-import { useStoreServer } from './util.js';
-
-/** Resolves `promise`, or the string 'timeout' after `ms`. */
-const within = <T>(promise: Promise<T>, ms: number) =>
-  Promise.race([
-    promise,
-    new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), ms)),
-  ]);
+import { useStoreServer, within } from './util.js';
 
 /**
  * A delete on another instance removes a thread whose run this instance still produces
