@@ -141,7 +141,9 @@ export interface ResumableServerOptions {
   /**
    * The client's address for the per-address limits (`limits.maxRunsPerMinutePerAddress`,
    * `limits.maxRunningRunsPerAddress`, `files.maxUploadsPerMinutePerAddress`). Behind a proxy, read it from the proxy's header.
-   * @default the socket's remote address on Node, else none (per-address limits off)
+   * Without one, the rate limits per address are off and every client shares one
+   * `limits.maxStreamsPerAddress`.
+   * @default the socket's remote address on Node, else none
    */
   clientAddress?: (request: Request, env: unknown) => string | null;
   /**
