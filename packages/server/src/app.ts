@@ -6,6 +6,7 @@ import { DirectoryFiles } from './files/directory.js';
 import { KNOWN_FILE_TYPES } from './files/sniff.js';
 import { DEFAULT_UPLOAD_RATE, type UploadRateLimits } from './files/upload-rate.js';
 import type { FileLimits } from './http/file-routes.js';
+import { DEFAULT_MAX_STREAMS_PER_ADDRESS } from './http/stream-quota.js';
 import { createHttpApp } from './http.js';
 import { type RunLimits, RunManager } from './run-manager.js';
 import { DEFAULT_LIMITS, DEFAULT_MAX_BODY_BYTES, definedOnly } from './runs/options.js';
@@ -22,7 +23,9 @@ export interface ServerLimits extends RunLimits {
    * Event streams (of runs and of threads) one client address may have open on this
    * instance, across every run and thread; more answer `429 too_many_requests` +
    * `Retry-After`. Without it one client could hold `maxSubscribersPerRun` on each run.
-   * @default 2000
+   * Requests whose address is unknown (`clientAddress` gives null) share one count: on a
+   * host that does not give the socket's address, set `clientAddress`.
+   * @default 100
    */
   maxStreamsPerAddress: number;
 }
@@ -138,7 +141,9 @@ export interface ResumableServerOptions {
   /**
    * The client's address for the per-address limits (`limits.maxRunsPerMinutePerAddress`,
    * `limits.maxRunningRunsPerAddress`, `files.maxUploadsPerMinutePerAddress`). Behind a proxy, read it from the proxy's header.
-   * @default the socket's remote address on Node, else none (per-address limits off)
+   * Without one, the rate limits per address are off and every client shares one
+   * `limits.maxStreamsPerAddress`.
+   * @default the socket's remote address on Node, else none
    */
   clientAddress?: (request: Request, env: unknown) => string | null;
   /**
@@ -226,7 +231,7 @@ export function createResumableApp(options: ResumableServerOptions = {}): Resuma
     authorize: options.authorize ?? tokenPolicy,
     corsOrigins: options.cors?.origins ?? [],
     maxBodyBytes,
-    maxStreamsPerAddress: maxStreamsPerAddress ?? 2000,
+    maxStreamsPerAddress: maxStreamsPerAddress ?? DEFAULT_MAX_STREAMS_PER_ADDRESS,
     basePath,
     files,
     ready,

@@ -26,7 +26,7 @@ export interface HttpOptions {
   /** Origins allowed to call the API from a browser; none by default. */
   corsOrigins: readonly string[];
   maxBodyBytes: number;
-  /** Open event streams per client address; more answer `429`. */
+  /** Open event streams per client address (unknown ones share one count); more answer `429`. */
   maxStreamsPerAddress: number;
   /** Uploaded files: where they are kept and their limits. */
   files: Omit<FileLimits, 'basePath'>;
@@ -84,7 +84,7 @@ export function createHttpApp(options: HttpOptions): Hono {
   const clientAddress = options.clientAddress ?? socketAddress;
   const address = (c: Context) => clientAddress(c.req.raw, c.env);
   const ctx = new RouteContext(options.manager, options.authorize, {
-    quota: new StreamQuota(options.maxStreamsPerAddress),
+    quota: new StreamQuota(options.maxStreamsPerAddress, options.manager.log),
     address,
   });
   const basePath = options.basePath === '/' ? '' : options.basePath.replace(/\/$/, '');

@@ -247,8 +247,10 @@ export class RunManager {
       if (existing) return { created: false, run: existing };
       throw full;
     }
-    const creating = this.threadGuard.start(input.threadId, () =>
-      createAndStart(this.parts, input, client, parentMessageId),
+    const creating = this.threadGuard.start(
+      input.threadId,
+      () => createAndStart(this.parts, input, client, parentMessageId),
+      client.thread,
     );
     this.creating.set(
       input.runId,

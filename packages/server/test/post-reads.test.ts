@@ -1,7 +1,7 @@
 import { EventType } from '@resumable/protocol';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Agent, MemoryStore, startServer } from '../src/index.js';
-import { postRun, prompt } from './helpers.js';
+import { bearer, postRun, prompt } from './helpers.js';
 
 /**
  * `POST /runs` reads the run record at most once: the HTTP layer looks up a client-chosen
@@ -80,5 +80,47 @@ describe('POST /runs store reads', () => {
     const fresh = await postRun(server.url, prompt('new'));
     expect(fresh.status).toBe(201);
     expect(getRunCalls).toBe(0);
+  });
+});
+
+/**
+ * `POST /runs` on an existing thread reads the thread once (the route's read is handed to
+ * the thread guard) and its history once (the tree the run is placed in also tells
+ * whether the thread is full), as the runs that follow need.
+ */
+describe('POST /runs on an existing thread: thread and history reads', () => {
+  const store = new MemoryStore();
+  const calls = { getThread: 0, listMessages: 0 };
+  const getThread = store.getThread.bind(store);
+  const listMessages = store.listMessages.bind(store);
+  store.getThread = (threadId) => {
+    calls.getThread++;
+    return getThread(threadId);
+  };
+  store.listMessages = (threadId, before, limit) => {
+    calls.listMessages++;
+    return listMessages(threadId, before, limit);
+  };
+  const serving = startServer({ port: 0, store, log: () => {} });
+  afterAll(async () => (await serving).close());
+
+  it('reads the thread once and one page of history', async () => {
+    const server = await serving;
+    const { json: first } = await postRun(server.url, prompt('hi', { tokens: 1 }));
+    await server.manager.waitForRun(first.runId);
+    calls.getThread = 0;
+    calls.listMessages = 0;
+    const second = await postRun(
+      server.url,
+      // Slow: its end (which reads the history to store its answer) is not counted.
+      { ...prompt('again', { tokens: 50, tokensPerSecond: 10 }, 'u2'), threadId: first.threadId },
+      bearer(first.token),
+    );
+    expect(second.status).toBe(201);
+    // Before: 2 and 2 (the thread guard read the thread again; admission read a page of
+    // history to learn its length before the tree read it whole).
+    expect(calls).toEqual({ getThread: 1, listMessages: 1 });
+    await server.manager.cancel(second.json.runId);
+    await server.manager.waitForRun(second.json.runId);
   });
 });

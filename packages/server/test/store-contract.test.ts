@@ -135,6 +135,37 @@ describe.each(STORES)('EventStore contract: $name', ({ create }) => {
     expect(older).toEqual({ messages: [m('m1', 'one')], nextBefore: null });
   });
 
+  it('a write naming a missing thread or run throws the typed 404, and stores nothing', async () => {
+    const threadId = id('gone');
+    const runId = id('r');
+    const failure = (promise: Promise<unknown>) =>
+      promise.then(
+        () => 'resolved',
+        (e: unknown) => (e instanceof ResumableError ? [e.status, e.toBody()] : String(e)),
+      );
+    const noThread = [
+      404,
+      { error: { code: 'thread_not_found', message: `no thread ${threadId}` } },
+    ];
+    // Before: a plain Error (answered 500 internal), and SQLite stored a run with no thread.
+    expect(await failure(store.createRun({ runId, threadId, createdAt: 1, owner: 'me' }))).toEqual(
+      noThread,
+    );
+    expect(await store.getRun(runId)).toBeNull();
+    expect(await store.listRuns(threadId, 10)).toEqual([]);
+    expect(await failure(store.append(runId, [ev(1)]))).toEqual([
+      404,
+      { error: { code: 'run_not_found', message: `no run ${runId}` } },
+    ]);
+    expect(await store.readEvents(runId, 0, 10)).toEqual([]);
+    const message: Message = { id: 'm1', role: 'user', content: 'hi' };
+    expect(await failure(store.putMessages(threadId, runId, [message]))).toEqual(noThread);
+    expect(await store.listMessages(threadId, null, 10)).toEqual({
+      messages: [],
+      nextBefore: null,
+    });
+  });
+
   it('prunes the events of runs that ended before the cut-off, keeping the record', async () => {
     const { runId, threadId } = await newRun();
     const live = await newRun();

@@ -74,6 +74,13 @@ export async function planBranch(
   maxMessages = Number.POSITIVE_INFINITY,
 ): Promise<BranchPlan> {
   const tree = await loadTree(store, input.threadId);
+  // A full thread takes no more runs, even one that adds no prompt: its answer would.
+  if (tree.size >= maxMessages) {
+    throw new ResumableError(
+      'bad_request',
+      `thread ${input.threadId} has ${maxMessages} messages in its history, the limit; start a new thread`,
+    );
+  }
   let parentId: string | null;
   if (parentMessageId === undefined) {
     parentId = await currentLeaf(store, tree, input.threadId);

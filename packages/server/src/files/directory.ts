@@ -43,6 +43,12 @@ export class DirectoryFiles implements FileStore {
     await rm(this.path(threadId), { recursive: true, force: true });
   }
 
+  async remove(threadId: string, fileId: string): Promise<void> {
+    // The description first: bytes without one are never read.
+    await rm(this.path(threadId, `${fileId}.json`), { force: true });
+    await rm(this.path(threadId, fileId), { force: true });
+  }
+
   private async write(file: StoredFile, bytes: Uint8Array, max: number): Promise<boolean> {
     const dir = this.path(file.threadId);
     const names = (await this.io(() => readdir(dir))) ?? [];

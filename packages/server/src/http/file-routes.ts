@@ -76,17 +76,25 @@ export function fileRoutes(
         size: bytes.length,
         createdAt: Date.now(),
       };
-      if (!(await options.files.put(file, bytes, options.maxThreadBytes))) {
+      // Stored under the thread guard: a delete here waits for it (and removes it), and a
+      // thread deleted and made again while the body came in is not this upload's thread.
+      const put = ctx.manager.threadGuard.start(threadId, async (current) => {
+        if (current.token !== thread.token) {
+          throw new ResumableError('thread_not_found', `no thread ${threadId}`);
+        }
+        return options.files.put(file, bytes, options.maxThreadBytes);
+      });
+      if (!(await put)) {
         throw new ResumableError(
           'payload_too_large',
           `the thread's files would be over their limit of ${options.maxThreadBytes} bytes`,
         );
       }
-      // The thread may have been deleted while the body came in: its files are gone, and
-      // this one must not outlive it (nor be answered 201).
+      // Another instance may have deleted the thread meanwhile (and made it again): its
+      // files are gone, and this one must not outlive it (nor be answered 201).
       const now = await ctx.store.getThread(threadId);
       if (now?.token !== thread.token) {
-        if (now === null) await options.files.removeThread(threadId);
+        await options.files.remove(threadId, file.fileId);
         throw new ResumableError('thread_not_found', `no thread ${threadId}`);
       }
       const url = fileUrl(options.basePath, threadId, file.fileId);
@@ -126,14 +134,21 @@ export function fileRoutes(
   return routes;
 }
 
-/** The `?name=`: 1-255 characters, no path separators or control characters. */
+/**
+ * Refused in a name: path separators, control characters, and the bidi embeddings,
+ * overrides and isolates (U+202A-U+202E, U+2066-U+2069), which make `cat\u202Egnp.exe` show
+ * as `catexe.png` wherever the name is displayed.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing them is the point
+const REFUSED_IN_NAME = /[/\\\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/;
+
+/** The `?name=`: 1-255 characters, none of `REFUSED_IN_NAME`. */
 function nameOf(value: string | undefined): string {
   const name = value?.trim() ?? '';
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing them is the point
-  if (name === '' || [...name].length > MAX_NAME || /[/\\\u0000-\u001f\u007f]/.test(name)) {
+  if (name === '' || [...name].length > MAX_NAME || REFUSED_IN_NAME.test(name)) {
     throw new ResumableError(
       'bad_request',
-      `name must be the file's name: 1 to ${MAX_NAME} characters, without / \\ or control characters`,
+      `name must be the file's name: 1 to ${MAX_NAME} characters, without / \\, control or bidi control characters`,
     );
   }
   return name;

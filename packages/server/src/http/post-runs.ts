@@ -132,7 +132,7 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
     try {
       const { created, run } = await manager.startRun(
         input,
-        { address, threadExists, bytes },
+        { address, threadExists, bytes, thread },
         accepted.parentMessageId,
       );
       return created ? { created: run, thread } : { existing: run };

@@ -204,19 +204,11 @@ export class Admission {
   }
 
   /**
-   * Runs of the thread running on any instance (the store knows them all), and the size
-   * of its history: history positions are dense (1, 2, 3…), so the cursor of the page
-   * before the newest message is its position, the history's length.
+   * Runs of the thread running on any instance (the store knows them all). A full
+   * history is refused where the run reads it whole anyway (`planBranch`).
    */
   private async checkStoredRuns(who: Applicant): Promise<void> {
-    const { store, maxThreadMessages } = this.options;
-    const page = await store.listMessages(who.threadId, null, 1);
-    if (page.nextBefore !== null && page.nextBefore >= maxThreadMessages) {
-      throw new ResumableError(
-        'bad_request',
-        `thread ${who.threadId} has ${maxThreadMessages} messages in its history, the limit; start a new thread`,
-      );
-    }
+    const { store } = this.options;
     const max = this.options.maxRunningRunsPerThread;
     const newest = await store.listRuns(who.threadId, max);
     const running = newest.filter((run) => run.status === 'running' && run.runId !== who.runId);

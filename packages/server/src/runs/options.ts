@@ -1,5 +1,5 @@
 import type { Agent } from '../agents/types.js';
-import type { EventStore, FileStore } from '../stores/types.js';
+import type { EventStore, FileStore, ThreadRecord } from '../stores/types.js';
 import { type ClientLimits, DEFAULT_CLIENT_LIMITS } from './admission.js';
 
 export interface RunLimits extends ClientLimits {
@@ -165,6 +165,11 @@ export interface StartingClient {
   bytes: number;
   /** False when the request creates the thread: no run can be running on it yet. */
   threadExists: boolean;
+  /**
+   * The thread's record, as the caller has just read it: the thread guard does not read
+   * it again (a thread deleted since is still refused, atomically, by `createRun`).
+   */
+  thread?: ThreadRecord;
 }
 
 /** `{a: undefined}` must not override a default. */

@@ -9,7 +9,7 @@ import {
 import { putAnswer } from '../branches/history.js';
 import { sleep } from '../sleep.js';
 import type { EventStore, RunEnd, RunRecord, StoredEvent } from '../stores/types.js';
-import { AppendConflictError } from '../stores/types.js';
+import { AppendConflictError, lostRunLog } from '../stores/types.js';
 import type { Hub } from '../subscription.js';
 import { historyMessage, isTerminalJson, type PendingEvent, statusOf } from './events.js';
 
@@ -176,7 +176,7 @@ export class RunLog {
     } catch (error) {
       const landed = this.landedBefore(error, events);
       if (landed === null) {
-        if (error instanceof AppendConflictError) this.fail(error);
+        if (lostRunLog(error)) this.fail(error);
         else await this.hold(stored, error);
         return;
       }

@@ -4,7 +4,7 @@ import type { Agent } from '../agents/types.js';
 import { type BranchPlan, planBranch } from '../branches/history.js';
 import { fileReader } from '../files/references.js';
 import type { EventStore, RunRecord } from '../stores/types.js';
-import { AppendConflictError } from '../stores/types.js';
+import { lostRunLog } from '../stores/types.js';
 import type { ThreadEvents } from '../threads/thread-events.js';
 import type { Admission, Ticket } from './admission.js';
 import { lostEvent } from './events.js';
@@ -96,11 +96,11 @@ export async function createAndStart(
     maxBytes: limits.maxBytesPerRun,
     outage: { budgetMs: limits.storeOutageMs, maxBytes: limits.storeOutageBytes },
     shutdown: parts.shutdown,
-    // A conflict means another writer owns the log now. Otherwise (shutdown during a
-    // store outage) the end is retried until it lands: left `running`, the run would
-    // keep subscribers polling.
+    // A conflict means another writer owns the log now; a removed run has no log to end.
+    // Otherwise (shutdown during a store outage) the end is retried until it lands: left
+    // `running`, the run would keep subscribers polling.
     onFailed: (error) => {
-      if (error instanceof AppendConflictError) return;
+      if (lostRunLog(error)) return;
       const lost = lostEvent('the server could not store the events of this run');
       void parts.recovery.endWithRetries(result.run, lost);
     },

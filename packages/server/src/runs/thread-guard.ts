@@ -1,6 +1,6 @@
 import { ResumableError } from '@resumable/protocol';
 import { KeyCounts } from '../key-counts.js';
-import type { EventStore } from '../stores/types.js';
+import type { EventStore, ThreadRecord } from '../stores/types.js';
 
 /**
  * Keeps run starts and thread deletions of one thread apart, on this instance. A run is
@@ -15,15 +15,23 @@ export class ThreadGuard {
 
   constructor(private readonly store: EventStore) {}
 
-  /** Runs `start` once the thread is known to exist and not being deleted, else `404`. */
-  async start<T>(threadId: string, start: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `start` with the thread's record once it is known to exist and not being
+   * deleted, else `404`. `known`: the record the caller has just read, not read again (a
+   * delete that ended since is refused by the store's atomic `createRun`).
+   */
+  async start<T>(
+    threadId: string,
+    start: (thread: ThreadRecord) => Promise<T>,
+    known?: ThreadRecord,
+  ): Promise<T> {
     const run = (async () => {
       // Registered first (this tick), so a deletion that begins from here on waits for it.
       await Promise.resolve();
-      if (this.deleting.get(threadId) > 0 || !(await this.store.getThread(threadId))) {
-        throw new ResumableError('thread_not_found', `no thread ${threadId}`);
-      }
-      return start();
+      const thread =
+        this.deleting.get(threadId) > 0 ? null : (known ?? (await this.store.getThread(threadId)));
+      if (!thread) throw new ResumableError('thread_not_found', `no thread ${threadId}`);
+      return start(thread);
     })();
     const set = this.starting.get(threadId) ?? new Set();
     this.starting.set(threadId, set);

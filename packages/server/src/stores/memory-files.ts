@@ -35,6 +35,10 @@ export class MemoryFiles implements FileStore {
     this.threads.delete(threadId);
   }
 
+  async remove(threadId: string, fileId: string): Promise<void> {
+    this.threads.get(threadId)?.delete(fileId);
+  }
+
   async markReferenced(threadId: string, fileId: string): Promise<void> {
     const stored = this.threads.get(threadId)?.get(fileId);
     if (stored) stored.referenced = true;

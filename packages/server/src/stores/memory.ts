@@ -14,7 +14,7 @@ import type {
   ThreadEdits,
   ThreadRecord,
 } from './types.js';
-import { AppendConflictError } from './types.js';
+import { AppendConflictError, runNotFound, threadNotFound } from './types.js';
 
 interface MemoryRun {
   record: RunRecord;
@@ -117,7 +117,7 @@ export class MemoryStore implements EventStore {
     const existing = this.runs.get(run.runId);
     if (existing) return { created: false, run: copy(existing.record) };
     const thread = this.threads.get(run.threadId);
-    if (!thread) throw new Error(`thread ${run.threadId} does not exist`);
+    if (!thread) throw threadNotFound(run.threadId);
     const record: RunRecord = {
       ...run,
       status: 'running',
@@ -149,7 +149,7 @@ export class MemoryStore implements EventStore {
 
   async append(runId: string, events: readonly StoredEvent[], end?: RunEnd): Promise<void> {
     const run = this.runs.get(runId);
-    if (!run) throw new Error(`run ${runId} does not exist`);
+    if (!run) throw runNotFound(runId);
     const first = events[0]?.offset ?? run.record.lastOffset + 1;
     if (run.record.status !== 'running' || first !== run.record.lastOffset + 1) {
       throw new AppendConflictError(runId, run.record.lastOffset + 1, first);
@@ -183,7 +183,7 @@ export class MemoryStore implements EventStore {
 
   async putMessages(threadId: string, _runId: string, messages: readonly Message[]) {
     const thread = this.threads.get(threadId);
-    if (!thread) throw new Error(`thread ${threadId} does not exist`);
+    if (!thread) throw threadNotFound(threadId);
     for (const message of messages) {
       const at = thread.messageIndex.get(message.id);
       if (at !== undefined) {

@@ -20,7 +20,7 @@ import type {
   StoredEvent,
   ThreadRecord,
 } from './types.js';
-import { AppendConflictError } from './types.js';
+import { AppendConflictError, runNotFound, threadNotFound } from './types.js';
 
 export type { RedisStoreOptions };
 
@@ -130,7 +130,7 @@ export class RedisStore implements EventStore {
         ...(run.replyTo === undefined ? [] : [run.replyTo ?? '']),
       ),
     )) as [number, string[]?];
-    if (reply[0] === -1) throw new Error(`thread ${run.threadId} does not exist`);
+    if (reply[0] === -1) throw threadNotFound(run.threadId);
     return { created: reply[0] === 1, run: toRecord(reply[1] ?? [], 1)! };
   }
 
@@ -176,7 +176,7 @@ export class RedisStore implements EventStore {
         ...events.map((event) => event.json),
       ),
     )) as [number, number?];
-    if (reply[0] === -1) throw new Error(`run ${runId} does not exist`);
+    if (reply[0] === -1) throw runNotFound(runId);
     if (reply[0] === 0) {
       const expected = reply[1]!;
       throw new AppendConflictError(runId, expected, first === -1 ? expected : first);
@@ -200,7 +200,7 @@ export class RedisStore implements EventStore {
     const reply = await this.call('putMessages', (c) =>
       c.rsPutMessages(k.thread(threadId), k.history(threadId), k.messages(threadId), ...args),
     );
-    if (reply === -1) throw new Error(`thread ${threadId} does not exist`);
+    if (reply === -1) throw threadNotFound(threadId);
   }
 
   async listMessages(threadId: string, before: number | null, limit: number): Promise<MessagePage> {

@@ -79,6 +79,7 @@ export class SqliteFiles implements FileStore {
   private readonly putTx: (file: StoredFile, bytes: Uint8Array, max: number) => boolean;
   private readonly sweepTx: (createdBefore: number, limit: number) => number;
   private readonly removeTx: (threadId: string) => void;
+  private readonly removeOneTx: (threadId: string, fileId: string) => void;
 
   constructor(
     db: Database.Database,
@@ -101,6 +102,10 @@ export class SqliteFiles implements FileStore {
       ),
       removeOne: db.prepare('DELETE FROM files WHERE thread_id = ? AND file_id = ?'),
     };
+    this.removeOneTx = db.transaction((threadId: string, fileId: string) => {
+      this.stmt.removeOne.run(threadId, fileId);
+      this.stmt.unpend.run(threadId, fileId);
+    });
     this.sweepTx = db.transaction((createdBefore: number, limit: number) => {
       const rows = this.stmt.stale.all(createdBefore, limit) as Array<{
         thread_id: string;
@@ -155,6 +160,10 @@ export class SqliteFiles implements FileStore {
 
   async removeThread(threadId: string): Promise<void> {
     this.guard(() => this.removeTx(threadId));
+  }
+
+  async remove(threadId: string, fileId: string): Promise<void> {
+    this.guard(() => this.removeOneTx(threadId, fileId));
   }
 
   async markReferenced(threadId: string, fileId: string): Promise<void> {

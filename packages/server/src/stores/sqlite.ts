@@ -16,7 +16,7 @@ import type {
   StoredEvent,
   ThreadRecord,
 } from './types.js';
-import { AppendConflictError } from './types.js';
+import { AppendConflictError, runNotFound, threadNotFound } from './types.js';
 
 export interface SqliteStoreOptions {
   /** Database file; created with its directory when missing. `:memory:` for a throwaway. */
@@ -165,9 +165,10 @@ export class SqliteStore implements EventStore {
         `SELECT thread_id, token, created_at, first_run_id, title, updated_at
          FROM threads WHERE thread_id = ?`,
       ),
+      // Only into a thread that exists: no run without its thread (rule 4).
       insertRun: db.prepare(
         `INSERT OR IGNORE INTO runs (run_id, thread_id, status, created_at, owner, reply_to)
-         VALUES (?, ?, 'running', ?, ?, ?)`,
+         SELECT ?, ?, 'running', ?, ?, ? WHERE EXISTS (SELECT 1 FROM threads WHERE thread_id = ?)`,
       ),
       getRun: db.prepare(`SELECT ${RUN_HEAD} FROM runs WHERE run_id = ?`),
       getSnapshot: db.prepare('SELECT snapshot FROM runs WHERE run_id = ?'),
@@ -214,7 +215,7 @@ export class SqliteStore implements EventStore {
     this.appendTx = db.transaction(
       (runId: string, events: readonly StoredEvent[], end?: RunEnd) => {
         const head = s.runHead.get(runId) as { status: string; last_offset: number } | undefined;
-        if (!head) throw new Error(`run ${runId} does not exist`);
+        if (!head) throw runNotFound(runId);
         let next = head.last_offset + 1;
         if (head.status !== 'running') {
           throw new AppendConflictError(runId, next, events[0]?.offset ?? next);
@@ -238,7 +239,7 @@ export class SqliteStore implements EventStore {
           const updated = s.updateMessage.run(json, runId, threadId, message.id);
           if (updated.changes > 0) continue;
           const row = s.nextSeq.get(threadId) as { seq: number } | undefined;
-          if (!row) throw new Error(`thread ${threadId} does not exist`);
+          if (!row) throw threadNotFound(threadId);
           s.insertMessage.run(threadId, row.seq, message.id, runId, json);
         }
       },
@@ -271,18 +272,15 @@ export class SqliteStore implements EventStore {
   }
 
   async createRun(run: NewRun): Promise<{ created: boolean; run: RunRecord }> {
+    const { runId, threadId, createdAt, owner, replyTo } = run;
+    const reply = replyTo === undefined ? null : (replyTo ?? '');
+    const insert = this.stmt.insertRun;
     const created = this.guard(
-      () =>
-        this.stmt.insertRun.run(
-          run.runId,
-          run.threadId,
-          run.createdAt,
-          run.owner,
-          run.replyTo === undefined ? null : (run.replyTo ?? ''),
-        ).changes > 0,
+      () => insert.run(runId, threadId, createdAt, owner, reply, threadId).changes > 0,
     );
-    const record = await this.getRun(run.runId);
-    return { created, run: record! };
+    const record = await this.getRun(runId);
+    if (!record) throw threadNotFound(threadId);
+    return { created, run: record };
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {

@@ -1,4 +1,5 @@
 import type { Message, RunSnapshot } from '@resumable/protocol';
+import { ResumableError } from '@resumable/protocol';
 import type { ThreadLogStore } from './thread-log.js';
 
 /**
@@ -21,7 +22,9 @@ import type { ThreadLogStore } from './thread-log.js';
  * 3. **Events are JSON text.** `StoredEvent.json` is the AG-UI event exactly as it goes in
  *    the SSE `data:` line; a store never re-serializes it, so replays cost no JSON work.
  * 4. **Errors.** An unreachable backend throws `ResumableError('store_unavailable')`
- *    (answered as 503); nothing is half-written.
+ *    (answered as 503); nothing is half-written. A write naming a thread or run that does
+ *    not exist (`createRun`, `putMessages`; `append`) throws {@link threadNotFound} /
+ *    {@link runNotFound} (answered as 404: a thread deleted meanwhile is no server fault).
  */
 
 export type StoredRunStatus = 'running' | 'finished' | 'cancelled' | 'error';
@@ -246,6 +249,28 @@ export class AppendConflictError extends Error {
   }
 }
 
+/** What a store throws when a write names a thread that does not exist (rule 4). */
+export function threadNotFound(threadId: string): ResumableError {
+  return new ResumableError('thread_not_found', `no thread ${threadId}`);
+}
+
+/** What a store throws when an append names a run that does not exist (rule 4). */
+export function runNotFound(runId: string): ResumableError {
+  return new ResumableError('run_not_found', `no run ${runId}`);
+}
+
+/**
+ * Whether an append failed because the run's log is no longer this writer's: another
+ * writer ended it (a conflict), or it was removed (its thread deleted, on another
+ * instance). Retrying cannot help, and nobody should end it here.
+ */
+export function lostRunLog(error: unknown): boolean {
+  return (
+    error instanceof AppendConflictError ||
+    (error instanceof ResumableError && error.code === 'run_not_found')
+  );
+}
+
 /** `PATCH` / `DELETE /threads/{id}` on the store. */
 export interface ThreadEdits {
   /** Sets the thread's title; false when there is no such thread. */
@@ -283,6 +308,8 @@ export interface FileStore {
   get(threadId: string, fileId: string): Promise<{ file: StoredFile; bytes: Uint8Array } | null>;
   /** Deletes every file of the thread. */
   removeThread(threadId: string): Promise<void>;
+  /** Deletes one file, with its share of the thread's total; a no-op for an unknown one. */
+  remove(threadId: string, fileId: string): Promise<void>;
   /**
    * Marks a file as named by a prompt: it is then kept until its thread is deleted. A no-op
    * for an unknown file. Without it (and `sweepUnreferenced`), uploads are never swept.

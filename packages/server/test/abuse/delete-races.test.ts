@@ -1,8 +1,9 @@
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningServer, startServer } from '../../src/index.js';
 import { SqliteStore } from '../../src/stores/sqlite.js';
+import type { EventStore } from '../../src/stores/types.js';
 import { bearer, postRun, prompt, STORES, tempDir } from '../helpers.js';
 import { parseRaw, useStoreServer } from './util.js';
 
@@ -31,13 +32,14 @@ function slowRequest(port: number, first: string) {
 
 describe.each(STORES)('abuse: requests racing a thread delete ($name)', ({ create }) => {
   const ctx = useStoreServer(create, { files: { maxFileBytes: 1000, maxThreadBytes: 1000 } });
+  const FAST = { tokens: 1, tokensPerSecond: 0 };
+  const notFound = (threadId: string) => ({
+    error: { code: 'thread_not_found', message: `no thread ${threadId}` },
+  });
 
-  it('an upload whose thread is deleted while its body comes in: 404, and nothing is left', async () => {
-    const threadId = `race-upload-${Math.random().toString(36).slice(2)}`;
-    const { json: run } = await postRun(ctx.server.url, {
-      ...prompt('hi', { tokens: 1, tokensPerSecond: 0 }),
-      threadId,
-    });
+  /** A thread, an upload of 1000 bytes to it half sent, then the thread deleted. */
+  const uploadThenDelete = async (threadId: string) => {
+    const { json: run } = await postRun(ctx.server.url, { ...prompt('hi', FAST), threadId });
     await ctx.server.manager.waitForRun(run.runId);
     const upload = slowRequest(
       ctx.server.port,
@@ -49,23 +51,43 @@ describe.each(STORES)('abuse: requests racing a thread delete ($name)', ({ creat
       headers: bearer(run.token),
     });
     expect(deleted.status).toBe(204);
+    return upload;
+  };
+  /** The thread made again under `threadId`: its token. */
+  const makeAgain = async (threadId: string) => {
+    const { json: again } = await postRun(ctx.server.url, { ...prompt('again', FAST), threadId });
+    await ctx.server.manager.waitForRun(again.runId);
+    return again.token;
+  };
+  /** The status of an upload of the thread's whole budget (1000 bytes). */
+  const uploadAll = async (threadId: string, token: string) =>
+    (
+      await fetch(`${ctx.server.url}/threads/${threadId}/files?name=b.txt`, {
+        method: 'POST',
+        headers: { ...bearer(token), 'Content-Type': 'text/plain' },
+        body: 'c'.repeat(1000),
+      })
+    ).status;
+
+  it('an upload whose thread is deleted while its body comes in: 404, and nothing is left', async () => {
+    const threadId = `race-upload-${Math.random().toString(36).slice(2)}`;
+    const upload = await uploadThenDelete(threadId);
     // Before: 201, and the deleted thread's file was kept (readable by whoever made a thread
     // of that id again, and counted against its budget).
     const answer = await upload.finish('b'.repeat(500));
-    expect([answer.status, JSON.parse(answer.body)]).toEqual([
-      404,
-      { error: { code: 'thread_not_found', message: `no thread ${threadId}` } },
-    ]);
-    const { json: again } = await postRun(ctx.server.url, {
-      ...prompt('again', { tokens: 1, tokensPerSecond: 0 }),
-      threadId,
-    });
-    const full = await fetch(`${ctx.server.url}/threads/${threadId}/files?name=b.txt`, {
-      method: 'POST',
-      headers: { ...bearer(again.token), 'Content-Type': 'text/plain' },
-      body: 'c'.repeat(1000),
-    });
-    expect(full.status).toBe(201);
+    expect([answer.status, JSON.parse(answer.body)]).toEqual([404, notFound(threadId)]);
+    expect(await uploadAll(threadId, await makeAgain(threadId))).toBe(201);
+  });
+
+  it('an upload racing a delete and a re-create: 404, none of its bytes in the new thread', async () => {
+    const threadId = `race-recreate-${Math.random().toString(36).slice(2)}`;
+    const upload = await uploadThenDelete(threadId);
+    const token = await makeAgain(threadId);
+    const answer = await upload.finish('b'.repeat(500));
+    expect([answer.status, JSON.parse(answer.body)]).toEqual([404, notFound(threadId)]);
+    // Before: the old thread's 1000 bytes were stored into the new thread (until the
+    // sweep), so its whole budget was taken: 413.
+    expect(await uploadAll(threadId, token)).toBe(201);
   });
 });
 
@@ -112,3 +134,46 @@ describe('abuse: a run started while its thread is being deleted (SQLite)', () =
     expect(await server.store.listRuns(first.threadId, 10)).toEqual([]);
   });
 });
+
+/** `create`'s store, where creating a run named `race-*` first deletes its thread. */
+function deletedBeforeCreateRun(create: (dir: string) => EventStore) {
+  return (dir: string) => {
+    const store = create(dir);
+    const createRun = store.createRun.bind(store);
+    store.createRun = async (run) => {
+      if (run.runId.startsWith('race-')) await store.threadEdits.remove(run.threadId);
+      return createRun(run);
+    };
+    return store;
+  };
+}
+
+describe.each(STORES)(
+  'abuse: a thread deleted (another instance) just before createRun ($name)',
+  ({ create }) => {
+    const ctx = useStoreServer(deletedBeforeCreateRun(create));
+
+    it('answers the typed 404 thread_not_found, logs no internal error and stores no run', async () => {
+      const { json: first } = await postRun(ctx.server.url, prompt('hi', { tokens: 1 }));
+      await ctx.server.manager.waitForRun(first.runId);
+      const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+      try {
+        const runId = `race-${first.threadId}`;
+        const raced = await postRun(
+          ctx.server.url,
+          { ...prompt('again', { tokens: 1 }, 'u2'), threadId: first.threadId, runId },
+          bearer(first.token),
+        );
+        // Before: 500 internal, and an "internal error" logged with the store's plain Error.
+        expect([raced.status, raced.json]).toEqual([
+          404,
+          { error: { code: 'thread_not_found', message: `no thread ${first.threadId}` } },
+        ]);
+        expect(errors.mock.calls).toEqual([]);
+        expect(await ctx.server.store.getRun(runId)).toBeNull();
+      } finally {
+        errors.mockRestore();
+      }
+    });
+  },
+);

@@ -40,31 +40,30 @@ describe.each(STORES)('abuse: one request past the history limit ($name)', ({ cr
     });
     await ctx.server.manager.waitForRun(run.runId);
     const headers = bearer(run.token);
-    const over = await postRun(
-      ctx.server.url,
-      { threadId: run.threadId, messages: users(60, 40), forwardedProps: FAST },
-      headers,
-    );
+    const post = (messages: unknown[]) =>
+      postRun(ctx.server.url, { threadId: run.threadId, messages, forwardedProps: FAST }, headers);
+    const refused = (message: string) => [400, { error: { code: 'bad_request', message } }];
+    const over = await post(users(60, 40));
     // 60 prompts + 1 answer stored, 40 new: 101.
-    expect([over.status, over.json]).toEqual([
-      400,
-      {
-        error: {
-          code: 'bad_request',
-          message: `thread ${run.threadId} would hold 101 messages in its history, over the limit of 100; start a new thread`,
-        },
-      },
-    ]);
-    const repeated = await postRun(
-      ctx.server.url,
-      { threadId: run.threadId, messages: users(0, 99), forwardedProps: FAST },
-      headers,
+    expect([over.status, over.json]).toEqual(
+      refused(
+        `thread ${run.threadId} would hold 101 messages in its history, over the limit of 100; start a new thread`,
+      ),
     );
+    const repeated = await post(users(0, 98));
     expect(repeated.status).toBe(201);
     await ctx.server.manager.waitForRun(repeated.json.runId);
     const thread = (await (
       await fetch(`${ctx.server.url}/threads/${run.threadId}`, { headers })
     ).json()) as { runs: unknown[] };
     expect(thread.runs).toHaveLength(2);
+    // 100 stored now (98 prompts, 2 answers): full. A run that adds no prompt would still
+    // add its answer, so it is refused too (stored + new is 100, not over the limit).
+    const full = await post(users(0, 1));
+    expect([full.status, full.json]).toEqual(
+      refused(
+        `thread ${run.threadId} has 100 messages in its history, the limit; start a new thread`,
+      ),
+    );
   });
 });

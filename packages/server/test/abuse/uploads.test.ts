@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/index.js';
 import { bearer } from '../helpers.js';
+import { errorBody } from './util.js';
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4]);
 
@@ -100,5 +101,52 @@ describe('abuse: upload rate limits', () => {
         'files.maxFileBytes (2000) must not exceed files.maxUploadBytesPerMinutePerAddress (1000)',
       ),
     );
+  });
+});
+
+describe('abuse: upload names that display as another name', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer({
+      port: 0,
+      store: 'memory',
+      log: () => {},
+      files: { maxThreadBytes: 12 },
+    });
+  });
+  afterAll(() => server.close());
+
+  it('a name with a bidi embedding, override or isolate answers 400 and stores nothing', async () => {
+    const made = await fetch(`${server.url}/threads`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    const { threadId, token } = (await made.json()) as { threadId: string; token: string };
+    const upload = (name: string) =>
+      fetch(`${server.url}/threads/${threadId}/files?name=${encodeURIComponent(name)}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'image/png', ...bearer(token) },
+        body: PNG as BodyInit,
+      });
+    const refusal = errorBody(
+      'bad_request',
+      "name must be the file's name: 1 to 255 characters, without / \\, control or bidi control characters",
+    );
+    // `cat\u202Egnp.exe` shows as `catexe.png`. Before: 201, stored under that name.
+    for (const code of [0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069]) {
+      const response = await upload(`cat${String.fromCodePoint(code)}gnp.exe`);
+      expect([code.toString(16), response.status, await response.json()]).toEqual([
+        code.toString(16),
+        400,
+        refusal,
+      ]);
+    }
+    // Nothing was stored: the thread's whole budget (one PNG) is still free.
+    const plain = await upload('cat.png');
+    expect([plain.status, ((await plain.json()) as { name: string }).name]).toEqual([
+      201,
+      'cat.png',
+    ]);
   });
 });

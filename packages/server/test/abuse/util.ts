@@ -100,3 +100,10 @@ export function useStoreServer(
   });
   return ctx;
 }
+
+/** Resolves `promise`, or the string 'timeout' after `ms`. */
+export const within = <T>(promise: Promise<T>, ms: number) =>
+  Promise.race([
+    promise,
+    new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), ms)),
+  ]);

@@ -8,12 +8,12 @@ export const TOTAL = ':bytes';
 export const pendingMember = (threadId: string, fileId: string) => `${threadId}/${fileId}`;
 
 /**
- * KEYS: pending set, files hash, file bytes. ARGV: member, fileId. Deletes the upload only
- * if it is still pending (no prompt named it since), with its share of the thread's total.
- * → 1 deleted, 0 not.
+ * KEYS: pending set, files hash, file bytes. ARGV: member, fileId, '1' to delete it only
+ * if it is still pending (no prompt named it since: the sweep), '0' in any case. Deletes
+ * the upload with its share of the thread's total. → 1 deleted, 0 not.
  */
-const SWEEP_FILE = `#!lua
-if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then return 0 end
+const REMOVE_FILE = `#!lua
+if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 and ARGV[3] == '1' then return 0 end
 local json = redis.call('HGET', KEYS[2], ARGV[2])
 if not json then return 0 end
 redis.call('HDEL', KEYS[2], ARGV[2])
@@ -44,16 +44,38 @@ export async function sweepPendingFiles(
     const fileId = member.slice(slash + 1);
     const done = await store.call('sweepFiles', (c) =>
       c.eval(
-        SWEEP_FILE,
+        REMOVE_FILE,
         3,
         k.pendingFiles,
         k.files(threadId),
         k.file(threadId, fileId),
         member,
         fileId,
+        '1',
       ),
     );
     if (done === 1) swept++;
   }
   return swept;
+}
+
+/** Deletes one upload (`FileStore.remove`). */
+export async function removeFile(
+  store: RedisAccess,
+  threadId: string,
+  fileId: string,
+): Promise<void> {
+  const k = store.keys;
+  await store.call('removeFile', (c) =>
+    c.eval(
+      REMOVE_FILE,
+      3,
+      k.pendingFiles,
+      k.files(threadId),
+      k.file(threadId, fileId),
+      pendingMember(threadId, fileId),
+      fileId,
+      '0',
+    ),
+  );
 }

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { FileStore, StoredFile, ThreadEdits } from '../types.js';
 import type { RedisKeys } from './keys.js';
-import { pendingMember, sweepPendingFiles, TOTAL } from './pending-files.js';
+import { pendingMember, removeFile, sweepPendingFiles, TOTAL } from './pending-files.js';
 
 /** What these need of the store: its keys, and `call` (failures as `store_unavailable`). */
 interface RedisAccess {
@@ -112,6 +112,10 @@ export class RedisFiles implements FileStore {
       const members = fileIds.map((id) => pendingMember(threadId, id));
       await this.store.call('removeFiles', (c) => c.zrem(k.pendingFiles, ...members));
     }
+  }
+
+  remove(threadId: string, fileId: string): Promise<void> {
+    return removeFile(this.store, threadId, fileId);
   }
 
   async markReferenced(threadId: string, fileId: string): Promise<void> {
