@@ -63,7 +63,7 @@ export async function runInstance(
     port: 0,
     store,
     agent,
-    limits: { maxSubscribersPerRun: 10_000, maxConcurrentRuns: 10 },
+    limits: { maxSubscribersPerRun: 10_000, maxStreamsPerAddress: 10_000, maxConcurrentRuns: 10 },
   });
   process.on('message', async (message: { type: string }) => {
     if (message.type === 'go') {
