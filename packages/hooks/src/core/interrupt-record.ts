@@ -1,4 +1,10 @@
-import { answerShapeProblem, parseResume, ResumableError, runIdProblem } from '@resumable/protocol';
+import {
+  answerShapeProblem,
+  isPlainObject,
+  parseResume,
+  ResumableError,
+  runIdProblem,
+} from '@resumable/protocol';
 import type { KnownInterrupt, LocalAnswer, ResumeAnswer } from './interrupts.js';
 import { MAX_KNOWN_INTERRUPTS } from './interrupts.js';
 
@@ -27,9 +33,6 @@ export function emptyInterruptRecord(key: string): InterruptRecord {
   return { v: 1, key, known: [], answers: [], tools: [] };
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /**
  * Reads a stored record. `onDropped` hears each stored answer the server would refuse
  * (`answerProblem`, and a queued one's continuation runId: `runIdProblem`), dropped as a
@@ -41,18 +44,18 @@ export function parseInterruptRecord(
   key: string,
   onDropped?: (problem: ResumableError) => void,
 ): InterruptRecord {
-  if (!isObject(value) || value.v !== 1 || value.key !== key) return emptyInterruptRecord(key);
+  if (!isPlainObject(value) || value.v !== 1 || value.key !== key) return emptyInterruptRecord(key);
   const list = (v: unknown) => (Array.isArray(v) ? v.slice(-MAX_KNOWN_INTERRUPTS) : []);
   const known = list(value.known).filter(
     (i): i is KnownInterrupt =>
-      isObject(i) &&
+      isPlainObject(i) &&
       typeof i.id === 'string' &&
       typeof i.reason === 'string' &&
       typeof i.runId === 'string',
   );
   const answers = list(value.answers).filter(
     (a): a is LocalAnswer =>
-      isObject(a) &&
+      isPlainObject(a) &&
       typeof a.interruptId === 'string' &&
       (a.status === 'resolved' || a.status === 'cancelled') &&
       (a.state === 'draft' || a.state === 'queued' || a.state === 'sent') &&
@@ -61,7 +64,7 @@ export function parseInterruptRecord(
   );
   const tools = list(value.tools).filter(
     (t): t is ToolMark =>
-      isObject(t) &&
+      isPlainObject(t) &&
       typeof t.interruptId === 'string' &&
       (t.state === 'started' || t.state === 'done'),
   );
