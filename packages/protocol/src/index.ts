@@ -20,4 +20,5 @@ export * from './sse.js';
 export * from './state.js';
 // Whether a message from a server can be folded or shown (its id, role and tool calls);
 // whether a parsed value is a plain object (one check for every reader of stored JSON).
-export { isPlainObject, messageProblem } from './validate.js';
+// `export *`: a named re-export here put the whole barrel in the hooks' first paint (esbuild).
+export * from './validate.js';
