@@ -14,6 +14,7 @@ import {
   persistChatRecord,
   settleCurrentRun,
 } from './chat-state.js';
+import { checkedRecord } from './checked-record.js';
 import { startConversation } from './conversation-start.js';
 import type { TabChannel } from './env.js';
 import type { StoredRecords } from './first-paint.js';
@@ -172,14 +173,8 @@ export class ChatSession {
     if (record instanceof ResumableError) {
       this.options.onWarning?.(record);
     } else {
-      // A stored outbox is checked before it can go out (loaded only for one); a check
-      // that fails to load leaves the record as it is: unchecked, never lost.
-      const checked = record?.outbox.length
-        ? await import('./stored-outbox.js').then(
-            (m) => m.checkedOutbox(record, () => this.run.env.randomUUID()),
-            () => record,
-          )
-        : record;
+      // A stored outbox is checked before it can go out (`checked-record.ts`).
+      const checked = await checkedRecord(record, () => this.run.env.randomUUID());
       const restored = restoredChat(checked, this.options);
       if (restored) this.store.setState(restored);
     }
