@@ -27,7 +27,9 @@ export interface OutboxHost {
     token: string | null,
     prompt: ChatState['prompt'],
   ): Promise<void>;
-  /** Sends the outbox again after the retry policy's delay (unless the chat is disposed). */
+  /** Sends what the outbox holds (nothing while the chat is let go of or disposed). */
+  drain(): Promise<void>;
+  /** The same, when the retry policy's delay is up. */
   retryLater(): void;
 }
 
