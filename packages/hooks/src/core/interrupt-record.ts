@@ -34,16 +34,11 @@ export function emptyInterruptRecord(key: string): InterruptRecord {
 }
 
 /**
- * Reads a stored record. `onDropped` hears each stored answer the server would refuse
- * (`answerProblem`, and a queued one's continuation runId: `runIdProblem`), dropped as a
- * `corrupt_record`: queued again as it is, it would be refused on every reload and hold its
- * interrupt `queued` for good; dropped, the interrupt is open to answer again.
+ * A stored record's shape: anything that is not one is dropped. Its answers are checked by
+ * the server's rules once, where the page reads the record (`withSendableAnswers`), not on
+ * every write that merges it (each answer was checked where it entered).
  */
-export function parseInterruptRecord(
-  value: unknown,
-  key: string,
-  onDropped?: (problem: ResumableError) => void,
-): InterruptRecord {
+export function parseInterruptRecord(value: unknown, key: string): InterruptRecord {
   if (!isPlainObject(value) || value.v !== 1 || value.key !== key) return emptyInterruptRecord(key);
   const list = (v: unknown) => (Array.isArray(v) ? v.slice(-MAX_KNOWN_INTERRUPTS) : []);
   const known = list(value.known).filter(
@@ -59,8 +54,7 @@ export function parseInterruptRecord(
       typeof a.interruptId === 'string' &&
       (a.status === 'resolved' || a.status === 'cancelled') &&
       (a.state === 'draft' || a.state === 'queued' || a.state === 'sent') &&
-      (a.runId === null || typeof a.runId === 'string') &&
-      kept(a as unknown as LocalAnswer),
+      (a.runId === null || typeof a.runId === 'string'),
   );
   const tools = list(value.tools).filter(
     (t): t is ToolMark =>
@@ -69,6 +63,20 @@ export function parseInterruptRecord(
       (t.state === 'started' || t.state === 'done'),
   );
   return { v: 1, key, known, answers, tools };
+}
+
+/**
+ * A read record without the answers the server would refuse (`answerProblem`, and a queued
+ * one's continuation runId: `runIdProblem`); `onDropped` hears each, as a `corrupt_record`:
+ * queued again as it is, it would be refused on every reload and hold its interrupt `queued`
+ * for good; dropped, the interrupt is open to answer again.
+ */
+export function withSendableAnswers(
+  record: InterruptRecord,
+  onDropped?: (problem: ResumableError) => void,
+): InterruptRecord {
+  const answers = record.answers.filter(kept);
+  return answers.length === record.answers.length ? record : { ...record, answers };
 
   function kept(a: LocalAnswer): boolean {
     // A queued answer's continuation goes out under its stored runId: one the server refuses too.

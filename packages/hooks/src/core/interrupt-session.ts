@@ -10,6 +10,7 @@ import {
   interruptRecordKey,
   parseInterruptRecord,
   upsert,
+  withSendableAnswers,
 } from './interrupt-record.js';
 import type { ChatInterrupt, LocalAnswer, ResumeAnswer, ServerInterrupt } from './interrupts.js';
 import {
@@ -123,7 +124,8 @@ export class InterruptSession {
     } catch {
       raw = undefined;
     }
-    const record = parseInterruptRecord(raw, key, (problem) => this.onWarning?.(problem));
+    // Its answers checked once, here (`write` merges the stored record by its shape only).
+    const record = withSendableAnswers(parseInterruptRecord(raw, key), (p) => this.onWarning?.(p));
     this.store.setState({ record, hydrated: true });
     this.onChange();
     await this.refresh();
