@@ -1,8 +1,7 @@
-import { ResumableError } from '@resumable/protocol';
+import type { ResumableError } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import { createStore } from 'zustand/vanilla';
 import type { ChatSession } from './chat.js';
-import type { ChatState } from './chat-state.js';
 import type { InterruptRecord } from './interrupt-record.js';
 import {
   answerProblem,
@@ -21,6 +20,7 @@ import {
   rememberInterrupts,
 } from './interrupts.js';
 import { KeepAlive } from './keepalive.js';
+import { onRefusedContinuation } from './refused-continuation.js';
 import { Retrier } from './retrier.js';
 import { toResumable } from './session.js';
 
@@ -96,7 +96,6 @@ export class InterruptSession {
         if (state.hydrated !== prev.hydrated || state.threadId !== prev.threadId) {
           void this.refresh();
         }
-        if (state.outbox !== prev.outbox) this.noteRefused(state.outbox);
         this.onChange();
       }),
       this.chat.run.store.subscribe((state, prev) => {
@@ -106,6 +105,7 @@ export class InterruptSession {
       this.chat.run.env.online.subscribe((online) => {
         if (online) void this.refresh();
       }),
+      onRefusedContinuation(this.chat.store, (runId, error) => this.noteRefused(runId, error)),
     );
     void this.load();
   }
@@ -311,26 +311,18 @@ export class InterruptSession {
   }
 
   /**
-   * A continuation the server refused as a bad request (an answer it will never take: one
-   * interrupt of several, one no longer open) is let go: its answers leave the record, so the
-   * interrupts are open to answer again instead of `queued` for good (and queued again on
-   * every reload); its outbox item goes; the app hears the server's error.
+   * A continuation the server refused for good (the outbox judged it: `refused-continuation.ts`)
+   * is let go: its answers leave the record, so the interrupts are open to answer again
+   * instead of `queued` for good (and queued again on every reload); the app hears the error.
    */
-  private noteRefused(outbox: ChatState['outbox']): void {
-    for (const item of outbox) {
-      if (item.resume === undefined || item.error?.code !== 'bad_request') continue;
-      const runId = item.runId;
-      const { answers } = this.getState().record;
-      if (!answers.some((a) => a.runId === runId && a.state === 'queued')) continue;
-      const record = {
-        ...this.getState().record,
-        answers: answers.filter((a) => a.runId !== runId),
-      };
-      this.store.setState({ record });
-      this.persistSoon(record, runId);
-      this.onWarning?.(new ResumableError('bad_request', item.error.message));
-      void this.chat.discard(runId);
-    }
+  private noteRefused(runId: string, error: ResumableError): void {
+    const { answers } = this.getState().record;
+    if (!answers.some((a) => a.runId === runId && a.state === 'queued')) return;
+    const record = { ...this.getState().record, answers: answers.filter((a) => a.runId !== runId) };
+    this.store.setState({ record });
+    this.onChange();
+    this.persistSoon(record, runId);
+    this.onWarning?.(error);
   }
 
   private persistSoon(record: InterruptRecord, dropped?: string): void {
