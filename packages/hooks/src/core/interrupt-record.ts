@@ -66,10 +66,11 @@ export function parseInterruptRecord(value: unknown, key: string): InterruptReco
 }
 
 /**
- * A read record without the answers the server would refuse (`answerProblem`, and a queued
- * one's continuation runId: `runIdProblem`); `onDropped` hears each, as a `corrupt_record`:
- * queued again as it is, it would be refused on every reload and hold its interrupt `queued`
- * for good; dropped, the interrupt is open to answer again.
+ * A read record without the answers the server would refuse (`answerProblem`); `onDropped`
+ * hears each, as a `corrupt_record`: queued again as it is, it would be refused on every
+ * reload and hold its interrupt `queued` for good; dropped, the interrupt is open to answer
+ * again. (A queued one's continuation runId the server refuses is mended instead:
+ * `answersFollowingOutbox`.)
  */
 export function withSendableAnswers(
   record: InterruptRecord,
@@ -79,9 +80,7 @@ export function withSendableAnswers(
   return answers.length === record.answers.length ? record : { ...record, answers };
 
   function kept(a: LocalAnswer): boolean {
-    // A queued answer's continuation goes out under its stored runId: one the server refuses too.
-    const problem =
-      answerProblem(a)?.message ?? (a.state === 'queued' ? runIdProblem(a.runId) : null);
+    const problem = answerProblem(a)?.message ?? null;
     if (problem === null) return true;
     const why = `persisted answer to interrupt ${JSON.stringify(a.interruptId)} discarded: ${problem}`;
     onDropped?.(new ResumableError('corrupt_record', why));
@@ -108,6 +107,36 @@ export function answerProblem(
       ? error
       : new ResumableError('bad_request', String(error));
   }
+}
+
+/**
+ * Queued answers under the runId of the continuation that carries them, once both records
+ * are read. The chat gives a stored item a new runId where the server would refuse its own
+ * (`checked-record.ts`): the answers follow it (matched by interrupt id), or they and the
+ * item disagree and the answers are lost. Queued answers no item carries, under a runId the
+ * server would refuse, get one new runId per old one (queued again as that continuation
+ * while the server has them open: nothing lost). Null when nothing changes.
+ */
+export function answersFollowingOutbox(
+  answers: readonly LocalAnswer[],
+  outbox: readonly { runId: string; resume?: readonly { interruptId: string }[] }[],
+  newRunId: () => string,
+): LocalAnswer[] | null {
+  const carrier = new Map<string, string>();
+  for (const item of outbox)
+    for (const e of item.resume ?? []) carrier.set(e.interruptId, item.runId);
+  const renamed = new Map<string, string>();
+  const moved = (old: string) => renamed.get(old) ?? renamed.set(old, newRunId()).get(old)!;
+  let changed = false;
+  const next = answers.map((a) => {
+    if (a.state !== 'queued' || a.runId === null) return a;
+    const runId =
+      carrier.get(a.interruptId) ?? (runIdProblem(a.runId) === null ? a.runId : moved(a.runId));
+    if (runId === a.runId) return a;
+    changed = true;
+    return { ...a, runId };
+  });
+  return changed ? next : null;
 }
 
 /** `list` with `entry` in place of the one with the same interrupt id, newest kept. */

@@ -5,6 +5,7 @@ import type { ChatSession } from './chat.js';
 import type { InterruptRecord } from './interrupt-record.js';
 import {
   answerProblem,
+  answersFollowingOutbox,
   emptyInterruptRecord,
   interruptRecordKey,
   parseInterruptRecord,
@@ -96,6 +97,7 @@ export class InterruptSession {
         if (state.hydrated !== prev.hydrated || state.threadId !== prev.threadId) {
           void this.refresh();
         }
+        if (state.outbox !== prev.outbox || state.hydrated !== prev.hydrated) this.followOutbox();
         this.onChange();
       }),
       this.chat.run.store.subscribe((state, prev) => {
@@ -127,8 +129,26 @@ export class InterruptSession {
     // Its answers checked once, here (`write` merges the stored record by its shape only).
     const record = withSendableAnswers(parseInterruptRecord(raw, key), (p) => this.onWarning?.(p));
     this.store.setState({ record, hydrated: true });
+    this.followOutbox();
     this.onChange();
     await this.refresh();
+  }
+
+  /**
+   * Once both records are read, queued answers go under the runId of the outbox item that
+   * carries them (`answersFollowingOutbox`): before the chat sends it, so it is marked sent.
+   */
+  private followOutbox(): void {
+    const chat = this.chat.getState();
+    if (!chat.hydrated || !this.getState().hydrated) return;
+    const { record } = this.getState();
+    const answers = answersFollowingOutbox(record.answers, chat.outbox, () =>
+      this.chat.run.env.randomUUID(),
+    );
+    if (answers === null) return;
+    this.store.setState({ record: { ...record, answers } });
+    this.onChange();
+    this.persistSoon({ ...record, answers });
   }
 
   /** Answers interrupt `id` (an approval `{approved}`, a tool `{result}`, a question `{answer}`). */
