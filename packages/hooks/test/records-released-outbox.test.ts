@@ -45,6 +45,26 @@ describe('a chat let go of sends nothing from its outbox', () => {
     expect(server.count('start')).toBe(0);
   });
 
+  it('a prompt sent to a released chat: shown queued, not sending; no POST; held again, sent once', async () => {
+    const chat = threadChat(await storedChat({ outbox: [] }));
+    const release = chat.retain();
+    await waitFor(() => chat.getState().hydrated, 'the records read', BOUND_MS);
+    release();
+    await pause(20);
+    await chat.send('while let go');
+    expect([chat.getState().sending, chat.getState().outbox.map((o) => o.text)]).toEqual([
+      null,
+      ['while let go'],
+    ]);
+    await pause(200);
+    expect(server.count('start')).toBe(0);
+
+    stops.push(chat.retain());
+    await waitFor(() => shown(chat).length === 2, 'prompt and reply', BOUND_MS);
+    expect(shown(chat)).toEqual(['user: while let go', 'assistant: second']);
+    expect(server.count('start')).toBe(1);
+  });
+
   it('released while its POST is answered 503: the retry sends nothing; held again, sent once', async () => {
     let release = () => {};
     server.handler = (hit, _req, res) => {

@@ -80,6 +80,7 @@ export class ChatSession {
       compose: () => this.compose(),
       persist: () => this.persist(),
       followRun: (runId, threadId, token, prompt) => this.followRun(runId, threadId, token, prompt),
+      active: () => this.phase === 'active',
       drain: () => this.drain(),
       retryLater: () => void this.drain(),
     };

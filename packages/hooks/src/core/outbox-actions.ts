@@ -21,7 +21,8 @@ export async function enqueueOutboxItem(
     throw new ResumableError('too_many_requests', `${max} prompts are already waiting`);
   }
   // Shown as "sending" straight away when it will go out now, "queued" otherwise.
-  const now = !outbox.length && !sending && run.env.online.get() && !isBusy(run.getState());
+  const now =
+    host.active() && !outbox.length && !sending && run.env.online.get() && !isBusy(run.getState());
   store.setState({
     outbox: [...outbox, item],
     error: null,

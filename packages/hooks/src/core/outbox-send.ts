@@ -28,6 +28,8 @@ export interface OutboxHost {
     token: string | null,
     prompt: ChatState['prompt'],
   ): Promise<void>;
+  /** The chat is held: only then does its outbox go out. */
+  active(): boolean;
   /** Sends what the outbox holds (nothing while the chat is let go of or disposed). */
   drain(): Promise<void>;
   /** The same, when the retry policy's delay is up. */
