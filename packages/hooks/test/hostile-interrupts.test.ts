@@ -141,11 +141,8 @@ describe('a stored answer the server would refuse', () => {
       },
       'persisted answer to interrupt "i1" discarded: resume[0].payload nests deeper than 61 levels',
     ],
-    [
-      'a queued answer whose continuation runId the server refuses',
-      { interruptId: 'i1', status: 'cancelled', state: 'queued', runId: 'q1' },
-      'persisted answer to interrupt "i1" discarded: runId must be unguessable: at least 22 characters with 122 random bits (use a random UUID)',
-    ],
+    // A queued answer whose continuation runId the server refuses is no longer dropped: it
+    // is queued again under a new runId (records-renamed-continuation.test.ts).
     [
       'a draft of 17 KiB',
       { interruptId: 'i1', status: 'resolved', payload: big, state: 'draft', runId: null },

@@ -2,6 +2,7 @@ import type { Event as AGUIEvent } from '@ag-ui/core';
 import { EventType } from '@ag-ui/core';
 import { ResumableError } from './errors.js';
 import { isOffset } from './offsets.js';
+import { isPlainObject } from './validate.js';
 
 export type {
   ActivityMessage,
@@ -93,7 +94,7 @@ function fieldOk(value: unknown, kind: FieldKind): boolean {
     case 'array':
       return Array.isArray(value);
     case 'object':
-      return typeof value === 'object' && value !== null && !Array.isArray(value);
+      return isPlainObject(value);
     case 'present':
       return value !== undefined;
     case 'content':

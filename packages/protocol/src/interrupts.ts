@@ -1,4 +1,5 @@
 import type { Interrupt } from './events.js';
+import { isPlainObject } from './validate.js';
 
 /** Where an interrupt stands: waiting for an answer, answered, or cancelled. */
 export type InterruptStatus = 'open' | 'resolved' | 'cancelled';
@@ -17,8 +18,6 @@ export type InterruptView = Interrupt & {
   payload?: unknown;
 };
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const has = (value: Record<string, unknown>, key: string) => Object.hasOwn(value, key);
 
 /** The `payload` a resolved answer takes per reason the kit understands (protocol.md's table). */
@@ -49,6 +48,6 @@ const ANSWER_SHAPES: ReadonlyMap<string, [string, (p: Record<string, unknown>) =
  */
 export function answerShapeProblem(reason: string, payload: unknown): string | null {
   const shape = ANSWER_SHAPES.get(reason);
-  if (!shape || (isObject(payload) && shape[1](payload))) return null;
+  if (!shape || (isPlainObject(payload) && shape[1](payload))) return null;
   return `for a ${reason} interrupt must be ${shape[0]}`;
 }

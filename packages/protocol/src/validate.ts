@@ -1,13 +1,16 @@
-/** Shape checks shared by the fold and the snapshot entry point (not part of the API). */
+/** Shape checks shared by the fold, the snapshot entry point and the client's record reads. */
+
+/** A plain object (not null, not an array): what a JSON object parses to. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 /**
  * Why a message from MESSAGES_SNAPSHOT cannot be merged (null when it can). Only what the
  * fold itself relies on is checked: an id, a role, and tool calls it can extend later.
  */
 export function messageProblem(message: unknown): string | null {
-  if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-    return 'a message that is not an object';
-  }
+  if (!isPlainObject(message)) return 'a message that is not an object';
   const m = message as { id?: unknown; role?: unknown; toolCalls?: unknown };
   if (typeof m.id !== 'string' || typeof m.role !== 'string') {
     return 'a message without id or role';

@@ -1,5 +1,5 @@
 import type { RunAgentInput, RunMessage, RunSnapshot, RunStatus } from '@resumable/protocol';
-import { parseSnapshot, ResumableError } from '@resumable/protocol';
+import { isPlainObject, parseSnapshot, ResumableError } from '@resumable/protocol';
 import type { JsonRequest, RequestLimits } from './http.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, requestJson, withTimeout } from './http.js';
 
@@ -190,8 +190,8 @@ function startedRunOf(
   input: Partial<RunAgentInput>,
   token: string | null,
 ): StartedRun | null {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
-  const { runId, threadId, token: issued } = body as Record<string, unknown>;
+  if (!isPlainObject(body)) return null;
+  const { runId, threadId, token: issued } = body;
   if (typeof runId !== 'string' || runId === '') return null;
   if (typeof threadId !== 'string' || threadId === '') return null;
   if (input.runId !== undefined && runId !== input.runId) return null;

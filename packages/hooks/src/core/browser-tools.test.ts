@@ -2,6 +2,7 @@ import { ResumableError } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
 import { createStore } from 'zustand/vanilla';
 import { BrowserToolRunner } from './browser-tools.js';
+import { answerProblem } from './interrupt-record.js';
 import type { InterruptSession } from './interrupt-session.js';
 import { createMemoryStorage } from './storage.js';
 
@@ -28,8 +29,12 @@ function sessionWith(toolName: string) {
     warn: (error: { code: string }) => void calls.push(`warn ${error.code}`),
     setExecution: (id: string, execution: string | null) =>
       void calls.push(`exec ${id} ${execution}`),
-    resolve: async (id: string, payload: unknown) =>
-      void calls.push(`resolve ${id} ${JSON.stringify(payload)}`),
+    // As the session's: an answer the server would refuse is rejected where it enters.
+    resolve: async (id: string, payload: unknown) => {
+      const problem = answerProblem({ interruptId: id, status: 'resolved', payload });
+      if (problem) throw problem;
+      calls.push(`resolve ${id} ${JSON.stringify(payload)}`);
+    },
   };
   return { session: session as unknown as InterruptSession, calls };
 }

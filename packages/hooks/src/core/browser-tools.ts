@@ -1,4 +1,5 @@
-import { answerProblem, interruptRecordKey, parseInterruptRecord } from './interrupt-record.js';
+import { ResumableError } from '@resumable/protocol';
+import { interruptRecordKey, parseInterruptRecord } from './interrupt-record.js';
 import type { InterruptSession } from './interrupt-session.js';
 import type { ChatInterrupt } from './interrupts.js';
 import type { BrowserTool, BrowserTools } from './tool-declarations.js';
@@ -112,21 +113,19 @@ export class BrowserToolRunner {
       payload = { error: (error instanceof Error ? error.message : String(error)).slice(0, 2000) };
     }
     this.session.setExecution(i.id, null);
-    await this.session.resolve(i.id, sendable(i.id, payload));
+    // Checked once, where every answer enters (`resolve`). A result the server would refuse
+    // (over 16 KiB of UTF-8 JSON, too deep, not JSON) goes as an error in its place: the
+    // agent hears why instead of the answer being refused for good.
+    await this.session.resolve(i.id, payload).catch((problem: unknown) => {
+      const payloadRefused = /^resume\[0\]\.payload /;
+      if (!(problem instanceof ResumableError) || !payloadRefused.test(problem.message)) {
+        throw problem;
+      }
+      const why = problem.message.replace(payloadRefused, 'the result ');
+      return this.session.resolve(i.id, { error: why.slice(0, 500) });
+    });
     await this.session.markTool(i.id, 'done');
   }
-}
-
-/**
- * The result as the answer's payload, or an error in its place when the server would refuse
- * it (protocol's `parseResume`: over 16 KiB of UTF-8 JSON, too deep, not JSON) — the agent
- * hears why instead of the answer being refused for good.
- */
-function sendable(id: string, payload: { result: unknown } | { error: string }): unknown {
-  const problem = answerProblem({ interruptId: id, status: 'resolved', payload });
-  if (problem === null) return payload;
-  const why = problem.message.replace(/^resume\[0\]\.payload/, 'the result');
-  return { error: why.slice(0, 500) };
 }
 
 const runners = new WeakMap<InterruptSession, BrowserToolRunner>();

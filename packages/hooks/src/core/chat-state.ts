@@ -128,8 +128,8 @@ export function parseChatRecord(value: unknown, key: string): ChatRecord | Resum
           typeof item.parentMessageId === 'string'),
     )
     // A bad message id, file or error is dropped, not the prompt: its text still goes.
-    // A bad runId is kept as '' here (the text is what matters): the stored outbox's check
-    // (`stored-outbox.ts`) gives it a new one before it goes out.
+    // A runId that is no string is kept as '' here (the text is what matters): the chat
+    // gives it a new one where it loads the record, before it can go out (`checked-record.ts`).
     .map(({ messageId, attachments, error, ...item }) => {
       const files = Array.isArray(attachments) ? attachments.filter(isAttachment) : [];
       return {

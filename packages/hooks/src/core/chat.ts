@@ -14,6 +14,7 @@ import {
   persistChatRecord,
   settleCurrentRun,
 } from './chat-state.js';
+import { checkedRecord } from './checked-record.js';
 import { startConversation } from './conversation-start.js';
 import type { TabChannel } from './env.js';
 import type { StoredRecords } from './first-paint.js';
@@ -21,7 +22,7 @@ import { restoredChat } from './first-paint.js';
 import { HeldReads } from './held-reads.js';
 import { KeepAlive } from './keepalive.js';
 import { OptimisticMessages } from './optimistic.js';
-import { discardOutboxItem, retryOutbox } from './outbox-actions.js';
+import { discardOutboxItem, enqueueOutboxItem, retryOutbox } from './outbox-actions.js';
 import { type OutboxHost, sendOutboxItem } from './outbox-send.js';
 import { Retrier } from './retrier.js';
 import { SerialLoop } from './serial.js';
@@ -48,7 +49,8 @@ export class ChatSession {
   /** The records the first paint read (`preload`), used instead of reading them again. */
   private preloaded: Promise<StoredRecords> | null = null;
   private readonly draining = new SerialLoop();
-  private disposed = false;
+  /** Held (`active`), let go of (`idle`), or `disposed` for good: only an active chat sends. */
+  private phase: 'idle' | 'active' | 'disposed' = 'idle';
   /** Read by tests: bounded by the outbox (entries leave when their run is confirmed). */
   readonly optimistic = new OptimisticMessages();
   private channel: TabChannel | null = null;
@@ -78,9 +80,9 @@ export class ChatSession {
       compose: () => this.compose(),
       persist: () => this.persist(),
       followRun: (runId, threadId, token, prompt) => this.followRun(runId, threadId, token, prompt),
-      retryLater: () => {
-        if (!this.disposed) void this.drain();
-      },
+      active: () => this.phase === 'active',
+      drain: () => this.drain(),
+      retryLater: () => void this.drain(),
     };
     // Same deferral as the run session: StrictMode gives it straight back.
     this.keepAlive = new KeepAlive({
@@ -106,6 +108,7 @@ export class ChatSession {
   }
 
   private activate(): void {
+    this.move('active');
     const channel = this.run.env.channel(`resumable:${this.run.api.endpoint}`);
     if (channel) {
       this.channel = channel;
@@ -138,21 +141,29 @@ export class ChatSession {
       }),
     );
     this.compose();
-    if (this.reads.takeCut()) void this.readThread(); // cut short by the last release
+    // Cut short by the last release: read again; else what waited while let go goes out.
+    if (this.reads.takeCut()) void this.readThread();
+    else if (this.getState().hydrated) void this.drain();
     this.loading ??= this.load().catch((error) => {
       this.store.setState({ error: toResumable(error), hydrated: true });
     });
   }
 
   private deactivate(): void {
+    this.move('idle');
     for (const off of this.unsubscribers.splice(0)) off();
     this.reads.abort();
   }
 
   dispose(): void {
-    this.disposed = true;
-    this.retries.cancel();
     this.deactivate();
+    this.move('disposed');
+    this.retries.cancel();
+  }
+
+  /** The chat's one transition: nothing leaves `disposed`. */
+  private move(to: 'idle' | 'active' | 'disposed'): void {
+    if (this.phase !== 'disposed') this.phase = to;
   }
 
   /**
@@ -172,14 +183,8 @@ export class ChatSession {
     if (record instanceof ResumableError) {
       this.options.onWarning?.(record);
     } else {
-      // A stored outbox is checked before it can go out (loaded only for one); a check
-      // that fails to load leaves the record as it is: unchecked, never lost.
-      const checked = record?.outbox.length
-        ? await import('./stored-outbox.js').then(
-            (m) => m.checkedOutbox(record, () => this.run.env.randomUUID()),
-            () => record,
-          )
-        : record;
+      // A stored outbox is checked before it can go out (`checked-record.ts`).
+      const checked = await checkedRecord(record, () => this.run.env.randomUUID());
       const restored = restoredChat(checked, this.options);
       if (restored) this.store.setState(restored);
     }
@@ -251,26 +256,8 @@ export class ChatSession {
    * Persisted, sent when it can, once (its `runId` is fixed). Rejects with
    * `too_many_requests` when `maxOutbox` items already wait.
    */
-  async enqueue(item: OutboxItem): Promise<string> {
-    const { outbox, sending } = this.getState();
-    const max = this.options.maxOutbox ?? DEFAULT_MAX_OUTBOX;
-    if (outbox.length >= max) {
-      // Transient like a 429: the queue drains as replies end; the text is the caller's to keep.
-      throw new ResumableError('too_many_requests', `${max} prompts are already waiting`);
-    }
-    // Shown as "sending" straight away when it will go out now, "queued" otherwise.
-    const now =
-      !outbox.length && !sending && this.run.env.online.get() && !isBusy(this.run.getState());
-    this.store.setState({
-      outbox: [...outbox, item],
-      error: null,
-      through: null,
-      ...(now ? { sending: item } : {}),
-    });
-    this.compose();
-    await this.persist();
-    await this.drain();
-    return item.runId;
+  enqueue(item: OutboxItem): Promise<string> {
+    return enqueueOutboxItem(this.outboxHost, item, this.options.maxOutbox ?? DEFAULT_MAX_OUTBOX);
   }
 
   /**
@@ -323,7 +310,8 @@ export class ChatSession {
   private drain(): Promise<void> {
     return this.draining.run(() => {
       const item = this.getState().outbox[0];
-      if (this.disposed || !item || item.error || !this.run.env.online.get()) return false;
+      if (this.phase !== 'active' || !item || item.error || !this.run.env.online.get())
+        return false;
       return !isBusy(this.run.getState()) && sendOutboxItem(this.outboxHost, item);
     });
   }

@@ -1,4 +1,10 @@
-import { answerShapeProblem, parseResume, ResumableError, runIdProblem } from '@resumable/protocol';
+import {
+  answerShapeProblem,
+  isPlainObject,
+  parseResume,
+  ResumableError,
+  runIdProblem,
+} from '@resumable/protocol';
 import type { KnownInterrupt, LocalAnswer, ResumeAnswer } from './interrupts.js';
 import { MAX_KNOWN_INTERRUPTS } from './interrupts.js';
 
@@ -27,50 +33,54 @@ export function emptyInterruptRecord(key: string): InterruptRecord {
   return { v: 1, key, known: [], answers: [], tools: [] };
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /**
- * Reads a stored record. `onDropped` hears each stored answer the server would refuse
- * (`answerProblem`, and a queued one's continuation runId: `runIdProblem`), dropped as a
- * `corrupt_record`: queued again as it is, it would be refused on every reload and hold its
- * interrupt `queued` for good; dropped, the interrupt is open to answer again.
+ * A stored record's shape: anything that is not one is dropped. Its answers are checked by
+ * the server's rules once, where the page reads the record (`withSendableAnswers`), not on
+ * every write that merges it (each answer was checked where it entered).
  */
-export function parseInterruptRecord(
-  value: unknown,
-  key: string,
-  onDropped?: (problem: ResumableError) => void,
-): InterruptRecord {
-  if (!isObject(value) || value.v !== 1 || value.key !== key) return emptyInterruptRecord(key);
+export function parseInterruptRecord(value: unknown, key: string): InterruptRecord {
+  if (!isPlainObject(value) || value.v !== 1 || value.key !== key) return emptyInterruptRecord(key);
   const list = (v: unknown) => (Array.isArray(v) ? v.slice(-MAX_KNOWN_INTERRUPTS) : []);
   const known = list(value.known).filter(
     (i): i is KnownInterrupt =>
-      isObject(i) &&
+      isPlainObject(i) &&
       typeof i.id === 'string' &&
       typeof i.reason === 'string' &&
       typeof i.runId === 'string',
   );
   const answers = list(value.answers).filter(
     (a): a is LocalAnswer =>
-      isObject(a) &&
+      isPlainObject(a) &&
       typeof a.interruptId === 'string' &&
       (a.status === 'resolved' || a.status === 'cancelled') &&
       (a.state === 'draft' || a.state === 'queued' || a.state === 'sent') &&
-      (a.runId === null || typeof a.runId === 'string') &&
-      kept(a as unknown as LocalAnswer),
+      (a.runId === null || typeof a.runId === 'string'),
   );
   const tools = list(value.tools).filter(
     (t): t is ToolMark =>
-      isObject(t) &&
+      isPlainObject(t) &&
       typeof t.interruptId === 'string' &&
       (t.state === 'started' || t.state === 'done'),
   );
   return { v: 1, key, known, answers, tools };
+}
+
+/**
+ * A read record without the answers the server would refuse (`answerProblem`); `onDropped`
+ * hears each, as a `corrupt_record`: queued again as it is, it would be refused on every
+ * reload and hold its interrupt `queued` for good; dropped, the interrupt is open to answer
+ * again. (A queued one's continuation runId the server refuses is mended instead:
+ * `answersFollowingOutbox`.)
+ */
+export function withSendableAnswers(
+  record: InterruptRecord,
+  onDropped?: (problem: ResumableError) => void,
+): InterruptRecord {
+  const answers = record.answers.filter(kept);
+  return answers.length === record.answers.length ? record : { ...record, answers };
 
   function kept(a: LocalAnswer): boolean {
-    // A queued answer's continuation goes out under its stored runId: one the server refuses too.
-    const problem =
-      answerProblem(a)?.message ?? (a.state === 'queued' ? runIdProblem(a.runId) : null);
+    const problem = answerProblem(a)?.message ?? null;
     if (problem === null) return true;
     const why = `persisted answer to interrupt ${JSON.stringify(a.interruptId)} discarded: ${problem}`;
     onDropped?.(new ResumableError('corrupt_record', why));
@@ -97,6 +107,36 @@ export function answerProblem(
       ? error
       : new ResumableError('bad_request', String(error));
   }
+}
+
+/**
+ * Queued answers under the runId of the continuation that carries them, once both records
+ * are read. The chat gives a stored item a new runId where the server would refuse its own
+ * (`checked-record.ts`): the answers follow it (matched by interrupt id), or they and the
+ * item disagree and the answers are lost. Queued answers no item carries, under a runId the
+ * server would refuse, get one new runId per old one (queued again as that continuation
+ * while the server has them open: nothing lost). Null when nothing changes.
+ */
+export function answersFollowingOutbox(
+  answers: readonly LocalAnswer[],
+  outbox: readonly { runId: string; resume?: readonly { interruptId: string }[] }[],
+  newRunId: () => string,
+): LocalAnswer[] | null {
+  const carrier = new Map<string, string>();
+  for (const item of outbox)
+    for (const e of item.resume ?? []) carrier.set(e.interruptId, item.runId);
+  const renamed = new Map<string, string>();
+  const moved = (old: string) => renamed.get(old) ?? renamed.set(old, newRunId()).get(old)!;
+  let changed = false;
+  const next = answers.map((a) => {
+    if (a.state !== 'queued' || a.runId === null) return a;
+    const runId =
+      carrier.get(a.interruptId) ?? (runIdProblem(a.runId) === null ? a.runId : moved(a.runId));
+    if (runId === a.runId) return a;
+    changed = true;
+    return { ...a, runId };
+  });
+  return changed ? next : null;
 }
 
 /** `list` with `entry` in place of the one with the same interrupt id, newest kept. */

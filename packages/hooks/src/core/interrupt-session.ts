@@ -1,15 +1,16 @@
-import { ResumableError } from '@resumable/protocol';
+import type { ResumableError } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import { createStore } from 'zustand/vanilla';
 import type { ChatSession } from './chat.js';
-import type { ChatState } from './chat-state.js';
 import type { InterruptRecord } from './interrupt-record.js';
 import {
   answerProblem,
+  answersFollowingOutbox,
   emptyInterruptRecord,
   interruptRecordKey,
   parseInterruptRecord,
   upsert,
+  withSendableAnswers,
 } from './interrupt-record.js';
 import type { ChatInterrupt, LocalAnswer, ResumeAnswer, ServerInterrupt } from './interrupts.js';
 import {
@@ -20,6 +21,7 @@ import {
   rememberInterrupts,
 } from './interrupts.js';
 import { KeepAlive } from './keepalive.js';
+import { onRefusedContinuation } from './refused-continuation.js';
 import { Retrier } from './retrier.js';
 import { toResumable } from './session.js';
 
@@ -95,7 +97,7 @@ export class InterruptSession {
         if (state.hydrated !== prev.hydrated || state.threadId !== prev.threadId) {
           void this.refresh();
         }
-        if (state.outbox !== prev.outbox) this.noteRefused(state.outbox);
+        if (state.outbox !== prev.outbox || state.hydrated !== prev.hydrated) this.followOutbox();
         this.onChange();
       }),
       this.chat.run.store.subscribe((state, prev) => {
@@ -105,6 +107,7 @@ export class InterruptSession {
       this.chat.run.env.online.subscribe((online) => {
         if (online) void this.refresh();
       }),
+      onRefusedContinuation(this.chat.store, (runId, error) => this.noteRefused(runId, error)),
     );
     void this.load();
   }
@@ -123,10 +126,29 @@ export class InterruptSession {
     } catch {
       raw = undefined;
     }
-    const record = parseInterruptRecord(raw, key, (problem) => this.onWarning?.(problem));
+    // Its answers checked once, here (`write` merges the stored record by its shape only).
+    const record = withSendableAnswers(parseInterruptRecord(raw, key), (p) => this.onWarning?.(p));
     this.store.setState({ record, hydrated: true });
+    this.followOutbox();
     this.onChange();
     await this.refresh();
+  }
+
+  /**
+   * Once both records are read, queued answers go under the runId of the outbox item that
+   * carries them (`answersFollowingOutbox`): before the chat sends it, so it is marked sent.
+   */
+  private followOutbox(): void {
+    const chat = this.chat.getState();
+    if (!chat.hydrated || !this.getState().hydrated) return;
+    const { record } = this.getState();
+    const answers = answersFollowingOutbox(record.answers, chat.outbox, () =>
+      this.chat.run.env.randomUUID(),
+    );
+    if (answers === null) return;
+    this.store.setState({ record: { ...record, answers } });
+    this.onChange();
+    this.persistSoon({ ...record, answers });
   }
 
   /** Answers interrupt `id` (an approval `{approved}`, a tool `{result}`, a question `{answer}`). */
@@ -309,26 +331,18 @@ export class InterruptSession {
   }
 
   /**
-   * A continuation the server refused as a bad request (an answer it will never take: one
-   * interrupt of several, one no longer open) is let go: its answers leave the record, so the
-   * interrupts are open to answer again instead of `queued` for good (and queued again on
-   * every reload); its outbox item goes; the app hears the server's error.
+   * A continuation the server refused for good (the outbox judged it: `refused-continuation.ts`)
+   * is let go: its answers leave the record, so the interrupts are open to answer again
+   * instead of `queued` for good (and queued again on every reload); the app hears the error.
    */
-  private noteRefused(outbox: ChatState['outbox']): void {
-    for (const item of outbox) {
-      if (item.resume === undefined || item.error?.code !== 'bad_request') continue;
-      const runId = item.runId;
-      const { answers } = this.getState().record;
-      if (!answers.some((a) => a.runId === runId && a.state === 'queued')) continue;
-      const record = {
-        ...this.getState().record,
-        answers: answers.filter((a) => a.runId !== runId),
-      };
-      this.store.setState({ record });
-      this.persistSoon(record, runId);
-      this.onWarning?.(new ResumableError('bad_request', item.error.message));
-      void this.chat.discard(runId);
-    }
+  private noteRefused(runId: string, error: ResumableError): void {
+    const { answers } = this.getState().record;
+    if (!answers.some((a) => a.runId === runId && a.state === 'queued')) return;
+    const record = { ...this.getState().record, answers: answers.filter((a) => a.runId !== runId) };
+    this.store.setState({ record });
+    this.onChange();
+    this.persistSoon(record, runId);
+    this.onWarning?.(error);
   }
 
   private persistSoon(record: InterruptRecord, dropped?: string): void {

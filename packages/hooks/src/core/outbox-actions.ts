@@ -1,6 +1,39 @@
+import { ResumableError } from '@resumable/protocol';
+import { isBusy } from './chat-state.js';
 import type { OutboxHost } from './outbox-send.js';
+import type { OutboxItem } from './types.js';
 
-/** The user's moves on the outbox (`ChatSession.discard` and `retry`), apart from sending. */
+/** The moves on the outbox (`ChatSession.enqueue`, `discard` and `retry`), apart from sending. */
+
+/**
+ * Queues `item` (persisted, then a send tried); rejects with `too_many_requests` when `max`
+ * items already wait.
+ */
+export async function enqueueOutboxItem(
+  host: OutboxHost,
+  item: OutboxItem,
+  max: number,
+): Promise<string> {
+  const { store, run } = host;
+  const { outbox, sending } = store.getState();
+  if (outbox.length >= max) {
+    // Transient like a 429: the queue drains as replies end; the text is the caller's to keep.
+    throw new ResumableError('too_many_requests', `${max} prompts are already waiting`);
+  }
+  // Shown as "sending" straight away when it will go out now, "queued" otherwise.
+  const now =
+    host.active() && !outbox.length && !sending && run.env.online.get() && !isBusy(run.getState());
+  store.setState({
+    outbox: [...outbox, item],
+    error: null,
+    through: null,
+    ...(now ? { sending: item } : {}),
+  });
+  host.compose();
+  await host.persist();
+  await host.drain();
+  return item.runId;
+}
 
 /**
  * Takes back a prompt that has not gone out (queued, or refused): removed from the outbox

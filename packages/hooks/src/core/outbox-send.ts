@@ -4,6 +4,7 @@ import type { ChatSessionOptions, ChatState, TabRunMessage } from './chat-state.
 import { withItemError } from './chat-state.js';
 import type { TabChannel } from './env.js';
 import { type OptimisticMessages, userContent } from './optimistic.js';
+import { endContinuation } from './refused-continuation.js';
 import type { Retrier } from './retrier.js';
 import type { RunSession } from './session.js';
 import { toResumable } from './session.js';
@@ -27,7 +28,11 @@ export interface OutboxHost {
     token: string | null,
     prompt: ChatState['prompt'],
   ): Promise<void>;
-  /** Sends the outbox again after the retry policy's delay (unless the chat is disposed). */
+  /** The chat is held: only then does its outbox go out. */
+  active(): boolean;
+  /** Sends what the outbox holds (nothing while the chat is let go of or disposed). */
+  drain(): Promise<void>;
+  /** The same, when the retry policy's delay is up. */
   retryLater(): void;
 }
 
@@ -96,6 +101,11 @@ export async function sendOutboxItem(host: OutboxHost, item: OutboxItem): Promis
     // queued (and goes out at once on `online`); anything else, or too many answers
     // without progress, waits for the user's retry() with its error shown.
     const verdict = host.retries.judge(typed);
+    if (!verdict.retry && item.resume) {
+      // Answers refused for good: they end (`refused-continuation.ts`), never stay queued.
+      host.run.noteRetry(null);
+      return endContinuation(host, item, verdict.error);
+    }
     if (verdict.retry && typed.code === 'run_in_progress' && typed.runId && threadId) {
       // The thread already runs a reply (another tab or device): follow it. The prompt
       // goes out, once (its runId is fixed), when that run ends: the drain on its

@@ -1,5 +1,10 @@
 import type { RunSnapshot, RunState, RunStatus } from '@resumable/protocol';
-import { parseSnapshot, ResumableError, stateFromSnapshot } from '@resumable/protocol';
+import {
+  isPlainObject,
+  parseSnapshot,
+  ResumableError,
+  stateFromSnapshot,
+} from '@resumable/protocol';
 
 /**
  * What survives a reload: the run to resume, the capability to read it, the resume point
@@ -68,7 +73,7 @@ export function parseRecord(value: unknown, key: string): RunRecord | ResumableE
   if (value === undefined || value === null) return null;
   const bad = (why: string) =>
     new ResumableError('corrupt_record', `persisted record "${key}" discarded: ${why}`);
-  if (typeof value !== 'object' || Array.isArray(value)) return bad('not an object');
+  if (!isPlainObject(value)) return bad('not an object');
   const r = value as Partial<RunRecord> & { v?: unknown };
   if (r.v !== RECORD_VERSION) return bad(`unknown version ${JSON.stringify(r.v)}`);
   // A record copied under another slot's key (an extension, a bug) is not this slot's run.

@@ -1,4 +1,4 @@
-import { isWireId, parseResume, runIdProblem } from '@resumable/protocol';
+import { isWireId, parseResume } from '@resumable/protocol';
 import type { ChatRecord } from './chat-state.js';
 import type { OutboxItem } from './types.js';
 
@@ -7,9 +7,7 @@ import type { OutboxItem } from './types.js';
  * out — sent as they are, a refused field is refused on every retry and holds the item
  * forever. Loaded (an `import()`) only for a record with an outbox: not on first paint.
  *
- * - A `runId` the server refuses (`runIdProblem`), or one an earlier item already has, is
- *   replaced by a new one: a refused runId started no run, and a repeated one would be
- *   answered with the earlier item's run (its text lost). The prompt goes out as a new run.
+ * - Its runIds are already mended (`checked-record.ts`, which loads this chunk).
  * - A `parentMessageId` the server refuses (not an id, nor null) is dropped: the prompt goes
  *   after the thread's newest message; a regenerate (no text) without one is dropped. An
  *   empty `messageId` (the server's 400) is dropped: the prompt gets its default id.
@@ -18,17 +16,12 @@ import type { OutboxItem } from './types.js';
  *   left to send and is dropped — the interrupts' record queues its answers again while the
  *   server has them open.
  */
-export function checkedOutbox(record: ChatRecord, newRunId: () => string): ChatRecord {
-  const taken = new Set<string>();
+export function checkedOutbox(record: ChatRecord): ChatRecord {
   const outbox = record.outbox.flatMap(({ resume, messageId, parentMessageId, ...stored }) => {
-    const runId =
-      runIdProblem(stored.runId) === null && !taken.has(stored.runId) ? stored.runId : newRunId();
-    taken.add(runId);
     // A regenerate needs its parent; a prompt may go without one.
     if (stored.kind === 'regenerate' && !isWireId(parentMessageId)) return [];
     const item: OutboxItem = {
       ...stored,
-      runId,
       ...(messageId ? { messageId } : {}),
       ...(parentMessageId === null || isWireId(parentMessageId) ? { parentMessageId } : {}),
     };

@@ -1,0 +1,38 @@
+import { runIdProblem } from '@resumable/protocol';
+import type { ChatRecord } from './chat-state.js';
+
+/**
+ * A stored chat record made safe to send before any of it goes out. Its runIds are mended
+ * here, with nothing to load (`withSendableRunIds`); the rest of the check (resume, parent,
+ * message id: `stored-outbox.ts`) is a chunk loaded only for a record with an outbox. If that
+ * chunk fails to load, the record goes on with its runIds mended and the rest unchecked:
+ * never lost, and never a runId the server refuses on every retry.
+ */
+export async function checkedRecord(
+  record: ChatRecord | null,
+  newRunId: () => string,
+): Promise<ChatRecord | null> {
+  if (!record?.outbox.length) return record;
+  const mended = withSendableRunIds(record, newRunId);
+  return import('./stored-outbox.js').then(
+    (m) => m.checkedOutbox(mended),
+    () => mended,
+  );
+}
+
+/**
+ * Each item under a runId the server takes: one it refuses (`runIdProblem`; a record read
+ * keeps a missing one as ''), or one an earlier item already has, is replaced by a new one.
+ * A refused runId started no run, and a repeated one would be answered with the earlier
+ * item's run (its text lost): the prompt goes out as a new run.
+ */
+export function withSendableRunIds(record: ChatRecord, newRunId: () => string): ChatRecord {
+  const taken = new Set<string>();
+  const outbox = record.outbox.map((item) => {
+    const ok = runIdProblem(item.runId) === null && !taken.has(item.runId);
+    const runId = ok ? item.runId : newRunId();
+    taken.add(runId);
+    return ok ? item : { ...item, runId };
+  });
+  return { ...record, outbox };
+}
