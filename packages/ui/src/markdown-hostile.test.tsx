@@ -1,7 +1,8 @@
-import { render } from '@testing-library/react';
+import { render, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { Markdown } from './markdown.js';
-import { tooHostileToParse } from './markdown-guard.js';
+import { codeChunk, tooHostileToParse } from './markdown-guard.js';
+import { outsideCode } from './outside-code.js';
 
 /** Rendered, and how long it took (ms). */
 function timed(text: string, streaming = false) {
@@ -65,5 +66,43 @@ describe('<Markdown> given text built to break the parser', () => {
     const { container } = timed(ordinary[0]!);
     expect(plainText(container)).toBeNull();
     expect(container.querySelectorAll('strong')).toHaveLength(3);
+  });
+
+  // A 120-column box of `*`, `|` and `_` (300 packed markup characters), and a 300-column
+  // banner (indentation breaks a box's run at each line): all of them code.
+  const box = `${'*'.repeat(120)}\n${'|_'.repeat(60)}\n${'*'.repeat(120)}`;
+  const banner = `/${'*'.repeat(300)}/`;
+  it.each([
+    ['a fenced', `Here is the box:\n\n\`\`\`text\n${box}\n\`\`\`\n\nAnd **done**.`, box],
+    ['an indented', `Here is the banner:\n\n    ${banner}\n\nAnd **done**.`, banner],
+  ])(
+    'markup packed only inside %s code block does not count: the reply stays Markdown',
+    async (_n, text, code) => {
+      expect(tooHostileToParse(text, outsideCode)).toBe(false);
+      // Plain text until the finer check's chunk is there, then Markdown.
+      expect(tooHostileToParse(text)).toBe(true);
+      const { container } = timed(text);
+      await waitFor(() => expect(plainText(container)).toBeNull());
+      expect([...container.querySelectorAll('pre code')].map((c) => c.textContent)).toEqual([
+        `${code}\n`,
+      ]);
+      expect(container.querySelector('strong')!.textContent).toBe('done');
+    },
+  );
+
+  // Lines that look like code but that the parser reads as Markdown still count.
+  const quotes = `${'>'.repeat(10_000)} x`;
+  it.each([
+    ['a fence inside raw HTML', `<pre>\n\`\`\`\n</pre>\n${quotes}`],
+    ['a fence inside a list item', `1. a\n   \`\`\`\nb\n${quotes}`],
+    ['a fence inside a quote', `> \`\`\`\n${quotes}`],
+    ['indentation that continues a list item', `- a\nlazy\n\n    ${quotes}`],
+    ['indentation that continues a footnote', `[^1]: a\n\n    ${quotes}`],
+    ['a fence closed by a longer fence line', `\`\`\`\n\`\`\`\`\n${quotes}`],
+  ])('%s: still shown as plain text', async (_n, text) => {
+    expect(tooHostileToParse(text, outsideCode)).toBe(true);
+    await codeChunk.load();
+    // With the finer check's chunk there from the first render.
+    expect(plainText(timed(text).container)).toBe(text);
   });
 });
