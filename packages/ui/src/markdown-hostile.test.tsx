@@ -105,4 +105,20 @@ describe('<Markdown> given text built to break the parser', () => {
     // With the finer check's chunk there from the first render.
     expect(plainText(timed(text).container)).toBe(text);
   });
+
+  it('streamed after ordinary blocks: only the rest is plain text, the blocks before stay Markdown', () => {
+    const head = '# Title\n\nSome **bold** words.\n\n';
+    const hostile = `x\n${'*_'.repeat(1000)}`;
+    const { container, rerender } = render(<Markdown text={head} streaming />);
+    for (let end = 1; end <= hostile.length; end += 50) {
+      rerender(<Markdown text={`${head}${hostile.slice(0, end)}`} streaming />);
+    }
+    rerender(<Markdown text={`${head}${hostile}`} streaming />);
+    const md = container.querySelector('.rc-markdown')!;
+    expect(md.querySelector('h1')!.textContent).toBe('Title');
+    expect(md.querySelector('strong')!.textContent).toBe('bold');
+    // The last block alone, as it came: not the blocks before it, one more per token.
+    expect(md.lastChild!.nodeType).toBe(Node.TEXT_NODE);
+    expect(md.lastChild!.textContent).toBe(hostile);
+  });
 });

@@ -118,21 +118,27 @@ export interface Blocks {
 /**
  * Top-level blocks, by the positions of the root's children in the one parser's syntax
  * tree, each from the start of its line; the blank lines after a block stay with it. Given
- * the split of a text this one extends (the reply so far), its blocks but the last two are
- * kept and only the rest is parsed, so a streamed reply costs its last blocks per token, not
- * the whole reply (the memoized blocks of streamdown and assistant-ui). CommonMark reads line
- * by line: a block is closed for good by the first line of the block after it once that line
- * is whole, which the first line of a block with another after it is. (The last block's
- * first line may still change what it closes: `3` ends a list, `3.` continues it.)
- * Reference-style link or footnote definitions need the whole document, so such text stays
- * one block.
+ * the split of a text this one extends (the reply so far), its final blocks are kept and
+ * only the rest is parsed, so a streamed reply costs its last blocks per token, not the
+ * whole reply (the memoized blocks of streamdown and assistant-ui). CommonMark reads line by
+ * line: a block is final once the first line of the block after it is whole — every block
+ * but the last two, and the one before the last once the last holds a line break. (Until
+ * then the last block's first line may change what it closes: `3` ends a list, `3.`
+ * continues it.)
+ * A last block shown as plain text was the rest of the text before: the blocks before it are
+ * kept as they were. Reference-style link or footnote definitions need the whole document,
+ * so such text stays one block.
  */
 export function splitBlocks(
   text: string,
   before?: Blocks | null,
   outsideCode?: (text: string) => string,
 ): Blocks {
-  const kept = before && text.startsWith(before.text) ? before.blocks.slice(0, -2) : [];
+  const last = before?.blocks[before.blocks.length - 1] ?? '';
+  const kept =
+    before && text.startsWith(before.text)
+      ? before.blocks.slice(0, before.plainLast || last.includes('\n') ? -1 : -2)
+      : [];
   const tail = text.slice(kept.reduce((n, block) => n + block.length, 0));
   const blocks = (rest: string[], plainLast = false) => ({
     text,
