@@ -33,6 +33,8 @@ describe('ApprovalCard', () => {
   it('names the tool and its arguments, takes focus, and approves by keyboard', async () => {
     const { calls, user } = setup(approval);
     const card = screen.getByRole('region', { name: 'Allow delete_file?' });
+    // The tool's name isolated in <bdi>, the region's name unchanged.
+    expect(card.querySelector('.rc-interrupt__title bdi')!.textContent).toBe('delete_file');
     expect(document.activeElement).toBe(card);
     expect(card.querySelector('pre')?.textContent).toBe('{\n  "path": "notes/old-draft.md"\n}');
     expect(card.textContent).toContain('Delete notes/old-draft.md?');
@@ -223,6 +225,7 @@ describe('answered states and browser tools', () => {
       />,
     );
     expect(screen.getByRole('status').textContent).toBe('Running read_clipboard in this page…');
+    expect(screen.getByRole('status').querySelector('bdi')!.textContent).toBe('read_clipboard');
     unmount();
     render(
       <InterruptCard
