@@ -51,7 +51,7 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const { timeoutMs, ...bounds } = upstreamTimeouts(options);
   const maxToolCalls = options.maxToolCalls ?? 128;
-  return async function* (input, { signal, readFile }) {
+  return async function* (input, { signal, readFile, keepAlive }) {
     const what = `the OpenAI-compatible endpoint ${baseUrl}`;
     const answers = clientToolAnswers(input, calledTools(input));
     for (const [toolCallId, answer] of answers) yield clientToolResult(toolCallId, answer);
@@ -85,7 +85,7 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
 
     const answer = new OpenAIAnswer(input.runId, what);
     let finished = false;
-    for await (const message of readSse(response, what, bounds)) {
+    for await (const message of readSse(response, what, bounds, keepAlive)) {
       if (message.data.trim() === '[DONE]') {
         finished = true;
         break;
