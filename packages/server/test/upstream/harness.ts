@@ -138,6 +138,20 @@ export async function socketsClosed(upstream: HostileUpstream, from: number, wit
 
 export { bearer };
 
+/** The events of one reasoning message `id` streaming `deltas`. */
+export const reasoningMessage = (id: string, deltas: string[]) => [
+  { type: 'REASONING_MESSAGE_START', messageId: id, role: 'reasoning' },
+  ...deltas.map((delta) => ({ type: 'REASONING_MESSAGE_CONTENT', messageId: id, delta })),
+  { type: 'REASONING_MESSAGE_END', messageId: id },
+];
+
+/** The events of one assistant text message `id` streaming `deltas`. */
+export const textMessage = (id: string, deltas: string[]) => [
+  { type: 'TEXT_MESSAGE_START', messageId: id, role: 'assistant' },
+  ...deltas.map((delta) => ({ type: 'TEXT_MESSAGE_CONTENT', messageId: id, delta })),
+  { type: 'TEXT_MESSAGE_END', messageId: id },
+];
+
 /** The two events every failed run of these suites has: its start and its error. */
 export function failed(run: { threadId: string; runId: string }, message: string) {
   return [

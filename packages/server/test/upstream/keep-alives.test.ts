@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { AGUIEvent, RunAgentInput } from '@resumable/protocol';
+import type { RunAgentInput } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
 import { openaiAgent } from '../../src/index.js';
 import { chunk } from '../fake-upstream.js';
@@ -10,8 +10,10 @@ import {
   hostileUpstream,
   openaiStack,
   type Respond,
+  reasoningMessage,
   runToEnd,
   socketsClosed,
+  textMessage,
 } from './harness.js';
 
 /**
@@ -45,22 +47,12 @@ const answer = (res: ServerResponse) => {
   res.end('data: [DONE]\n\n');
 };
 
-const finishedLog = (run: { threadId: string; runId: string }, thinking: AGUIEvent[]) => {
-  const messageId = `msg-${run.runId}`;
-  return [
-    { type: 'RUN_STARTED', threadId: run.threadId, runId: run.runId },
-    ...thinking,
-    { type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' },
-    { type: 'TEXT_MESSAGE_CONTENT', messageId, delta: 'Done.' },
-    { type: 'TEXT_MESSAGE_END', messageId },
-    {
-      type: 'RUN_FINISHED',
-      threadId: run.threadId,
-      runId: run.runId,
-      outcome: { type: 'success' },
-    },
-  ];
-};
+const finishedLog = (run: { threadId: string; runId: string }, thinking: unknown[]) => [
+  { type: 'RUN_STARTED', threadId: run.threadId, runId: run.runId },
+  ...thinking,
+  ...textMessage(`msg-${run.runId}`, ['Done.']),
+  { type: 'RUN_FINISHED', threadId: run.threadId, runId: run.runId, outcome: { type: 'success' } },
+];
 
 const openai = (respond: Respond, keepAliveTimeoutMs = 5_000) =>
   openaiStack(
@@ -82,13 +74,14 @@ describe('a model thinking for long', () => {
     const { run, log } = await runToEnd(server);
     const thinking = log.filter((e) => e.type === 'REASONING_MESSAGE_CONTENT');
     expect(thinking.length).toBeGreaterThanOrEqual(8);
-    const messageId = `reasoning-${run.runId}-1`;
     expect(log).toEqual(
-      finishedLog(run, [
-        { type: 'REASONING_MESSAGE_START', messageId, role: 'reasoning' },
-        ...thinking.map(() => ({ type: 'REASONING_MESSAGE_CONTENT', messageId, delta: '.' })),
-        { type: 'REASONING_MESSAGE_END', messageId },
-      ] as AGUIEvent[]),
+      finishedLog(
+        run,
+        reasoningMessage(
+          `reasoning-${run.runId}-1`,
+          thinking.map(() => '.'),
+        ),
+      ),
     );
   });
 

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { chunk } from '../fake-upstream.js';
 import { bearer, logOf, postRun } from '../helpers.js';
-import { failed, openaiStack, runToEnd } from './harness.js';
+import { failed, openaiStack, reasoningMessage, runToEnd, textMessage } from './harness.js';
 
 /** A reasoning model's answers: its thinking is a reasoning message, never model input. */
 const sse = (res: ServerResponse) => res.writeHead(200, { 'Content-Type': 'text/event-stream' });
@@ -29,20 +29,6 @@ const runIds = (run: { threadId: string; runId: string }) => ({
   text: `msg-${run.runId}`,
   reasoning: (n: number) => `reasoning-${run.runId}-${n}`,
 });
-
-/** The events of one reasoning message `id` streaming `deltas`. */
-const reasoningMessage = (id: string, deltas: string[]) => [
-  { type: 'REASONING_MESSAGE_START', messageId: id, role: 'reasoning' },
-  ...deltas.map((delta) => ({ type: 'REASONING_MESSAGE_CONTENT', messageId: id, delta })),
-  { type: 'REASONING_MESSAGE_END', messageId: id },
-];
-
-/** The events of the text message `id` streaming `deltas`. */
-const textMessage = (id: string, deltas: string[]) => [
-  { type: 'TEXT_MESSAGE_START', messageId: id, role: 'assistant' },
-  ...deltas.map((delta) => ({ type: 'TEXT_MESSAGE_CONTENT', messageId: id, delta })),
-  { type: 'TEXT_MESSAGE_END', messageId: id },
-];
 
 describe('reasoning models: reasoning_content / reasoning deltas', () => {
   it('reasoning_content then text: a reasoning message, ended before the answer starts', async () => {
@@ -116,6 +102,12 @@ describe('reasoning models: reasoning_content / reasoning deltas', () => {
     );
     const { run, log } = await runToEnd(server);
     const ids = runIds(run);
+    const start = (toolCallId: string, toolCallName: string) => ({
+      type: 'TOOL_CALL_START',
+      toolCallId,
+      toolCallName,
+      parentMessageId: ids.text,
+    });
     const interrupt = (toolCallId: string, name: string) => ({
       id: `tool-${toolCallId}`,
       reason: 'client_tool',
@@ -125,21 +117,11 @@ describe('reasoning models: reasoning_content / reasoning deltas', () => {
     expect(log).toEqual([
       ids.started,
       ...reasoningMessage(ids.reasoning(1), ['Need the weather.']),
-      {
-        type: 'TOOL_CALL_START',
-        toolCallId: 'call_a',
-        toolCallName: 'weather',
-        parentMessageId: ids.text,
-      },
+      start('call_a', 'weather'),
       { type: 'TOOL_CALL_ARGS', toolCallId: 'call_a', delta: '{"city":' },
       { type: 'TOOL_CALL_ARGS', toolCallId: 'call_a', delta: '"Lyon"}' },
       ...reasoningMessage(ids.reasoning(2), ['And the time.']),
-      {
-        type: 'TOOL_CALL_START',
-        toolCallId: 'call_b',
-        toolCallName: 'time',
-        parentMessageId: ids.text,
-      },
+      start('call_b', 'time'),
       { type: 'TOOL_CALL_ARGS', toolCallId: 'call_b', delta: '{}' },
       { type: 'TOOL_CALL_END', toolCallId: 'call_a' },
       { type: 'TOOL_CALL_END', toolCallId: 'call_b' },
