@@ -94,6 +94,19 @@ describe('a model thinking for long', () => {
     expect(log).toEqual(finishedLog(run, []));
   });
 
+  it("keep-alives hold the run's own silence deadline too: 1.2 s of them outlast a 400 ms agentTimeoutMs", async () => {
+    const { server } = await openaiStack(
+      (_req, _body, res) => {
+        sse(res);
+        every(res, ': OPENROUTER PROCESSING\n\n', 100, 1_200, () => answer(res));
+      },
+      { timeoutMs: 5_000, idleTimeoutMs: 300 },
+      { agentTimeoutMs: 400 },
+    );
+    const { run, log } = await runToEnd(server);
+    expect(log).toEqual(finishedLog(run, []));
+  });
+
   it('keep-alives forever end at keepAliveTimeoutMs, the upstream socket closed', async () => {
     const { upstream, server, what } = await openai((_req, _body, res) => {
       sse(res);
