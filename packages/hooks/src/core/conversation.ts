@@ -48,7 +48,7 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
 
   const channel = share ? env.channel(`resumable-tabs:${run.api.endpoint}:${key}`) : null;
   const send = (message: TabShareMessage) => channel && post(channel, message);
-  const runPoint = new TabRunPoint(run, options.backoff);
+  const runPoint = new TabRunPoint(run, options);
 
   const thread = new ThreadFollower({
     key,

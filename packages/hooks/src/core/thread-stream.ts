@@ -68,10 +68,11 @@ export class ThreadFollower {
 
   constructor(private readonly parts: ThreadFollowerParts) {
     this.life = new LoopLife(parts.env);
-    const { backoff } = parts.options;
+    const { backoff, maxAttemptsWithoutProgress } = parts.options;
     this.shared = new SharedPoint({
       env: parts.env,
-      ...(backoff ? { backoff } : {}),
+      backoff,
+      maxAttemptsWithoutProgress,
       point: () => this.offset,
       fold: (envelopes) => {
         // The first batch a follower sees sets its point; any later disagreement is checked.
