@@ -141,6 +141,20 @@ describe('a thread point another tab made up', () => {
   });
 });
 
+describe('a run another tab’s thread batch names by an id that is not a wire id', () => {
+  onRealServer();
+
+  it('costs no read', async () => {
+    const { threadId, token } = await threadWithOneRun();
+    const t = await twoTabs(threadId, token, 2);
+    const value = { runId: 'x y', messages: [{ id: 'u-evil', role: 'user', content: 'EVIL' }] };
+    const event = { type: 'CUSTOM', name: 'resumable.run_started', value };
+    evil({ ...threadBatch(threadId, 3), envelopes: [{ offset: 3, event }] });
+    await sleep(300);
+    expect(t.logB.slice(2)).toEqual([]);
+  });
+});
+
 const TOKENS = 12;
 
 /** Two tabs on one conversation over the scripted server: `a` leads, `b` follows a run `a` sent. */
@@ -209,6 +223,7 @@ async function runTabs() {
     finish,
     batch,
     checks: () => snapshots() - before,
+    logs: [logA, logB] as const,
   };
 }
 
@@ -342,6 +357,27 @@ describe('messages of the wrong shape from another tab', () => {
     expect(heard.filter((m) => m?.t === 'snapshot' && m.tab !== 'evil')).toHaveLength(1);
     // The `lead` claiming 1e300 is not an offset: dropped; nothing asked of the server.
     expect(t.checks()).toBe(0);
+    await t.finish();
+  });
+});
+
+describe('ids another tab names that are not wire ids (isWireId)', () => {
+  it('a run the server would refuse by its id costs no read, in either tab', async () => {
+    const t = await runTabs();
+    const threadId = t.b.run.getState().threadId!;
+    const seen = t.logs.map((log) => log.length);
+    const prompt = { id: 'p-evil', role: 'user', content: 'EVIL' };
+    const run = { runId: 'not a wire id', threadId, token: null, prompt };
+    evil({ v: 1, t: 'lead', tab: 'evil', key: 'c', run, offset: 0 });
+    const chat = new BroadcastChannel(`resumable:${server.url}`);
+    for (const runId of ['also/not/one', 'r'.repeat(201), '..']) {
+      chat.postMessage({ type: 'run', key: 'c', runId, threadId, token: null });
+    }
+    chat.postMessage({ type: 'run', key: 'c', runId: 'fake-run-0123456789', threadId: 'a b' });
+    chat.close();
+    await sleep(300);
+    expect(t.logs.map((log, i) => log.slice(seen[i]))).toEqual([[], []]);
+    expect(t.b.run.getState().runId).toBe(t.runId);
     await t.finish();
   });
 });

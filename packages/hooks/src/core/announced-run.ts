@@ -1,4 +1,4 @@
-import { errorAction } from '@resumable/protocol';
+import { errorAction, isWireId } from '@resumable/protocol';
 import type { BackoffOptions } from './backoff.js';
 import { retryDelay } from './backoff.js';
 import type { TabRunMessage } from './chat-state.js';
@@ -81,7 +81,8 @@ export function followAnnounced(
   host: AnnouncedHost,
   m: (Omit<TabRunMessage, 'token' | 'prompt'> & Partial<TabRunMessage>) | null,
 ): void {
-  if (m === null) return;
+  // Ids the server would not take cost no read (`parseTabMessage` bounds only their length).
+  if (m === null || !isWireId(m.runId) || !isWireId(m.threadId)) return;
   const token = m.token ?? host.store.getState().token;
   void knownRun(host.run, m.runId, m.threadId, token).then((known) => {
     if (!known) return;
