@@ -1,18 +1,25 @@
-import type { TabLocks } from '../src/core/env.js';
+import type { ResumableEnvironment, TabLocks } from '../src/core/env.js';
 import type { RecordStorage } from '../src/core/storage.js';
 import { createMemoryStorage } from '../src/core/storage.js';
 import { fastClient, waitFor } from './util.js';
 
 /**
  * Tabs of one page against a test server (`url()`: the case's): clients whose fetches are
- * logged (paths without the endpoint, with the method when `withMethod`), kept in `clients`
+ * logged (paths without the endpoint, with the method when `withMethod`; `env` for the rest of
+ * the tab's world: its channel, its visibility), kept in `clients`
  * for the file's `afterEach`; and a thread with one finished run, made by another device.
  */
 export function tabClients(url: () => string, { withMethod = false } = {}) {
   const clients: { dispose(): Promise<void> }[] = [];
 
-  function tab(storage: RecordStorage, log: string[], locks: TabLocks | null = null) {
+  function tab(
+    storage: RecordStorage,
+    log: string[],
+    locks: TabLocks | null = null,
+    env: Partial<ResumableEnvironment> = {},
+  ) {
     const client = fastClient(url(), storage, {
+      ...env,
       locks,
       fetch: (input, init) => {
         const path = String(input).slice(url().length);
