@@ -1,12 +1,13 @@
+import { startServer } from '@resumable/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TabChannel } from '../src/core/env.js';
 import { createManualSignal } from '../src/core/env.js';
 import { LEADER_GRACE_MS } from '../src/core/leader-watch.js';
 import { createMemoryStorage } from '../src/core/storage.js';
 import { FakeServer } from './fake-server.js';
-import { tabClients } from './tab-clients.js';
+import { RUN_TOKENS, tabClients } from './tab-clients.js';
 import { trackRejections } from './track-rejections.js';
-import { assistantText, waitFor } from './util.js';
+import { waitFor } from './util.js';
 import { LockManagerStandIn } from './web-locks.js';
 
 /**
@@ -19,25 +20,28 @@ import { LockManagerStandIn } from './web-locks.js';
 
 trackRejections();
 
-let server: FakeServer;
-const { clients, tab } = tabClients(() => server.url, { withMethod: true });
+let server: { url: string; close(): Promise<void> };
+let fake: FakeServer;
+const { clients, tab, threadWithOneRun, runTabs } = tabClients(() => server.url, {
+  withMethod: true,
+});
 
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.dispose()));
   await server.close();
 });
 
-const TOKENS = 12;
-const STALE_MS = 300;
+/** Above the leader's heartbeat (HEARTBEAT_MS, 500): a live leader is never stale here. */
+const STALE_MS = 1200;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A real BroadcastChannel a tab uses until `hang()`: then it posts and hears nothing. */
+/**
+ * A tab's world until `hang()`, then as a hung page's: its channel posts and hears nothing,
+ * its timers never fire (its heartbeat and its watch stop). Only its pending fetches go on.
+ */
 function hangable() {
   let hung = false;
-  return {
-    hang: () => {
-      hung = true;
-    },
+  const env = {
     channel(name: string): TabChannel {
       const real = new BroadcastChannel(name);
       return {
@@ -50,48 +54,54 @@ function hangable() {
         close: () => real.close(),
       };
     },
+    setTimeout: (fn: () => void, ms: number): unknown => setTimeout(() => hung || fn(), ms),
+  };
+  return {
+    env,
+    hang: () => {
+      hung = true;
+    },
+  };
+}
+
+/** Another tab posting the leader's heartbeat every 100 ms; returns the stop. */
+function madeUpHeartbeat(): () => void {
+  const evil = new BroadcastChannel(`resumable-tabs:${server.url}:c`);
+  const beat = setInterval(() => {
+    evil.postMessage({ v: 1, t: 'lead', tab: 'evil', key: 'c', run: null, offset: 0 });
+  }, 100);
+  return () => {
+    clearInterval(beat);
+    evil.close();
   };
 }
 
 /** `a` leads and hangs mid-run (the server 3 events past the 4 `b` has); `b` follows. */
-async function hungLeader(bVisible: boolean) {
-  server = await new FakeServer({ tokens: TOKENS, intervalMs: 1 }).start();
-  server.pauseNew = true;
-  const storage = createMemoryStorage();
-  const manager = new LockManagerStandIn();
-  const [logA, logB] = [[] as string[], [] as string[]];
+async function hungLeader(bVisible: boolean, beforeHang = () => {}) {
+  fake = await new FakeServer({ tokens: RUN_TOKENS, intervalMs: 1 }).start();
+  server = fake;
   const a$ = hangable();
-  const options = { leaderStaleMs: STALE_MS };
-  const a = tab(storage, logA, manager.client(), { channel: a$.channel }).chatSession('c', options);
-  a.retain();
-  await waitFor(() => a.run.shared.role === 'leader', 'a leads');
-  const visible = createManualSignal(bVisible);
-  const b = tab(storage, logB, manager.client(), { visible }).chatSession('c', options);
-  b.retain();
-  await waitFor(() => b.run.shared.role === 'follower', 'b follows');
-  await a.send('hello');
-  const runId = a.run.getState().runId!;
-  server.step(runId, 4); // RUN_STARTED, TEXT_MESSAGE_START, tok0, tok1
-  const text = (chat: typeof b) => assistantText(chat.getState().messages);
-  await waitFor(() => text(b) === 'tok0 tok1 ', `b at 4: ${text(b)}`);
-  await sleep(50);
-  const seen = logB.length;
+  const envB = { visible: createManualSignal(bVisible) };
+  const t = await runTabs(fake, { chat: { leaderStaleMs: STALE_MS }, envA: a$.env, envB });
+  const [, logB] = t.logs;
+  beforeHang();
   a$.hang();
-  server.step(runId, 3); // the server at 7; a folds them, and posts nothing
-  await waitFor(() => a.run.getState().run.offset === 7, 'a at 7');
-  return { a, b, runId, text, logB: () => logB.slice(seen) };
+  fake.step(t.runId, 3); // the server at 7; a, hung, posts nothing
+  const hungAt = Date.now();
+  // From here every check of b's sees the server at 7 (one before, at 4, is not counted).
+  const seen = logB.length;
+  return { ...t, hungAt, logB: () => logB.slice(seen) };
 }
 
 /** `b` took over from its own offset (4), after one check, and ends with the server's text. */
-async function tookOver(t: Awaited<ReturnType<typeof hungLeader>>, started: number) {
-  await waitFor(() => t.b.run.shared.role === 'leader', 'b leads', 5000);
-  const waited = Date.now() - started;
-  expect(waited).toBeGreaterThanOrEqual(STALE_MS + LEADER_GRACE_MS);
+async function tookOver(t: Awaited<ReturnType<typeof hungLeader>>) {
+  await waitFor(() => t.b.run.shared.role === 'leader', 'b leads', 10_000);
+  expect(Date.now() - t.hungAt).toBeGreaterThanOrEqual(LEADER_GRACE_MS);
   await waitFor(() => t.text(t.b) === FakeServer.fullText(7 - 2), `b at 7: ${t.text(t.b)}`);
-  server.resume(t.runId);
+  fake.resume(t.runId);
   await waitFor(() => t.b.run.getState().status === 'finished', `finished: ${t.text(t.b)}`);
-  expect(t.text(t.b)).toBe(FakeServer.fullText(TOKENS));
-  expect(t.b.run.getState().run.offset).toBe(TOKENS + 4);
+  expect(t.text(t.b)).toBe(FakeServer.fullText(RUN_TOKENS));
+  expect(t.b.run.getState().run.offset).toBe(RUN_TOKENS + 4);
   // One check, then as the leader: the run's stream from b's own 4, the thread stream's point.
   const threadId = t.b.run.getState().threadId;
   expect(t.logB().sort()).toEqual(
@@ -105,22 +115,57 @@ async function tookOver(t: Awaited<ReturnType<typeof hungLeader>>, started: numb
 
 describe('a leader that hangs mid-run', () => {
   it('behind a made-up heartbeat: the follower checks the server once, and takes over', async () => {
-    const t = await hungLeader(true);
-    const started = Date.now();
-    const evil = new BroadcastChannel(`resumable-tabs:${server.url}:c`);
-    const beat = setInterval(() => {
-      evil.postMessage({ v: 1, t: 'lead', tab: 'evil', key: 'c', run: null, offset: 0 });
-    }, 100);
+    let stop = () => {};
     try {
-      await tookOver(t, started);
+      await tookOver(await hungLeader(true, () => (stop = madeUpHeartbeat())));
     } finally {
-      clearInterval(beat);
-      evil.close();
+      stop();
     }
   });
 
   it('with every follower hidden (no heartbeat watch): taken over too', async () => {
-    const t = await hungLeader(false);
-    await tookOver(t, Date.now());
+    await tookOver(await hungLeader(false));
+  });
+});
+
+describe('a leader that hangs while no run is live', () => {
+  it('behind a made-up heartbeat: a visible follower checks the thread once, and takes over', async () => {
+    server = await startServer({ port: 0, store: 'memory', heartbeatMs: 1000 });
+    const { threadId, token, thread } = await threadWithOneRun();
+    const storage = createMemoryStorage();
+    const manager = new LockManagerStandIn();
+    const [logA, logB] = [[] as string[], [] as string[]];
+    const a$ = hangable();
+    const options = { threadId, token, leaderStaleMs: STALE_MS };
+    const a = tab(storage, logA, manager.client(), a$.env).chatSession('c', options);
+    a.retain();
+    await waitFor(() => logA.includes(`GET ${thread}/events?after=2`), `a follows: ${logA}`);
+    const b = tab(storage, logB, manager.client()).chatSession('c', options);
+    b.retain();
+    await waitFor(() => b.run.shared.role === 'follower', 'b follows');
+    await waitFor(() => logB.length === 2, `b loaded: ${logB}`);
+    const stop = madeUpHeartbeat();
+    a$.hang();
+    let seen = 0;
+    try {
+      // A rename from another device (thread event 3): a reads it and posts nothing.
+      const renamed = await fetch(`${server.url}${thread}`, {
+        method: 'PATCH',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ title: 'Renamed' }),
+      });
+      expect(renamed.status).toBe(200);
+      // From here every check of b's sees the server at 3 (one before, at 2, is not counted).
+      seen = logB.length;
+      await waitFor(() => b.run.shared.role === 'leader', 'b leads', 10_000);
+      await waitFor(() => logB.length >= seen + 3, `b resumed: ${logB}`);
+      await sleep(100);
+    } finally {
+      stop();
+    }
+    // One check, then as the leader: its thread stream from its own 2, and the renamed page.
+    expect(logB.slice(seen).sort()).toEqual(
+      [`GET ${thread}`, `GET ${thread}/events?after=2`, `GET ${thread}/messages?limit=50`].sort(),
+    );
   });
 });

@@ -263,10 +263,19 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
     staleMs,
     point() {
       const p = run.shared.point;
-      if (p === null || isTerminalStatus(run.getState().status)) return null;
-      return { id: p.runId, token: p.token, offset: p.offset };
+      if (p !== null && !isTerminalStatus(run.getState().status)) {
+        return { kind: 'run', id: p.runId, token: p.token, offset: p.offset };
+      }
+      // No live run: the thread stream, watched only while the user looks at this tab (a
+      // quiet thread costs a read per staleMs and more, not one per tab in the background).
+      const { threadId, token, offset } = thread;
+      if (!follows || threadId === null || offset === null || !env.visible.get()) return null;
+      return { kind: 'thread', id: threadId, token, offset };
     },
-    serverOffset: (p) => run.api.getRun(p.id, p.token).then((s) => s.lastOffset),
+    serverOffset: (p) =>
+      p.kind === 'run'
+        ? run.api.getRun(p.id, p.token).then((s) => s.lastOffset)
+        : thread.serverOffset().then((offset) => offset ?? 0),
     takeOver: () => election.dispatch('stale'),
   });
   if (channel) {

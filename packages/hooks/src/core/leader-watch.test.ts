@@ -11,7 +11,9 @@ const STALE_MS = 1000;
  */
 function watched(server: { at: number; error?: ResumableError }) {
   let now = 0;
-  const point: { p: WatchedPoint | null } = { p: { id: 'r1', token: 'tk', offset: 4 } };
+  const point: { p: WatchedPoint | null } = {
+    p: { kind: 'run', id: 'r1', token: 'tk', offset: 4 },
+  };
   const reads: number[] = [];
   const takeovers: number[] = [];
   const watch = new LeaderWatch({
@@ -59,7 +61,7 @@ describe('LeaderWatch', () => {
   it('the leader delivers within the grace, or the point moves: no takeover, the watch starts over', async () => {
     const w = watched({ at: 7 });
     await w.run(1500, (at) => {
-      if (at === 1500) w.point.p = { id: 'r1', token: 'tk', offset: 7 };
+      if (at === 1500) w.point.p = { kind: 'run', id: 'r1', token: 'tk', offset: 7 };
     });
     await w.run(500);
     expect(w.reads).toEqual([1000]);

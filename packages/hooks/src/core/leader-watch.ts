@@ -6,12 +6,13 @@ import { toResumable } from './typed-error.js';
 
 /**
  * A follower's watch over its leader, on the one thing no tab can fake: the server's own
- * offset of the run it follows. The leader's heartbeat (`lead`) says a tab is alive, but any
+ * offset of the run it follows (or of the thread stream, while no run is live). The leader's heartbeat (`lead`) says a tab is alive, but any
  * tab can post one — a buggy tab, another version, an extension — and a leader whose page
  * hangs (its event loop blocked, the tab alive) keeps its Web Lock for good: the browser
  * releases a lock only when its holder's callback settles or its tab goes, and only `steal`
  * takes it from a live one. So a follower whose point has not moved for `staleMs` while its
- * run is live asks the server (`GET /runs/{id}`, its own read); when the server is past it,
+ * run is live asks the server (`GET /runs/{id}`, its own read; `GET /threads/{id}` for the
+ * thread, while the tab is visible); when the server is past it,
  * the leader gets `LEADER_GRACE_MS` to deliver, and is then taken over (`takeOver`: steal).
  *
  * Bounded: one read at a time, at most one per `staleMs`, spaced further by the retry
@@ -27,6 +28,8 @@ import { toResumable } from './typed-error.js';
  * ```
  */
 export interface WatchedPoint {
+  /** A live run's (`GET /runs/{id}`), or the thread stream's (`GET /threads/{id}`). */
+  kind: 'run' | 'thread';
   id: string;
   token: string | null;
   offset: number;
@@ -37,9 +40,9 @@ export interface LeaderWatchParts {
   backoff?: BackoffOptions | undefined;
   /** This tab's point had no new event this long: the server is asked. */
   staleMs: number;
-  /** The live run this tab follows through the leader, and its offset; null: none. */
+  /** The live run (else the thread) this tab follows through the leader, and its offset; null: none. */
   point(): WatchedPoint | null;
-  /** The server's last offset of the point's run (this tab's own read). */
+  /** The server's last offset of the point's run or thread (this tab's own read). */
   serverOffset(point: WatchedPoint): Promise<number>;
   /** The leader let this tab fall behind the server: take its lock. */
   takeOver(): void;
@@ -124,5 +127,6 @@ export class LeaderWatch {
 }
 
 function samePoint(a: WatchedPoint | null, b: WatchedPoint | null): boolean {
-  return a === b || (a !== null && b !== null && a.id === b.id && a.offset === b.offset);
+  if (a === null || b === null) return a === b;
+  return a.kind === b.kind && a.id === b.id && a.offset === b.offset;
 }

@@ -312,10 +312,11 @@ export class ThreadFollower {
   }
 
   /**
-   * `GET /threads/{id}`'s `lastOffset`: where a client with nothing to resume starts; null
-   * when the answer has none (a server without thread streams).
+   * `GET /threads/{id}`'s `lastOffset`: where a client with nothing to resume starts (and
+   * what a follower's watch over its leader compares with, `leader-watch.ts`); null when
+   * the answer has none (a server without thread streams).
    */
-  private async serverOffset(): Promise<number | null> {
+  async serverOffset(): Promise<number | null> {
     const threadId = this.threadId as string;
     // Aborted by `stop()` like the stream: a stopped follower leaves no request behind.
     const controller = new AbortController();
