@@ -126,7 +126,7 @@ describe('abuse: streams per address by default, and of unknown address', () => 
       ]);
     }
     expect(logged).toEqual([
-      "a stream's client address is unknown (set clientAddress on this host): such clients share one limit of 2 open event streams",
+      'a request came with no client address (set clientAddress on this host): such clients share one count in every per-address limit (runs, prompt bytes, uploads, open streams)',
     ]);
   });
 });
