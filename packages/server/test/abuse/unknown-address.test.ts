@@ -15,7 +15,9 @@ const shared = (what: string) => `clients of unknown address ${what}, their shar
  */
 describe('abuse: requests of unknown address share every per-address limit', () => {
   const servers: RunningServer[] = [];
+  const aborts: AbortController[] = [];
   afterAll(async () => {
+    for (const abort of aborts) abort.abort();
     for (const server of servers) await server.close();
   });
   const start = async (options: Omit<StartServerOptions, 'port' | 'store' | 'log'>) => {
@@ -110,5 +112,21 @@ describe('abuse: requests of unknown address share every per-address limit', () 
     big.set(PNG);
     await refused(await upload(big), shared('sent 30 bytes of uploads in the last minute'));
     await refused(await upload(PNG), shared('sent 2 uploads in the last minute'));
+  });
+
+  it('open event streams (counted so before too)', async () => {
+    const { server, logged } = await start({ limits: { maxStreamsPerAddress: 2 } });
+    const { json: first } = await postRun(server.url, prompt('one', { tokens: 1 }));
+    const open = () => {
+      const abort = new AbortController();
+      aborts.push(abort);
+      return fetch(`${server.url}/threads/${first.threadId}/events`, {
+        headers: bearer(first.token),
+        signal: abort.signal,
+      });
+    };
+    expect([(await open()).status, (await open()).status]).toEqual([200, 200]);
+    await refused(await open(), shared('have 2 open event streams'));
+    expect(logged.filter((line) => line.includes('client address'))).toEqual([LOGGED]);
   });
 });
