@@ -1,5 +1,11 @@
 import type { AGUIEvent, RunAgentInput } from '@resumable/protocol';
-import { checkEvent, EventType, isTerminalEvent, ResumableError } from '@resumable/protocol';
+import {
+  checkEvent,
+  EventType,
+  isTerminalEvent,
+  outcomeProblem,
+  ResumableError,
+} from '@resumable/protocol';
 import type { Agent } from '../agents/types.js';
 import type { ReadFile } from '../files/references.js';
 import type { RunRecord } from '../stores/types.js';
@@ -143,7 +149,7 @@ export async function produce(
       }
       started = true;
       if (isTerminalEvent(event)) {
-        if (event.type === EventType.RUN_FINISHED) event = { ...event, threadId, runId };
+        if (event.type === EventType.RUN_FINISHED) event = finishedAs(event, threadId, runId);
         log.queueTerminal(event);
         void iterator.return?.()?.catch(() => {});
         break;
@@ -159,4 +165,22 @@ export async function produce(
   clocks.stop();
   run.abort.abort();
   await log.settle();
+}
+
+/**
+ * The agent's `RUN_FINISHED` as stored: under this run's ids, or, when its outcome could not
+ * be answered (stored, it would break every later read of the thread), an `agent_failed`
+ * error naming the problem. Whatever the agent streamed before it is kept.
+ */
+function finishedAs(
+  event: Extract<AGUIEvent, { type: EventType.RUN_FINISHED }>,
+  threadId: string,
+  runId: string,
+): AGUIEvent {
+  const problem = outcomeProblem(event.outcome);
+  if (problem === null) return { ...event, threadId, runId };
+  return runError(
+    'agent_failed',
+    `the agent sent a RUN_FINISHED that cannot be answered: ${problem}`,
+  );
 }
