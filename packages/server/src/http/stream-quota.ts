@@ -3,11 +3,13 @@ import { overAddressLimit } from '../client-address.js';
 import { KeyCounts } from '../key-counts.js';
 
 /**
- * Open event streams per client address, by default. Enough for every run one address may
- * have running (`maxRunningRunsPerAddress`, 50) to be followed along with its thread's
- * stream; a 2-core server holds thousands of streams, so one address takes a small share.
+ * Open event streams per client address, by default. One address is often many people (an
+ * office or carrier NAT, every client behind a proxy when `clientAddress` is not set), each
+ * following a thread and a run, so the default is well above one user's needs (100 cut off
+ * the 101st user behind one NAT) and half the per-run limit: one address alone cannot hold
+ * every socket a run may have.
  */
-export const DEFAULT_MAX_STREAMS_PER_ADDRESS = 100;
+export const DEFAULT_MAX_STREAMS_PER_ADDRESS = 1000;
 
 /**
  * Open event streams per client address on this instance. The per-run and per-thread

@@ -11,7 +11,14 @@ import type { ReadFile } from '../files/references.js';
 import type { RunRecord } from '../stores/types.js';
 import type { Hub } from '../subscription.js';
 import { startClocks } from './deadlines.js';
-import { cancelledEvent, errorEvent, finishedEvent, runError, startedEvent } from './events.js';
+import {
+  agentRunError,
+  cancelledEvent,
+  errorEvent,
+  finishedEvent,
+  runError,
+  startedEvent,
+} from './events.js';
 import { RunLog, type RunLogOptions } from './run-log.js';
 
 const ABORTED = Symbol('aborted');
@@ -150,6 +157,7 @@ export async function produce(
       started = true;
       if (isTerminalEvent(event)) {
         if (event.type === EventType.RUN_FINISHED) event = finishedAs(event, threadId, runId);
+        else event = agentRunError(event.code, event.message);
         log.queueTerminal(event);
         void iterator.return?.()?.catch(() => {});
         break;

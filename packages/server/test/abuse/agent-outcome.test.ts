@@ -1,4 +1,4 @@
-import { type AGUIEvent, EventType } from '@resumable/protocol';
+import { type AGUIEvent, EventType, ResumableError } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/index.js';
 import { bearer, logOf, postRun, prompt, STORES } from '../helpers.js';
@@ -98,3 +98,53 @@ describe.each(STORES)(
     );
   },
 );
+
+/**
+ * An agent's own error code goes out only when it is a run outcome (protocol.md: "A
+ * RUN_ERROR code is always one of this protocol's"). A client reads `thread_not_found` or
+ * `bad_request` as the server's answer about its own request; before, both went out as is.
+ */
+describe('abuse: an agent ends with an error code that is not a run outcome', () => {
+  let end: () => AsyncGenerator<AGUIEvent>;
+  const agent: Agent = (...args) => end(...(args as []));
+  const ctx = useStoreServer(STORES[0]!.create, { agent });
+  const errorOf = async () => {
+    const { json: run } = await postRun(ctx.server.url, prompt('hi'));
+    return (await logOf(ctx.server, run.runId, run.token)).at(-1);
+  };
+
+  it.each([
+    [
+      'a yielded RUN_ERROR with code thread_not_found',
+      { code: 'thread_not_found', message: 'upstream said no' },
+      { code: 'agent_failed', message: 'upstream said no (the agent\'s code: "thread_not_found")' },
+    ],
+    [
+      'a yielded RUN_ERROR without a code',
+      { message: 'it broke' },
+      { code: 'agent_failed', message: 'it broke' },
+    ],
+    [
+      'a yielded RUN_ERROR with a run outcome code',
+      { code: 'upstream_failed', message: 'the model answered 502' },
+      { code: 'upstream_failed', message: 'the model answered 502' },
+    ],
+  ])('%s: ends as %j', async (_, yielded, expected) => {
+    end = async function* () {
+      yield { type: EventType.RUN_ERROR, ...yielded } as AGUIEvent;
+    };
+    expect(await errorOf()).toEqual({ type: 'RUN_ERROR', ...expected });
+  });
+
+  it("a thrown ResumableError('bad_request'): agent_failed, its code in the message", async () => {
+    end = async function* () {
+      yield* [];
+      throw new ResumableError('bad_request', 'nope');
+    };
+    expect(await errorOf()).toEqual({
+      type: 'RUN_ERROR',
+      code: 'agent_failed',
+      message: 'nope (the agent\'s code: "bad_request")',
+    });
+  });
+});
