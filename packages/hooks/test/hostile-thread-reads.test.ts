@@ -14,6 +14,7 @@ import { createMemoryStorage } from '../src/core/storage.js';
 import { ThreadFollower } from '../src/core/thread-stream.js';
 import {
   BOUND_MS,
+  CHAT_FAST,
   chatClient,
   fastBounds,
   hostileServerPerTest,
@@ -173,6 +174,7 @@ describe('a thread stream that says the history changed, again and again', () =>
     const N = 40;
     let inFlight = 0;
     let most = 0;
+    let sent = 0;
     const events = threadEvents((_hit, _req, res) => {
       const stream = server.hold(res);
       let n = 0;
@@ -180,6 +182,7 @@ describe('a thread stream that says the history changed, again and again', () =>
         n++;
         const event = { type: 'CUSTOM', name: 'resumable.history_changed', value: { reason: 'x' } };
         stream.write(`id: ${n}\ndata: ${JSON.stringify(event)}\n\n`);
+        sent = n;
         if (n === N) clearInterval(timer);
       }, 2);
       res.on('close', () => clearInterval(timer));
@@ -188,24 +191,29 @@ describe('a thread stream that says the history changed, again and again', () =>
     server.handler = (hit, req, res) => {
       if (hit.route !== 'history') return events(hit, req, res);
       most = Math.max(most, ++inFlight);
-      // A page that takes longer than all the events together.
-      setTimeout(
-        () => {
+      // A page that lasts until every event was sent, and 100 ms more: all of them arrive
+      // while one page loads, however late a loaded machine's timers fire (a fixed 180 ms
+      // page let a slow stream's last events ask for a fourth read).
+      const answer = setInterval(() => {
+        if (sent < N) return;
+        clearInterval(answer);
+        setTimeout(() => {
           inFlight--;
           server.json(res, 200, { messages: [], nextBefore: null });
-        },
-        N * 2 + 100,
-      );
+        }, 100);
+      }, 5);
       return true;
     };
-    const chat = chatClient(undefined, FAST).chatSession('c', {
+    // A page may take 2 s: at 300 ms a loaded machine's slow page timed out and was asked again.
+    const chat = chatClient(undefined, CHAT_FAST).chatSession('c', {
       threadId: THREAD,
       token: TOKEN,
       shareTabs: false,
     });
     stops.push(chat.retain());
     await waitFor(() => server.count('history') >= 2, 'a reload', BOUND_MS);
-    await new Promise((r) => setTimeout(r, 2 * (N * 2 + 100) + 100));
+    await waitFor(() => sent === N && inFlight === 0, 'the last page', BOUND_MS);
+    await new Promise((r) => setTimeout(r, 300));
     // The first page (at load), the reload its events asked for, and one after it at most.
     expect(most).toBe(1);
     expect(server.count('history')).toBeLessThanOrEqual(3);
