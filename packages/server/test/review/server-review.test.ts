@@ -1,0 +1,140 @@
+import { EventType, ResumableError, RUN_ERROR_CODES } from '@resumable/protocol';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type Agent, MemoryStore, type RunningServer, startServer } from '../../src/index.js';
+import { bearer, postRun, prompt, readEvents } from '../helpers.js';
+
+/**
+ * Review of the server wave (72dbcda..c1cd92e). Each test states what the wave claims or
+ * what a real deployment needs, and fails while the defect is there.
+ */
+const servers: RunningServer[] = [];
+const aborts: AbortController[] = [];
+afterAll(async () => {
+  for (const abort of aborts) abort.abort();
+  for (const server of servers) await server.close();
+});
+
+async function runErrorOf(agent: Agent): Promise<{ code?: string; message: string }> {
+  const server = await startServer({ port: 0, store: 'memory', log: () => {}, agent });
+  servers.push(server);
+  const { json } = await postRun(server.url, prompt('hi'));
+  const read = await readEvents(`${server.url}/runs/${json.runId}/events`, {
+    headers: bearer(json.token),
+  });
+  const last = JSON.parse(read.frames[read.frames.length - 1]!.json);
+  expect(last.type).toBe('RUN_ERROR');
+  return { code: last.code, message: last.message };
+}
+
+describe('protocol.md: "A RUN_ERROR code is always one of this protocol\'s"', () => {
+  it('an agent that yields its own RUN_ERROR code: stored as is', async () => {
+    // The Agent type is the public extension point; checkEvent does not look at `code`.
+    const agent: Agent = async function* () {
+      yield { type: EventType.RUN_ERROR, message: 'upstream said no', code: 'thread_not_found' };
+    };
+    const error = await runErrorOf(agent);
+    expect(RUN_ERROR_CODES as readonly string[]).toContain(error.code);
+  });
+
+  it('an agent that throws a ResumableError of an HTTP code: that code goes out', async () => {
+    const agent: Agent = async function* () {
+      yield* [];
+      throw new ResumableError('bad_request', 'nope');
+    };
+    const error = await runErrorOf(agent);
+    expect(RUN_ERROR_CODES as readonly string[]).toContain(error.code);
+  });
+});
+
+describe('maxStreamsPerAddress default (100) and clients that share an address', () => {
+  /**
+   * 101 different users behind one address: a NAT (office, CGNAT), or every user when the
+   * server sits behind a reverse proxy and `clientAddress` is not set (the socket's address
+   * is the proxy's). Each follows one thread. Before the wave: 2000 per address.
+   */
+  it('the 101st user behind one address gets its thread stream', async () => {
+    const server = await startServer({ port: 0, store: 'memory', log: () => {} });
+    servers.push(server);
+    const users = await Promise.all(
+      Array.from({ length: 101 }, (_, i) =>
+        postRun(server.url, prompt(`user ${i}`, { tokens: 1 })),
+      ),
+    );
+    const statuses: number[] = [];
+    for (const { json } of users) {
+      const abort = new AbortController();
+      aborts.push(abort);
+      const response = await fetch(`${server.url}/threads/${json.threadId}/events`, {
+        headers: bearer(json.token),
+        signal: abort.signal,
+      });
+      statuses.push(response.status);
+    }
+    expect(statuses).toEqual(Array(101).fill(200));
+  });
+});
+
+describe('POST /runs on a thread deleted and made again while the request was read (55e19f1)', () => {
+  /**
+   * The route's thread read is handed to the thread guard and not read again; the commit
+   * says a thread deleted since is refused by createRun. A thread made again under the same
+   * id (another client, another token) is not: the run goes into the new thread, and the
+   * 201 carries the old thread's token. The upload route checks `token` for exactly this.
+   */
+  it('answers 404 thread_not_found, and the new thread holds none of it', async () => {
+    const store = new MemoryStore();
+    let gate: Promise<void> | null = null;
+    let open: () => void = () => {};
+    let gated: string | null = null;
+    const getThread = store.getThread.bind(store);
+    store.getThread = async (threadId: string) => {
+      const record = await getThread(threadId);
+      if (gated === threadId && gate) {
+        const wait = gate;
+        gate = null;
+        await wait;
+      }
+      return record;
+    };
+    const server = await startServer({ port: 0, store, log: () => {} });
+    servers.push(server);
+    const { json: a } = await postRun(server.url, prompt('mine', { tokens: 1 }));
+    await server.manager.waitForRun(a.runId);
+    gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    gated = a.threadId;
+    // A's next prompt: its thread read waits at the gate, holding the record with A's token.
+    const pending = postRun(
+      server.url,
+      { ...prompt('second', { tokens: 1 }, 'u2'), threadId: a.threadId },
+      bearer(a.token),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const deleted = await fetch(`${server.url}/threads/${a.threadId}`, {
+      method: 'DELETE',
+      headers: bearer(a.token),
+    });
+    expect(deleted.status).toBe(204);
+    // Someone else makes a thread under the same id (ids are the client's to choose).
+    const { status, json: b } = await postRun(server.url, {
+      ...prompt('theirs', { tokens: 1 }, 'b1'),
+      threadId: a.threadId,
+    });
+    expect(status).toBe(201);
+    expect(b.token).not.toBe(a.token);
+    open();
+    const late = await pending;
+    const history = await fetch(`${server.url}/threads/${a.threadId}/messages`, {
+      headers: bearer(b.token),
+    });
+    const ids = ((await history.json()) as { messages: Array<{ id: string }> }).messages.map(
+      (m) => m.id,
+    );
+    expect([late.status, late.json.error?.code, ids.includes('u2')]).toEqual([
+      404,
+      'thread_not_found',
+      false,
+    ]);
+  });
+});
