@@ -138,3 +138,36 @@ describe('POST /runs on a thread deleted and made again while the request was re
     ]);
   });
 });
+
+describe('a RUN_FINISHED outcome no one can answer, from an agent other than the AG-UI proxy (5eed514)', () => {
+  /**
+   * outcomeProblem is applied in agui.ts only; the manager stores any agent's outcome. An
+   * Agent (the public extension point) ending with interrupts:"nope" leaves the run and its
+   * thread answering 500, and the next prompt on the thread too.
+   */
+  it('the run, its thread and a next prompt answer 200/200/201', async () => {
+    const agent: Agent = async function* (input) {
+      if (input.messages.some((m) => m.id === 'u2')) return;
+      yield {
+        type: EventType.RUN_FINISHED,
+        threadId: input.threadId,
+        runId: input.runId,
+        outcome: { type: 'interrupt', interrupts: 'nope' },
+      } as never;
+    };
+    const server = await startServer({ port: 0, store: 'memory', log: () => {}, agent });
+    servers.push(server);
+    const { json } = await postRun(server.url, prompt('hi'));
+    await server.manager.waitForRun(json.runId);
+    const run = await fetch(`${server.url}/runs/${json.runId}`, { headers: bearer(json.token) });
+    const thread = await fetch(`${server.url}/threads/${json.threadId}`, {
+      headers: bearer(json.token),
+    });
+    const next = await postRun(
+      server.url,
+      { ...prompt('again', undefined, 'u2'), threadId: json.threadId },
+      bearer(json.token),
+    );
+    expect([run.status, thread.status, next.status]).toEqual([200, 200, 201]);
+  });
+});
