@@ -131,11 +131,11 @@ describe('POST /runs on a thread deleted and made again while the request was re
     const ids = ((await history.json()) as { messages: Array<{ id: string }> }).messages.map(
       (m) => m.id,
     );
-    expect([late.status, late.json.error?.code, ids.includes('u2')]).toEqual([
-      404,
-      'thread_not_found',
-      false,
-    ]);
+    expect([
+      late.status,
+      (late.json.error as { code?: string } | undefined)?.code,
+      ids.includes('u2'),
+    ]).toEqual([404, 'thread_not_found', false]);
   });
 });
 
