@@ -181,6 +181,12 @@ describe('Composer attachments', () => {
       'b.txt was not added: attachments may be at most 15 B together.',
       'd.txt was not added: at most 2 files per message.',
     ]);
+    // Each name isolated in <bdi>: an override in one cannot reverse the words after it.
+    expect([...alert.querySelectorAll('li > bdi')].map((b) => b.textContent)).toEqual([
+      'big.bin',
+      'b.txt',
+      'd.txt',
+    ]);
   });
 
   it('shows a refused upload as its typed error, keeps Send off, and retries', async () => {
@@ -195,6 +201,7 @@ describe('Composer attachments', () => {
     expect(screen.getByRole('alert').textContent).toBe(
       'tool.exe could not be uploaded: this type of file is not accepted.',
     );
+    expect(screen.getByRole('alert').querySelector('bdi')!.textContent).toBe('tool.exe');
     expect(send().disabled).toBe(true);
     await user.click(screen.getByRole('button', { name: 'Retry uploading tool.exe' }));
     expect(uploads).toHaveLength(2);

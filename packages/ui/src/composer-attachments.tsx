@@ -1,10 +1,11 @@
 // Loaded on demand by <Composer> (a dynamic import) once a file is attached or refused.
 import type { AttachmentsController, DraftFile, RejectedFile } from '@resumable/hooks/attachments';
 import { formatBytes } from '@resumable/hooks/attachments';
-import { useEffect, useState } from 'react';
+import { type ReactNode, useEffect, useState } from 'react';
 import { ActionButton } from './action-button.js';
 import { FileIcon } from './attachment-icons.js';
 import type { AttachmentLabels } from './attachment-labels.js';
+import { isolateName, type PutName, plainName } from './bidi-name.js';
 import { Icon, RetryIcon } from './icons.js';
 
 export function CloseIcon() {
@@ -15,11 +16,21 @@ export function CloseIcon() {
   );
 }
 
-/** What the composer says about a refused file. */
-export function rejectedText(r: RejectedFile, labels: AttachmentLabels): string {
-  if (r.reason === 'file_too_large') return labels.fileTooLarge(r.name, formatBytes(r.limit));
-  if (r.reason === 'total_too_large') return labels.totalTooLarge(r.name, formatBytes(r.limit));
-  return labels.tooManyFiles(r.name, r.limit);
+/** What the composer says about a refused file (its name put in as `put` puts it). */
+export function rejectedText(
+  r: RejectedFile,
+  labels: AttachmentLabels,
+  put: PutName = plainName,
+): ReactNode {
+  const { limit } = r;
+  return put(
+    r.reason === 'file_too_large'
+      ? (name) => labels.fileTooLarge(name, formatBytes(limit))
+      : r.reason === 'total_too_large'
+        ? (name) => labels.totalTooLarge(name, formatBytes(limit))
+        : (name) => labels.tooManyFiles(name, limit),
+    r.name,
+  );
 }
 
 /**
@@ -75,7 +86,10 @@ function AttachmentItem({
       {file.phase === 'failed' ? (
         <>
           <span className="rc-attachment__error" role="alert">
-            {labels.uploadFailed(file.name, file.error?.code ?? 'network')}
+            {isolateName(
+              (name) => labels.uploadFailed(name, file.error?.code ?? 'network'),
+              file.name,
+            )}
           </span>
           <ActionButton
             className="rc-attachment__button"
@@ -113,7 +127,7 @@ export function AttachmentTray({
         <ul className="rc-attachments__rejected" role="alert">
           {rejected.map((r, i) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: a list replaced whole, never reordered
-            <li key={i}>{rejectedText(r, labels)}</li>
+            <li key={i}>{rejectedText(r, labels, isolateName)}</li>
           ))}
         </ul>
       ) : null}

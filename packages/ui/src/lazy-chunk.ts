@@ -35,10 +35,14 @@ export function chunk<T>(importer: () => Promise<T>): Chunk<T> {
     // A chunk that does not load leaves the fallback in place.
     preload: () => void load().catch(idle),
     get: () => module,
-    // Told once, when it has loaded (after an unmount React ignores it).
+    // Told once, when it has loaded, unless unsubscribed by then: a part unmounted (a test's
+    // page torn down) while the chunk was on its way is not told.
     subscribe(onLoad) {
-      load().then(onLoad, idle);
-      return idle;
+      let live = true;
+      load().then(() => live && onLoad(), idle);
+      return () => {
+        live = false;
+      };
     },
   };
 }

@@ -1,3 +1,5 @@
+import { chunk } from './lazy-chunk.js';
+
 /**
  * Markdown the parser must not be given. micromark and the GFM transforms after it recurse
  * once per level of nesting and resolve unmatched delimiters in quadratic time: 10 KB of `>`
@@ -8,7 +10,17 @@
  * quoted as code) has. Such text is shown as the plain text it is. The characters between
  * exclude every unit's first one, so the check cannot backtrack: it stays linear. Not
  * caught (each costs a few times plain text, not a crash): `~~` runs, `1)` markers, and
- * lists nested by indentation alone. The set is this small for the first-paint budget.
+ * lists nested by indentation alone. Code blocks are the parser's plain text: given
+ * `outsideCode` (outside-code.ts, fetched the first time text is packed, which ordinary
+ * replies never are), what is packed only inside them (an ASCII table, a banner) does not
+ * count. Until it is there, packed text is shown as plain text.
  */
-export const tooHostileToParse = (text: string): boolean =>
-  /(?:(?:[*_<>[\]`]|- |\d\. )[^*_<>[\]`\d-]{0,2}){300}/.test(text);
+export const tooHostileToParse = (
+  text: string,
+  outsideCode?: ((text: string) => string) | undefined,
+): boolean => PACKED.test(text) && (!outsideCode || PACKED.test(outsideCode(text)));
+
+const PACKED = /(?:(?:[*_<>[\]`]|- |\d\. )[^*_<>[\]`\d-]{0,2}){300}/;
+
+/** The finer check's chunk: which lines are code. */
+export const codeChunk = chunk(() => import('./outside-code.js'));

@@ -1,7 +1,8 @@
-import { render } from '@testing-library/react';
+import { render, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { Markdown } from './markdown.js';
-import { tooHostileToParse } from './markdown-guard.js';
+import { codeChunk, tooHostileToParse } from './markdown-guard.js';
+import { outsideCode } from './outside-code.js';
 
 /** Rendered, and how long it took (ms). */
 function timed(text: string, streaming = false) {
@@ -65,5 +66,59 @@ describe('<Markdown> given text built to break the parser', () => {
     const { container } = timed(ordinary[0]!);
     expect(plainText(container)).toBeNull();
     expect(container.querySelectorAll('strong')).toHaveLength(3);
+  });
+
+  // A 120-column box of `*`, `|` and `_` (300 packed markup characters), and a 300-column
+  // banner (indentation breaks a box's run at each line): all of them code.
+  const box = `${'*'.repeat(120)}\n${'|_'.repeat(60)}\n${'*'.repeat(120)}`;
+  const banner = `/${'*'.repeat(300)}/`;
+  it.each([
+    ['a fenced', `Here is the box:\n\n\`\`\`text\n${box}\n\`\`\`\n\nAnd **done**.`, box],
+    ['an indented', `Here is the banner:\n\n    ${banner}\n\nAnd **done**.`, banner],
+  ])(
+    'markup packed only inside %s code block does not count: the reply stays Markdown',
+    async (_n, text, code) => {
+      expect(tooHostileToParse(text, outsideCode)).toBe(false);
+      // Plain text until the finer check's chunk is there, then Markdown.
+      expect(tooHostileToParse(text)).toBe(true);
+      const { container } = timed(text);
+      await waitFor(() => expect(plainText(container)).toBeNull());
+      expect([...container.querySelectorAll('pre code')].map((c) => c.textContent)).toEqual([
+        `${code}\n`,
+      ]);
+      expect(container.querySelector('strong')!.textContent).toBe('done');
+    },
+  );
+
+  // Lines that look like code but that the parser reads as Markdown still count.
+  const quotes = `${'>'.repeat(10_000)} x`;
+  it.each([
+    ['a fence inside raw HTML', `<pre>\n\`\`\`\n</pre>\n${quotes}`],
+    ['a fence inside a list item', `1. a\n   \`\`\`\nb\n${quotes}`],
+    ['a fence inside a quote', `> \`\`\`\n${quotes}`],
+    ['indentation that continues a list item', `- a\nlazy\n\n    ${quotes}`],
+    ['indentation that continues a footnote', `[^1]: a\n\n    ${quotes}`],
+    ['a fence closed by a longer fence line', `\`\`\`\n\`\`\`\`\n${quotes}`],
+  ])('%s: still shown as plain text', async (_n, text) => {
+    expect(tooHostileToParse(text, outsideCode)).toBe(true);
+    await codeChunk.load();
+    // With the finer check's chunk there from the first render.
+    expect(plainText(timed(text).container)).toBe(text);
+  });
+
+  it('streamed after ordinary blocks: only the rest is plain text, the blocks before stay Markdown', () => {
+    const head = '# Title\n\nSome **bold** words.\n\n';
+    const hostile = `x\n${'*_'.repeat(1000)}`;
+    const { container, rerender } = render(<Markdown text={head} streaming />);
+    for (let end = 1; end <= hostile.length; end += 50) {
+      rerender(<Markdown text={`${head}${hostile.slice(0, end)}`} streaming />);
+    }
+    rerender(<Markdown text={`${head}${hostile}`} streaming />);
+    const md = container.querySelector('.rc-markdown')!;
+    expect(md.querySelector('h1')!.textContent).toBe('Title');
+    expect(md.querySelector('strong')!.textContent).toBe('bold');
+    // The last block alone, as it came: not the blocks before it, one more per token.
+    expect(md.lastChild!.nodeType).toBe(Node.TEXT_NODE);
+    expect(md.lastChild!.textContent).toBe(hostile);
   });
 });

@@ -6,7 +6,7 @@ describe('splitBlocks (the one parser)', () => {
   it('splits at top-level blocks, blank lines staying with the block before', () => {
     const md =
       '# Title\n\nA paragraph\nover two lines.\n\n- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n> quoted\n\n```ts\nconst x = 1;\n\nconst y = 2;\n```\n';
-    expect(splitBlocks(md)).toEqual([
+    expect(splitBlocks(md).blocks).toEqual([
       '# Title\n\n',
       'A paragraph\nover two lines.\n\n',
       '- one\n- two\n\n',
@@ -14,16 +14,16 @@ describe('splitBlocks (the one parser)', () => {
       '> quoted\n\n',
       '```ts\nconst x = 1;\n\nconst y = 2;\n```\n',
     ]);
-    expect(splitBlocks(md).join('')).toBe(md);
+    expect(splitBlocks(md).blocks.join('')).toBe(md);
   });
 
   it('keeps text with reference definitions whole, and leading blank lines in the first block', () => {
-    expect(splitBlocks('[x][1]\n\nmore\n\n[1]: https://a.example')).toEqual([
+    expect(splitBlocks('[x][1]\n\nmore\n\n[1]: https://a.example').blocks).toEqual([
       '[x][1]\n\nmore\n\n[1]: https://a.example',
     ]);
-    expect(splitBlocks('\n\nhi\n\nthere')).toEqual(['\n\nhi\n\n', 'there']);
-    expect(splitBlocks('')).toEqual([]);
-    expect(splitBlocks('   ')).toEqual(['   ']);
+    expect(splitBlocks('\n\nhi\n\nthere').blocks).toEqual(['\n\nhi\n\n', 'there']);
+    expect(splitBlocks('').blocks).toEqual([]);
+    expect(splitBlocks('   ').blocks).toEqual(['   ']);
   });
 });
 

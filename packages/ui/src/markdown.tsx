@@ -1,9 +1,10 @@
-import { memo, type ReactNode, useMemo } from 'react';
+import { memo, type ReactNode, useMemo, useRef, useState } from 'react';
 import remend, { INCOMPLETE_IMAGE_PLACEHOLDER } from 'remend';
 import { CodeBlock } from './code-block.js';
 import { cx } from './cx.js';
 import { type ChatLabels, useLabels } from './labels.js';
-import { tooHostileToParse } from './markdown-guard.js';
+import { useChunk } from './lazy-chunk.js';
+import { codeChunk, tooHostileToParse } from './markdown-guard.js';
 import { type MdRenderers, parseMarkdown, renderRoot } from './mdast-react.js';
 
 /**
@@ -57,31 +58,41 @@ export function Markdown({
   className,
 }: MarkdownProps) {
   const labels = useLabels(labelsProp);
-  const blocks = useMemo(() => (tooHostileToParse(text) ? null : splitBlocks(text)), [text]);
+  // The split of the text before: while the text only grows, its final blocks are kept.
+  const before = useRef<Blocks | null>(null);
+  // The guard's finer check, fetched once text has needed it (markdown-guard.ts).
+  const [packed, setPacked] = useState(false);
+  const code = useChunk(codeChunk, packed);
+  const { blocks, plainLast } = useMemo(
+    () => (before.current = splitBlocks(text, before.current, code?.outsideCode)),
+    [text, code],
+  );
+  if (plainLast && !packed) setPacked(true);
   const renderers = useMemo(
     () => makeRenderers(labels, allowRemoteImages, renderCode),
     [labels, allowRemoteImages, renderCode],
   );
+  const last = blocks.length - 1;
   return (
     <div className={cx('rc-markdown', className)}>
-      {blocks
-        ? blocks.map((block, i) => (
-            <MarkdownBlock
-              // Blocks only ever grow at the end, so the index is a stable identity.
-              // biome-ignore lint/suspicious/noArrayIndexKey: see above
-              key={i}
-              source={
-                // `text-only` drops a half-typed link's markup instead of pointing it at a
-                // placeholder URL.
-                streaming && i === blocks.length - 1
-                  ? remend(block, { linkMode: 'text-only' })
-                  : block
-              }
-              renderers={renderers}
-            />
-          ))
-        : // Too hostile to parse (markdown-guard.ts): the text as it is.
-          text}
+      {blocks.map((block, i) =>
+        plainLast && i === last ? (
+          // Too hostile to parse (markdown-guard.ts): the text as it is.
+          block
+        ) : (
+          <MarkdownBlock
+            // Blocks only ever grow at the end, so the index is a stable identity.
+            // biome-ignore lint/suspicious/noArrayIndexKey: see above
+            key={i}
+            source={
+              // `text-only` drops a half-typed link's markup instead of pointing it at a
+              // placeholder URL.
+              streaming && i === last ? remend(block, { linkMode: 'text-only' }) : block
+            }
+            renderers={renderers}
+          />
+        ),
+      )}
     </div>
   );
 }
@@ -96,22 +107,58 @@ const MarkdownBlock = memo(function MarkdownBlock({
   return <>{renderRoot(parseMarkdown(source), renderers)}</>;
 });
 
-/**
- * Top-level blocks, by the positions of the root's children in the one parser's syntax
- * tree (the splitting streamdown does with a second parser). The blank lines after a block
- * stay with it. Reference-style link or footnote definitions need the whole document, so
- * such text stays one block.
- */
-export function splitBlocks(text: string): string[] {
-  if (text === '') return [];
-  if (/^ {0,3}\[[^\]\n]+\]:/m.test(text)) return [text];
-  const starts = parseMarkdown(text).children.map((node) => node.position?.start.offset ?? 0);
-  if (starts.length === 0) return [text];
-  starts[0] = 0;
-  return starts.map((start, i) => text.slice(start, starts[i + 1] ?? text.length));
+/** A text split into its top-level blocks (together, the text). */
+export interface Blocks {
+  text: string;
+  blocks: string[];
+  /** The last block is too hostile to parse (markdown-guard.ts): shown as plain text. */
+  plainLast: boolean;
 }
 
-function makeRenderers(
+/**
+ * Top-level blocks, by the positions of the root's children in the one parser's syntax
+ * tree, each from the start of its line; the blank lines after a block stay with it. Given
+ * the split of a text this one extends (the reply so far), its final blocks are kept and
+ * only the rest is parsed, so a streamed reply costs its last blocks per token, not the
+ * whole reply (the memoized blocks of streamdown and assistant-ui). CommonMark reads line by
+ * line: a block is final once the first line of the block after it is whole — every block
+ * but the last two, and the one before the last once the last holds a line break. (Until
+ * then the last block's first line may change what it closes: `3` ends a list, `3.`
+ * continues it.)
+ * A last block shown as plain text was the rest of the text before: the blocks before it are
+ * kept as they were. Reference-style link or footnote definitions need the whole document,
+ * so such text stays one block.
+ */
+export function splitBlocks(
+  text: string,
+  before?: Blocks | null,
+  outsideCode?: (text: string) => string,
+): Blocks {
+  const last = before?.blocks[before.blocks.length - 1] ?? '';
+  const kept =
+    before && text.startsWith(before.text)
+      ? before.blocks.slice(0, before.plainLast || last.includes('\n') ? -1 : -2)
+      : [];
+  const tail = text.slice(kept.reduce((n, block) => n + block.length, 0));
+  const blocks = (rest: string[], plainLast = false) => ({
+    text,
+    blocks: [...kept, ...rest],
+    plainLast,
+  });
+  if (tail === '') return blocks([]);
+  if (tooHostileToParse(tail, outsideCode)) return blocks([tail], true);
+  if (/^ {0,3}\[[^\]\n]+\]:/m.test(tail))
+    return kept.length > 0 ? splitBlocks(text, null, outsideCode) : blocks([tail]);
+  // Where each child's first line starts (the first block from the start of the text).
+  const starts = [0];
+  for (const node of parseMarkdown(tail).children.slice(1)) {
+    const line = tail.lastIndexOf('\n', (node.position?.start.offset ?? 0) - 1) + 1;
+    if (line > starts[starts.length - 1]!) starts.push(line);
+  }
+  return blocks(starts.map((start, i) => tail.slice(start, starts[i + 1])));
+}
+
+export function makeRenderers(
   labels: Pick<ChatLabels, 'copyCode' | 'copied' | 'imageBlocked'>,
   images: ImagePolicy | undefined,
   renderCode: CodeRenderer | undefined,

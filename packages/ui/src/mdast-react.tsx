@@ -126,6 +126,14 @@ function renderItem(item: ListItem, key: number, tightList: boolean, ctx: Contex
   );
 }
 
+/** One style per alignment, shared by every cell of every table and render. */
+const ALIGN = {
+  left: { textAlign: 'left' },
+  center: { textAlign: 'center' },
+  right: { textAlign: 'right' },
+  none: undefined,
+} as const;
+
 function renderRow(
   row: TableRow | undefined,
   Cell: 'th' | 'td',
@@ -138,7 +146,7 @@ function renderRow(
     <tr key={key}>
       {row.children.map((cell, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: cells never move
-        <Cell key={i} style={{ textAlign: align?.[i] ?? undefined }}>
+        <Cell key={i} style={ALIGN[align?.[i] ?? 'none']}>
           {renderChildren(cell, ctx)}
         </Cell>
       ))}

@@ -59,4 +59,20 @@ describe('MessageFiles', () => {
     expect(fileSrc('//other.example.com/x.png', api)).toBe('//other.example.com/x.png');
     expect(fileSrc('/api/threads/t/files/f', { token: null })).toBe('/api/threads/t/files/f');
   });
+
+  it('isolates a file name in <bdi>: "(size)" after it cannot be reversed, the name unchanged', () => {
+    const name = 'invoice\u202efdp.exe';
+    const file = (size: number | undefined) => ({
+      type: 'document',
+      source: { type: 'url', value: '/api/threads/t1/files/f2', mimeType: 'application/pdf' },
+      metadata: { fileId: 'f2', name, ...(size === undefined ? {} : { size }) },
+    });
+    render(<MessageFiles message={prompt([file(2048), file(undefined)])} />);
+    const chips = screen.getAllByRole('link');
+    expect(chips.map((c) => c.textContent)).toEqual([`${name} (2 KB)`, name]);
+    expect(screen.getByRole('link', { name: `${name} (2 KB)` })).toBe(chips[0]);
+    for (const chip of chips) {
+      expect([...chip.querySelectorAll('bdi')].map((b) => b.textContent)).toEqual([name]);
+    }
+  });
 });

@@ -6,6 +6,7 @@ import {
   DEFAULT_ATTACHMENT_LABELS,
   useMergedLabels,
 } from './attachment-labels.js';
+import { isolateName } from './bidi-name.js';
 import type { ChatMessage } from './controller-types.js';
 import { safeUrl } from './safe-url.js';
 
@@ -113,7 +114,12 @@ export function MessageFiles({
           >
             <FileIcon />
             <span>
-              {file.size === null ? file.name : labels.fileLink(file.name, formatBytes(file.size))}
+              {isolateName(
+                file.size === null
+                  ? String
+                  : (name) => labels.fileLink(name, formatBytes(file.size!)),
+                file.name,
+              )}
             </span>
           </a>
         ),

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { assistant, user } from '../test/fixtures.js';
 import type { ChatMessage } from './controller-types.js';
 import { Message, type MessageProps } from './message.js';
-import { MessageList } from './message-list.js';
+import { MessageList, stickChunk } from './message-list.js';
 
 describe('<MessageList>', () => {
   it('is a role="log" named "Conversation", in message order', () => {
@@ -102,6 +102,8 @@ describe('<MessageList>', () => {
   });
 
   it('lets go when the user scrolls up, offers "Jump to latest", and follows again after it', async () => {
+    // The scrolling library comes in its own chunk, fetched when a list mounts.
+    await stickChunk.load();
     render(
       <MessageList
         messages={[user('u1', 'Hi'), assistant('a1', 'Hello', { streaming: true })]}

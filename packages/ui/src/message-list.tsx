@@ -1,12 +1,22 @@
-import { type ComponentType, memo, type RefObject, useLayoutEffect, useMemo, useRef } from 'react';
-import { useStickToBottom } from 'use-stick-to-bottom';
+import {
+  type ComponentType,
+  memo,
+  type RefObject,
+  useCallback,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+} from 'react';
 import type { ChatMessage } from './controller-types.js';
 import { cx } from './cx.js';
 import { ArrowDownIcon, TypingDots } from './icons.js';
 import { type ChatLabels, useLabels } from './labels.js';
+import { chunk, useChunk } from './lazy-chunk.js';
 import type { CodeRenderer, ImagePolicy } from './markdown.js';
 import { areMessagePropsEqual, Message, type MessageProps, sameItems } from './message.js';
 import type { MessageActionHandlers } from './message-actions.js';
+import type { ToBottom } from './stick-to-bottom.js';
 
 export interface MessageListProps extends MessageActionHandlers {
   messages: readonly ChatMessage[];
@@ -62,20 +72,28 @@ export function MessageList({
   onSwitchBranch,
 }: MessageListProps) {
   const labels = useLabels(labelsProp);
-  const { scrollRef, contentRef, isAtBottom, scrollToBottom } = useStickToBottom({
-    initial: 'instant',
-    // Instant, not a spring: a catch-up burst after a reconnect grows the content by many
-    // screens at once, and a spring chasing it reads as the user leaving the bottom.
-    resize: 'instant',
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const contentRef = useRef<HTMLDivElement>(null);
+  // Following the reply: its chunk's, once there; until then the list only starts at its end.
+  const stick = useChunk(stickChunk);
+  const [isAtBottom, setIsAtBottom] = useState(true);
+  const toBottom = useRef<ToBottom>(() => {
+    const el = scrollRef.current;
+    if (el) el.scrollTop = el.scrollHeight;
   });
+  const onStick = useCallback((atBottom: boolean, go: ToBottom) => {
+    setIsAtBottom(atBottom);
+    toBottom.current = go;
+  }, []);
+  useLayoutEffect(() => void toBottom.current('instant'), []);
   const rows = useToolResultRows(messages);
   useKeepPlaceOnPrepend(scrollRef, messages);
   const last = messages[messages.length - 1];
   // Your own new message is always brought into view, even if you had scrolled up to read.
   const sentId = last?.role === 'user' && last.pending ? last.id : null;
   useLayoutEffect(() => {
-    if (sentId !== null) void scrollToBottom('instant');
-  }, [sentId, scrollToBottom]);
+    if (sentId !== null) void toBottom.current('instant');
+  }, [sentId]);
   // Between Send and the first event of the reply, nothing in the transcript is streaming.
   const awaitingReply = isStreaming && (!last || last.role === 'user');
 
@@ -130,12 +148,15 @@ export function MessageList({
           ) : null}
         </div>
       </div>
+      {stick ? (
+        <stick.StickToBottom scroll={scrollRef} content={contentRef} onChange={onStick} />
+      ) : null}
       {!isAtBottom ? (
         <button
           type="button"
           className="rc-jump"
           onClick={() => {
-            void scrollToBottom();
+            void toBottom.current();
           }}
         >
           <ArrowDownIcon />
@@ -174,6 +195,9 @@ function useKeepPlaceOnPrepend(
     before.current = { firstId, height: el.scrollHeight };
   });
 }
+
+/** The scrolling library and its binding (stick-to-bottom.tsx), fetched on first mount. */
+export const stickChunk = chunk(() => import('./stick-to-bottom.js'));
 
 type RowProps = MessageProps & { component: ComponentType<MessageProps> };
 

@@ -11,7 +11,7 @@ import { type CodeRenderer, type ImagePolicy, Markdown } from './markdown.js';
 import { act, type MessageActionHandlers, MessageActions } from './message-actions.js';
 import { MessageFiles } from './message-files.js';
 import { messageStatus } from './message-status.js';
-import { ToolCall, toolResultText } from './tool-call.js';
+import { ToolCall, ToolResultText } from './tool-call.js';
 
 export interface MessageProps extends MessageActionHandlers {
   message: ChatMessage;
@@ -93,7 +93,7 @@ export const Message = memo(function Message({
         <div className="rc-message__tool-result">
           <span className="rc-sr-only">{labels.tool}: </span>
           <pre className="rc-tool__json" data-part="result">
-            {toolResultText(message)}
+            <ToolResultText result={message} />
           </pre>
         </div>
       )}

@@ -113,6 +113,18 @@ describe('ThreadList', () => {
     expect(index.getState().threads.map((t) => t.title)).toEqual(['Budget 2027', 'Two']);
   });
 
+  it('isolates the title in its confirmation in <bdi>, the group keeping its name', async () => {
+    const title = 'Notes \u202etxt.exe';
+    const { user } = await setup([title]);
+    await user.click(screen.getByRole('button', { name: `Delete ${title}` }));
+    const ask = screen.getByRole('group', {
+      name: `Delete “${title}” and its messages and files?`,
+    });
+    const sentence = ask.querySelector('span')!;
+    expect(sentence.textContent).toBe(`Delete “${title}” and its messages and files?`);
+    expect([...sentence.querySelectorAll('bdi')].map((b) => b.textContent)).toEqual([title]);
+  });
+
   it('deletes after a confirmation (Delete key or button), Cancel keeps it', async () => {
     const { removed, titlesShown, storage, user } = await setup(['One', 'Two', 'Three']);
     screen.getByRole('button', { name: 'Two' }).focus();

@@ -3,6 +3,7 @@ import type { ThreadEntry, ThreadsController } from '@resumable/hooks/threads';
 import { type FormEvent, type KeyboardEvent, useRef, useState } from 'react';
 import { ActionButton } from './action-button.js';
 import { type ThreadListLabels, useMergedLabels } from './attachment-labels.js';
+import { isolateName } from './bidi-name.js';
 import { cx } from './cx.js';
 import { errorWords } from './error-words.js';
 
@@ -120,7 +121,7 @@ export function ThreadList({
                 role="group"
                 aria-label={labels.confirmDelete(titleOf(t))}
               >
-                <span>{labels.confirmDelete(titleOf(t))}</span>
+                <span>{isolateName(labels.confirmDelete, titleOf(t))}</span>
                 <button
                   type="button"
                   className="rc-threads__danger"

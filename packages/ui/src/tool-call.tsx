@@ -4,7 +4,7 @@ import type { ChatMessage } from './controller-types.js';
 import { cx } from './cx.js';
 import { type ChatLabels, useLabels } from './labels.js';
 import { messageStatus } from './message-status.js';
-import { prettyJson } from './pretty-json.js';
+import { PrettyJson, prettyJson } from './pretty-json.js';
 
 export type ToolCallStatus = 'running' | 'done' | 'error' | 'stopped';
 
@@ -73,7 +73,7 @@ export function ToolCall({
             data-part="arguments"
             data-streaming={call.streaming || undefined}
           >
-            {call.streaming ? args : prettyJson(args)}
+            {call.streaming ? args : <PrettyJson text={args} />}
           </pre>
         </div>
         {result ? (
@@ -85,7 +85,7 @@ export function ToolCall({
           >
             <div className="rc-tool__label">{labels.toolResult}</div>
             <pre className="rc-tool__json" data-part="result">
-              {toolResultText(result)}
+              <ToolResultText result={result} />
             </pre>
           </div>
         ) : null}
@@ -96,6 +96,13 @@ export function ToolCall({
 
 /** The text of a tool message: its `error` when it failed, else its content (pretty JSON). */
 export function toolResultText(result: ChatMessage): string {
-  if ('error' in result && typeof result.error === 'string') return result.error;
-  return prettyJson(messageText(result));
+  return errorOf(result) ?? prettyJson(messageText(result));
+}
+
+const errorOf = (result: ChatMessage) =>
+  'error' in result && typeof result.error === 'string' ? result.error : null;
+
+/** toolResultText as an element: the JSON is indented again only when it changes. */
+export function ToolResultText({ result }: { result: ChatMessage }) {
+  return errorOf(result) ?? <PrettyJson text={messageText(result)} />;
 }

@@ -93,6 +93,8 @@ export async function produce(
   try {
     const context = {
       signal: run.abort.signal,
+      // An upstream's keep-alive proves the agent is working: the silence deadline waits.
+      keepAlive: () => clocks.touch(),
       ...(options.readFile ? { readFile: options.readFile } : {}),
       ...(options.answerIndex ? { answerIndex: options.answerIndex } : {}),
     };

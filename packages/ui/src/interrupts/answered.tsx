@@ -1,40 +1,46 @@
 import type { ChatInterrupt } from '@resumable/hooks/core';
+import { isolateName, type PutName, plainName } from '../bidi-name.js';
 import { cx } from '../cx.js';
 import type { ChatLabels } from '../labels.js';
 
 /** What became of an interrupt, in words: "Approved", "Denied: reason", "Cancelled"… */
 export function answeredText(i: ChatInterrupt, labels: ChatLabels): string {
-  const summary = summaryOf(i, labels);
-  if (i.pending === 'queued') return `${summary} — ${labels.answerQueued}`;
-  if (i.pending === 'draft') return `${summary} — ${labels.answerDraft}`;
-  return summary;
+  return answerParts(i, labels, plainName).join('');
 }
 
-function summaryOf(i: ChatInterrupt, labels: ChatLabels): string {
+/** The summary (its answer or reason a name, put as `put` puts it) and what waits. */
+function answerParts(i: ChatInterrupt, labels: ChatLabels, put: PutName) {
+  const waiting =
+    i.pending === 'queued' ? labels.answerQueued : i.pending === 'draft' ? labels.answerDraft : '';
+  return [summaryOf(i, labels, put), waiting && ` — ${waiting}`];
+}
+
+function summaryOf(i: ChatInterrupt, labels: ChatLabels, put: PutName) {
   if (i.status === 'cancelled' || i.answer?.status === 'cancelled') return labels.cancelledAnswer;
   const payload = i.answer?.payload as Record<string, unknown> | undefined;
-  if (i.answeredHere || i.pending !== null) return answerWords(i, payload, labels);
+  if (i.answeredHere || i.pending !== null) return answerWords(i, payload, labels, put);
   // Another tab or device answered: its answer when the server shares it.
   return payload === undefined
     ? labels.answeredElsewhere
-    : labels.answeredElsewhereAs(answerWords(i, payload, labels));
+    : put(labels.answeredElsewhereAs, answerWords(i, payload, labels, plainName));
 }
 
-function answerWords(
+function answerWords<T>(
   i: ChatInterrupt,
   payload: Record<string, unknown> | undefined,
   labels: ChatLabels,
-): string {
+  put: (sentence: (name: string) => string, name: string) => T,
+): T | string {
   if (i.reason === 'tool_approval') {
     if (payload?.approved === true) return labels.approved;
     const reason =
       typeof payload?.reason === 'string' && payload.reason !== '' ? payload.reason : null;
-    return labels.denied(reason);
+    return reason === null ? labels.denied(null) : put(labels.denied, reason);
   }
   // Any JSON answers (a bare 42 from another client too): `in` would throw on a primitive.
   const p = Object(payload) as Record<string, unknown>;
   const value = 'answer' in p ? p.answer : 'result' in p ? p.result : (p.error ?? payload);
-  return labels.answered(typeof value === 'string' ? value : JSON.stringify(value ?? null));
+  return put(labels.answered, typeof value === 'string' ? value : JSON.stringify(value ?? null));
 }
 
 export function AnsweredInterrupt(props: {
@@ -51,7 +57,7 @@ export function AnsweredInterrupt(props: {
       data-pending={i.pending ?? undefined}
       data-answered-here={i.answeredHere || undefined}
     >
-      {answeredText(i, labels)}
+      {answerParts(i, labels, isolateName)}
     </p>
   );
 }

@@ -1,4 +1,5 @@
 import { useId, useState } from 'react';
+import { isolateName } from '../bidi-name.js';
 import type { ChatLabels } from '../labels.js';
 import { ApprovalDetails } from './approval-details.js';
 import { CardSection } from './card-section.js';
@@ -25,7 +26,7 @@ export function ApprovalCard(props: InterruptCardProps & { labels: ChatLabels })
       id={i.id}
       kind="approval"
       titleId={title}
-      title={labels.approvalTitle(name)}
+      title={isolateName(labels.approvalTitle, name)}
       className={props.className}
     >
       <ApprovalDetails interrupt={i} labels={labels} />

@@ -1,6 +1,6 @@
 import type { ChatInterrupt } from '@resumable/hooks/core';
 import type { ChatLabels } from '../labels.js';
-import { prettyJson } from '../pretty-json.js';
+import { PrettyJson } from '../pretty-json.js';
 
 /** What an approval is about: the agent's message, the tool's arguments as pretty JSON. */
 export function ApprovalDetails({
@@ -16,7 +16,9 @@ export function ApprovalDetails({
       {i.tool ? (
         <>
           <div className="rc-interrupt__label">{labels.toolArguments}</div>
-          <pre className="rc-interrupt__args">{prettyJson(i.tool.arguments)}</pre>
+          <pre className="rc-interrupt__args">
+            <PrettyJson text={i.tool.arguments} />
+          </pre>
         </>
       ) : null}
     </>

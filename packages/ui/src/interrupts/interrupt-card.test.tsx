@@ -33,6 +33,8 @@ describe('ApprovalCard', () => {
   it('names the tool and its arguments, takes focus, and approves by keyboard', async () => {
     const { calls, user } = setup(approval);
     const card = screen.getByRole('region', { name: 'Allow delete_file?' });
+    // The tool's name isolated in <bdi>, the region's name unchanged.
+    expect(card.querySelector('.rc-interrupt__title bdi')!.textContent).toBe('delete_file');
     expect(document.activeElement).toBe(card);
     expect(card.querySelector('pre')?.textContent).toBe('{\n  "path": "notes/old-draft.md"\n}');
     expect(card.textContent).toContain('Delete notes/old-draft.md?');
@@ -183,6 +185,36 @@ describe('answered states and browser tools', () => {
     expect(document.querySelector('[data-interrupt-id="i1"]')?.textContent).toBe(text);
   });
 
+  it('isolates an answer or reason in <bdi>: an override in it cannot reverse the words after it', () => {
+    const evil = 'keep \u202eit';
+    const answered = (payload: unknown, extra: Partial<ChatInterrupt> = {}) => ({
+      ...approval,
+      status: 'resolved' as const,
+      answeredHere: true,
+      answer: { interruptId: 'i1', status: 'resolved' as const, payload },
+      ...extra,
+    });
+    for (const [i, text] of [
+      [answered({ approved: false, reason: evil }), `Denied: ${evil}`],
+      [answered({ answer: evil }, { reason: 'question' }), `Answered: ${evil}`],
+      [answered({ approved: false, reason: evil }, { pending: 'queued' }), `Denied: ${evil} — `],
+    ] as const) {
+      const { unmount } = render(
+        <InterruptCard interrupt={i} onResolve={() => {}} onCancel={() => {}} />,
+      );
+      const p = document.querySelector('[data-interrupt-id="i1"]')!;
+      expect(p.textContent!.startsWith(text)).toBe(true);
+      expect([...p.querySelectorAll('bdi')].map((b) => b.textContent)).toEqual([evil]);
+      unmount();
+    }
+    // Another tab's answer: its whole summary is the name in "… (in another tab)".
+    const elsewhere = answered({ approved: false, reason: evil }, { answeredHere: false });
+    render(<InterruptCard interrupt={elsewhere} onResolve={() => {}} onCancel={() => {}} />);
+    const p = document.querySelector('[data-interrupt-id="i1"]')!;
+    expect(p.textContent).toBe(`Denied: ${evil} (in another tab)`);
+    expect(p.querySelector('bdi')!.textContent).toBe(`Denied: ${evil}`);
+  });
+
   it('a browser tool says whether it runs in this page or waits for one', () => {
     const tool = { name: 'read_clipboard', arguments: '{}' };
     const { unmount } = render(
@@ -193,6 +225,7 @@ describe('answered states and browser tools', () => {
       />,
     );
     expect(screen.getByRole('status').textContent).toBe('Running read_clipboard in this page…');
+    expect(screen.getByRole('status').querySelector('bdi')!.textContent).toBe('read_clipboard');
     unmount();
     render(
       <InterruptCard

@@ -1,4 +1,5 @@
 import type { ChatInterrupt } from '@resumable/hooks/core';
+import { isolateName } from '../bidi-name.js';
 import { cx } from '../cx.js';
 import type { ChatLabels } from '../labels.js';
 
@@ -18,7 +19,7 @@ export function ToolStatus(props: {
       data-interrupt-status="open"
       data-execution={i.execution ?? undefined}
     >
-      {i.execution === 'running' ? labels.toolRunningHere(name) : labels.toolWaiting(name)}
+      {isolateName(i.execution === 'running' ? labels.toolRunningHere : labels.toolWaiting, name)}
     </p>
   );
 }
