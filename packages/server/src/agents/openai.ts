@@ -1,5 +1,5 @@
 import type { Message, RunAgentInput } from '@resumable/protocol';
-import { messageText, ResumableError } from '@resumable/protocol';
+import { MAX_RESUME_ENTRIES, messageText, ResumableError } from '@resumable/protocol';
 import { dataUrl, hasFileParts, type PromptPart, promptParts } from '../files/prompt-files.js';
 import type { ReadFile } from '../files/references.js';
 import { OpenAIAnswer } from './openai-answer.js';
@@ -26,7 +26,9 @@ export interface OpenAIAgentOptions extends UpstreamTimeouts {
   /**
    * Most tool calls one answer may make (each is a `client_tool` interrupt); a stream with
    * more, or a tool call index outside 0…maxToolCalls-1, ends the run `upstream_failed`.
-   * @default 128
+   * Capped at `MAX_RESUME_ENTRIES` (100): one continuation answers every open interrupt,
+   * and it takes at most that many answers.
+   * @default 100 (MAX_RESUME_ENTRIES)
    */
   maxToolCalls?: number;
 }
@@ -50,7 +52,8 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
   const model = options.model ?? process.env.OPENAI_MODEL ?? 'gpt-4o-mini';
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const { timeoutMs, ...bounds } = upstreamTimeouts(options);
-  const maxToolCalls = options.maxToolCalls ?? 128;
+  // More calls than one POST /runs can answer would leave interrupts no continuation takes.
+  const maxToolCalls = Math.min(options.maxToolCalls ?? MAX_RESUME_ENTRIES, MAX_RESUME_ENTRIES);
   return async function* (input, { signal, readFile, keepAlive }) {
     const what = `the OpenAI-compatible endpoint ${baseUrl}`;
     const answers = clientToolAnswers(input, calledTools(input));
