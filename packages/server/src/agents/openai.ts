@@ -8,6 +8,7 @@ import { readSse, type UpstreamTimeouts, upstreamTimeouts } from './sse-reader.j
 import { type ClientToolAnswer, clientToolAnswers, clientToolResult } from './tool-interrupts.js';
 import type { Agent } from './types.js';
 import { fetchUpstream } from './upstream-fetch.js';
+import { describeUrl, redactor } from './upstream-secrets.js';
 
 export interface OpenAIAgentOptions extends UpstreamTimeouts {
   /**
@@ -54,8 +55,12 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
   const { timeoutMs, ...bounds } = upstreamTimeouts(options);
   // More calls than one POST /runs can answer would leave interrupts no continuation takes.
   const maxToolCalls = Math.min(options.maxToolCalls ?? MAX_RESUME_ENTRIES, MAX_RESUME_ENTRIES);
+  // Messages are stored for the thread's readers: the URL's query (a key) stays out.
+  const what = `the OpenAI-compatible endpoint ${describeUrl(baseUrl)}`;
+  const authorization: Record<string, string> = apiKey ? { Authorization: `Bearer ${apiKey}` } : {};
+  // An in-stream error may quote the request back: the key never reaches a message.
+  const redact = redactor(baseUrl, authorization);
   return async function* (input, { signal, readFile, keepAlive }) {
-    const what = `the OpenAI-compatible endpoint ${baseUrl}`;
     const answers = clientToolAnswers(input, calledTools(input));
     for (const [toolCallId, answer] of answers) yield clientToolResult(toolCallId, answer);
     const tools = input.tools.map((tool) => ({
@@ -70,7 +75,7 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
         headers: {
           'Content-Type': 'application/json',
           Accept: 'text/event-stream',
-          ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}),
+          ...authorization,
         },
         body: JSON.stringify({
           model,
@@ -93,7 +98,7 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
         finished = true;
         break;
       }
-      const delta = parseChunk(message.data, what, maxToolCalls);
+      const delta = parseChunk(redact(message.data), what, maxToolCalls);
       yield* answer.push(delta);
       // The answer is complete: what may follow (a usage chunk, `[DONE]`) is not waited for.
       if (delta.finished) {
