@@ -112,11 +112,11 @@ describe('a model thinking for long', () => {
       sse(res);
       every(res, ': OPENROUTER PROCESSING\n\n', 50, null);
     }, 900);
-    const { run, log, elapsed } = await runToEnd(server);
+    const { run, log, elapsed, endedAt } = await runToEnd(server);
     expect(log).toEqual(failed(run, `${what} sent only keep-alive comments for 900 ms`));
     expect(elapsed).toBeGreaterThanOrEqual(900);
     expect(elapsed).toBeLessThan(3_000);
-    expect(await socketsClosed(upstream, Date.now())).toBeLessThan(1_000);
+    expect(await socketsClosed(upstream, endedAt)).toBeLessThan(1_000);
   });
 
   it('an answer begun, then keep-alives forever: said to be keep-alives, not part of an event (review)', async () => {
