@@ -45,3 +45,39 @@ describe('POST /runs with Accept: text/event-stream past the stream limit', () =
     expect([response.status, stored, runs.length]).toEqual([429, null, 0]);
   });
 });
+
+describe('POST /runs with Accept: text/event-stream refused for another reason', () => {
+  it('gives its reserved stream slot back: the next streaming POST gets its stream', async () => {
+    const server = await startServer({
+      port: 0,
+      store: 'memory',
+      log: () => {},
+      limits: { maxStreamsPerAddress: 1 },
+    });
+    servers.push(server);
+    const { json: first } = await postRun(server.url, prompt('one', { tokens: 1 }));
+    await server.manager.waitForRun(first.runId);
+    const streaming = (body: unknown, token?: string) =>
+      fetch(`${server.url}/runs`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'text/event-stream',
+          ...(token ? bearer(token) : {}),
+        },
+        body: JSON.stringify(body),
+      });
+    // No token for an existing thread: 401, after the slot was taken.
+    const refused = await streaming({
+      ...prompt('two', { tokens: 1 }, 'u2'),
+      threadId: first.threadId,
+    });
+    await refused.body?.cancel();
+    const next = await streaming(
+      { ...prompt('three', { tokens: 1 }, 'u3'), threadId: first.threadId },
+      first.token,
+    );
+    const text = await next.text();
+    expect([refused.status, next.status, text.includes('RUN_FINISHED')]).toEqual([401, 200, true]);
+  });
+});
