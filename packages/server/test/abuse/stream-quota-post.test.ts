@@ -9,6 +9,19 @@ afterAll(async () => {
   for (const server of servers) await server.close();
 });
 
+/** A server allowing one open stream per address, and a first run on it. */
+async function oneStreamServer() {
+  const server = await startServer({
+    port: 0,
+    store: 'memory',
+    log: () => {},
+    limits: { maxStreamsPerAddress: 1 },
+  });
+  servers.push(server);
+  const { json: first } = await postRun(server.url, prompt('one', { tokens: 1 }));
+  return { server, first };
+}
+
 describe('POST /runs with Accept: text/event-stream past the stream limit', () => {
   /**
    * protocol.md: "A refused POST (4xx, or a 5xx before its run was stored) stores nothing".
@@ -18,14 +31,7 @@ describe('POST /runs with Accept: text/event-stream past the stream limit', () =
    * (was 2000), a NAT or a proxy without clientAddress reaches this.
    */
   it('answers 429 and stores nothing (no thread, no run)', async () => {
-    const server = await startServer({
-      port: 0,
-      store: 'memory',
-      log: () => {},
-      limits: { maxStreamsPerAddress: 1 },
-    });
-    servers.push(server);
-    const { json: first } = await postRun(server.url, prompt('one', { tokens: 1 }));
+    const { server, first } = await oneStreamServer();
     const abort = new AbortController();
     aborts.push(abort);
     const held = await fetch(`${server.url}/threads/${first.threadId}/events`, {
@@ -48,14 +54,7 @@ describe('POST /runs with Accept: text/event-stream past the stream limit', () =
 
 describe('POST /runs with Accept: text/event-stream refused for another reason', () => {
   it('gives its reserved stream slot back: the next streaming POST gets its stream', async () => {
-    const server = await startServer({
-      port: 0,
-      store: 'memory',
-      log: () => {},
-      limits: { maxStreamsPerAddress: 1 },
-    });
-    servers.push(server);
-    const { json: first } = await postRun(server.url, prompt('one', { tokens: 1 }));
+    const { server, first } = await oneStreamServer();
     await server.manager.waitForRun(first.runId);
     const streaming = (body: unknown, token?: string) =>
       fetch(`${server.url}/runs`, {
