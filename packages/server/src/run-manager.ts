@@ -249,7 +249,7 @@ export class RunManager {
     }
     const creating = this.threadGuard.start(
       input.threadId,
-      () => createAndStart(this.parts, input, client, parentMessageId),
+      (thread) => createAndStart(this.parts, input, { ...client, thread }, parentMessageId),
       client.thread,
     );
     this.creating.set(

@@ -135,6 +135,24 @@ describe.each(STORES)('EventStore contract: $name', ({ create }) => {
     expect(older).toEqual({ messages: [m('m1', 'one')], nextBefore: null });
   });
 
+  it('createRun with the token of a thread since made again under its id: 404, nothing stored', async () => {
+    const threadId = id('remade');
+    expect(await store.createThread({ threadId, token: 'new-owner', createdAt: 1 })).toBe(true);
+    const stale = { runId: id('r'), threadId, createdAt: 2, owner: 'me', threadToken: 'old' };
+    const refused = await store.createRun(stale).then(
+      () => 'resolved',
+      (e: unknown) => (e instanceof ResumableError ? e.code : String(e)),
+    );
+    expect([refused, await store.getRun(stale.runId), await store.listRuns(threadId, 10)]).toEqual([
+      'thread_not_found',
+      null,
+      [],
+    ]);
+    const fresh = { ...stale, runId: id('r'), threadToken: 'new-owner' };
+    expect((await store.createRun(fresh)).run.runId).toBe(fresh.runId);
+    expect((await store.createRun(fresh)).created).toBe(false);
+  });
+
   it('a write naming a missing thread or run throws the typed 404, and stores nothing', async () => {
     const threadId = id('gone');
     const runId = id('r');

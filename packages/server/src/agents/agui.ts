@@ -4,6 +4,7 @@ import { outcomeProblem } from './outcome-check.js';
 import { readSse, type UpstreamTimeouts, upstreamTimeouts } from './sse-reader.js';
 import type { Agent } from './types.js';
 import { fetchUpstream, quote } from './upstream-fetch.js';
+import { describeUrl, redactor } from './upstream-secrets.js';
 
 /** Events of unknown types per run passed on to be logged; the rest are skipped silently. */
 const LOGGED_UNKNOWN_EVENTS = 10;
@@ -36,8 +37,10 @@ export function aguiProxyAgent(options: AguiProxyAgentOptions = {}): Agent {
   if (!url) throw new Error('aguiProxyAgent needs a url (or AGUI_UPSTREAM_URL)');
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const { timeoutMs, ...bounds } = upstreamTimeouts(options);
+  // Messages are stored for the thread's readers: the URL's query (a key) stays out.
+  const what = `the upstream AG-UI agent at ${describeUrl(url)}`;
+  const redact = redactor(url, options.headers);
   return async function* (input, { signal, keepAlive }) {
-    const what = `the upstream AG-UI agent at ${url}`;
     const response = await fetchUpstream(
       fetchImpl,
       url,
@@ -72,8 +75,8 @@ export function aguiProxyAgent(options: AguiProxyAgentOptions = {}): Agent {
       }
       progressAt = Date.now();
       if (event.type === EventType.RUN_ERROR) {
-        const code = typeof event.code === 'string' ? ` (${quote(event.code, 80)})` : '';
-        const said = quote(event.message, 500);
+        const code = typeof event.code === 'string' ? ` (${quote(redact(event.code), 80)})` : '';
+        const said = quote(redact(event.message), 500);
         throw new ResumableError('upstream_failed', `${what} failed: ${said}${code}`);
       }
       if (event.type === EventType.RUN_FINISHED) {

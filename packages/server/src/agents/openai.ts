@@ -1,5 +1,5 @@
 import type { Message, RunAgentInput } from '@resumable/protocol';
-import { messageText, ResumableError } from '@resumable/protocol';
+import { MAX_RESUME_ENTRIES, messageText, ResumableError } from '@resumable/protocol';
 import { dataUrl, hasFileParts, type PromptPart, promptParts } from '../files/prompt-files.js';
 import type { ReadFile } from '../files/references.js';
 import { OpenAIAnswer } from './openai-answer.js';
@@ -8,6 +8,7 @@ import { readSse, type UpstreamTimeouts, upstreamTimeouts } from './sse-reader.j
 import { type ClientToolAnswer, clientToolAnswers, clientToolResult } from './tool-interrupts.js';
 import type { Agent } from './types.js';
 import { fetchUpstream } from './upstream-fetch.js';
+import { describeUrl, redactor } from './upstream-secrets.js';
 
 export interface OpenAIAgentOptions extends UpstreamTimeouts {
   /**
@@ -26,7 +27,9 @@ export interface OpenAIAgentOptions extends UpstreamTimeouts {
   /**
    * Most tool calls one answer may make (each is a `client_tool` interrupt); a stream with
    * more, or a tool call index outside 0…maxToolCalls-1, ends the run `upstream_failed`.
-   * @default 128
+   * Capped at `MAX_RESUME_ENTRIES` (100): one continuation answers every open interrupt,
+   * and it takes at most that many answers.
+   * @default 100 (MAX_RESUME_ENTRIES)
    */
   maxToolCalls?: number;
 }
@@ -50,9 +53,14 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
   const model = options.model ?? process.env.OPENAI_MODEL ?? 'gpt-4o-mini';
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const { timeoutMs, ...bounds } = upstreamTimeouts(options);
-  const maxToolCalls = options.maxToolCalls ?? 128;
+  // More calls than one POST /runs can answer would leave interrupts no continuation takes.
+  const maxToolCalls = Math.min(options.maxToolCalls ?? MAX_RESUME_ENTRIES, MAX_RESUME_ENTRIES);
+  // Messages are stored for the thread's readers: the URL's query (a key) stays out.
+  const what = `the OpenAI-compatible endpoint ${describeUrl(baseUrl)}`;
+  const authorization: Record<string, string> = apiKey ? { Authorization: `Bearer ${apiKey}` } : {};
+  // An in-stream error may quote the request back: the key never reaches a message.
+  const redact = redactor(baseUrl, authorization);
   return async function* (input, { signal, readFile, keepAlive }) {
-    const what = `the OpenAI-compatible endpoint ${baseUrl}`;
     const answers = clientToolAnswers(input, calledTools(input));
     for (const [toolCallId, answer] of answers) yield clientToolResult(toolCallId, answer);
     const tools = input.tools.map((tool) => ({
@@ -67,7 +75,7 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
         headers: {
           'Content-Type': 'application/json',
           Accept: 'text/event-stream',
-          ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}),
+          ...authorization,
         },
         body: JSON.stringify({
           model,
@@ -90,7 +98,7 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
         finished = true;
         break;
       }
-      const delta = parseChunk(message.data, what, maxToolCalls);
+      const delta = parseChunk(redact(message.data), what, maxToolCalls);
       yield* answer.push(delta);
       // The answer is complete: what may follow (a usage chunk, `[DONE]`) is not waited for.
       if (delta.finished) {

@@ -110,9 +110,11 @@ export async function* readSse(
             const message =
               stall === 'keep-alives'
                 ? `${what} sent only keep-alive comments for ${keepAliveTimeoutMs} ms`
-                : received === 0
-                  ? `${what} sent nothing for ${idleTimeoutMs} ms`
-                  : `${what} sent no complete event for ${idleTimeoutMs} ms (only part of one)`;
+                : received > 0
+                  ? `${what} sent no complete event for ${idleTimeoutMs} ms (only part of one)`
+                  : keptAliveAt > 0
+                    ? `${what} sent nothing for ${idleTimeoutMs} ms after a keep-alive comment`
+                    : `${what} sent nothing for ${idleTimeoutMs} ms`;
             reject(new ResumableError('upstream_failed', message));
           };
           timer = setTimeout(check, idleTimeoutMs);

@@ -1,5 +1,6 @@
 import { ResumableError } from '@resumable/protocol';
 import { messageOf } from './sse-reader.js';
+import { redactor } from './upstream-secrets.js';
 
 /** Most characters of an upstream's body quoted in a run's error message. */
 const QUOTED_CHARS = 500;
@@ -14,7 +15,8 @@ export type UpstreamErrorShape = (body: unknown) => string | undefined;
  * `fetch` with upstream failures as `upstream_failed`: refused, reset, no answer within
  * `timeoutMs`, a non-2xx status (a redirect included: never followed), and a 2xx that is
  * not an event stream (an HTML page from a proxy, a JSON body). The run's own signal still
- * aborts it (cancel).
+ * aborts it (cancel). Quoted upstream text has the request's secrets (its query values,
+ * header values) redacted: an upstream may echo the API key back.
  */
 export async function fetchUpstream(
   fetchImpl: typeof fetch,
@@ -25,6 +27,7 @@ export async function fetchUpstream(
   errorShape: UpstreamErrorShape = () => undefined,
 ): Promise<Response> {
   let response: Response;
+  const redact = redactor(url, init.headers);
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), timeoutMs);
   try {
@@ -37,7 +40,8 @@ export async function fetchUpstream(
     if (timeout.signal.aborted) {
       throw new ResumableError('upstream_failed', `${what} did not answer within ${timeoutMs} ms`);
     }
-    throw new ResumableError('upstream_failed', `${what} is unreachable: ${messageOf(error)}`, {
+    const reason = redact(messageOf(error));
+    throw new ResumableError('upstream_failed', `${what} is unreachable: ${reason}`, {
       cause: error,
     });
   } finally {
@@ -47,13 +51,13 @@ export async function fetchUpstream(
   // No type at all is let through (some servers omit it); a wrong one is not a stream.
   const stream = type === null || /^\s*text\/event-stream\s*(;|$)/i.test(type);
   if (response.ok && stream) return response;
-  const location = response.headers.get('location');
+  const location = redact(response.headers.get('location') ?? '');
   const answered = response.ok
     ? `answered ${response.status} with ${quote(type ?? '', 100)}, not an event stream`
-    : location !== null && response.status >= 300 && response.status < 400
+    : location !== '' && response.status >= 300 && response.status < 400
       ? `answered ${response.status}, a redirect to ${quote(location, 200)} (not followed)`
       : `answered ${response.status}`;
-  const text = await readPrefix(response, QUOTED_CHARS, timeoutMs);
+  const text = redact(await readPrefix(response, QUOTED_CHARS, timeoutMs));
   const detail = errorOf(text, errorShape) ?? quote(text, QUOTED_CHARS);
   throw new ResumableError('upstream_failed', `${what} ${answered}${detail ? `: ${detail}` : ''}`);
 }

@@ -62,21 +62,42 @@ export class RouteContext {
     return { run, thread };
   }
 
-  /** The event stream after `after`, `204`, or the error `openStream` gave. */
-  async eventsResponse(c: Context, run: RunRecord, after: number): Promise<Response> {
-    return this.streamResponse(c, async () => {
+  /**
+   * Takes one of the client's open-stream slots (or throws `429`) for a stream opened
+   * later: `POST /runs` takes it before storing anything. Returns its release.
+   */
+  reserveStream(c: Context): () => void {
+    return this.streams.quota.take(this.streams.address(c));
+  }
+
+  /**
+   * The event stream after `after`, `204`, or the error `openStream` gave; `reserved`: the
+   * slot `reserveStream` took for it (else one is taken now).
+   */
+  async eventsResponse(
+    c: Context,
+    run: RunRecord,
+    after: number,
+    reserved?: () => void,
+  ): Promise<Response> {
+    const open = async () => {
       const opened = await this.manager.openStream(run, after);
       if (opened.kind === 'error') throw opened.error;
       return opened.kind === 'no-content' ? null : opened.subscription;
-    });
+    };
+    return this.streamResponse(c, open, reserved);
   }
 
   /**
    * The SSE response of the subscription `open` gives (`204` for none), counted against
    * the client's open streams from before it opens until it closes.
    */
-  async streamResponse(c: Context, open: () => Promise<Subscription | null>): Promise<Response> {
-    const release = this.streams.quota.take(this.streams.address(c));
+  async streamResponse(
+    c: Context,
+    open: () => Promise<Subscription | null>,
+    reserved?: () => void,
+  ): Promise<Response> {
+    const release = reserved ?? this.reserveStream(c);
     let subscription: Subscription | null;
     try {
       subscription = await open();

@@ -22,6 +22,9 @@ export interface PostRunsOptions {
 /** A run this request created, or one that existed (a retry, a racing duplicate). */
 type Started = { created: RunRecord; thread: ThreadRecord } | { existing: RunRecord };
 
+/** The open-stream slot a POST with `Accept: text/event-stream` took; null for a JSON answer. */
+type StreamSlot = (() => void) | null;
+
 /** How long a thread counts as just created, for a racing duplicate of its first POST. */
 const FRESH_THREAD_MS = 5000;
 
@@ -36,6 +39,7 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
     c: Context,
     run: RunRecord,
     threadId: string | undefined,
+    slot: StreamSlot,
   ): Promise<Response> => {
     if (threadId !== undefined && threadId !== run.threadId) {
       throw new ResumableError('bad_request', `runId ${run.runId} belongs to another thread`);
@@ -51,14 +55,20 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
         thread,
       });
     }
-    return answer(c, run, thread, 200);
+    return answer(c, run, thread, 200, slot);
   };
 
   /** The run's ids and token (201 or 200), or with `Accept: text/event-stream` its stream. */
-  const answer = async (c: Context, run: RunRecord, thread: ThreadRecord, status: 200 | 201) => {
+  const answer = async (
+    c: Context,
+    run: RunRecord,
+    thread: ThreadRecord,
+    status: 200 | 201,
+    slot: StreamSlot,
+  ) => {
     const location = `${c.req.path.replace(/\/$/, '')}/${run.runId}`;
-    if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
-      const response = await ctx.eventsResponse(c, run, 0);
+    if (slot) {
+      const response = await ctx.eventsResponse(c, run, 0, slot);
       response.headers.set('Resumable-Run-Id', run.runId);
       response.headers.set('Resumable-Token', thread.token);
       response.headers.set('Location', location);
@@ -163,31 +173,53 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
         maxBodyBytes: options.maxBodyBytes,
         validate: (input) => manager.validate(input),
       });
-      const { parsed } = accepted;
-
-      if (parsed.runId === undefined) return finish(c, parsed, await start(c, accepted));
-      // An idempotent retry: the runId is the secret, so no token is needed to learn it again.
-      const twin = inflight.get(parsed.runId);
-      const existing = (twin && (await twin)) || (await store.getRun(parsed.runId));
-      if (existing) return answerExisting(c, existing, parsed.threadId);
-      const starting = start(c, accepted);
-      const settled = starting.then(
-        (result) => ('created' in result ? result.created : result.existing),
-        () => null,
-      );
-      inflight.set(parsed.runId, settled);
+      // The stream's slot is taken before anything is stored: a POST refused 429 for it
+      // stores nothing. The stream's response releases it; a failure before that, here.
+      const slot = (c.req.header('accept') ?? '').includes('text/event-stream')
+        ? ctx.reserveStream(c)
+        : null;
       try {
-        return await finish(c, parsed, await starting);
-      } finally {
-        if (inflight.get(parsed.runId) === settled) inflight.delete(parsed.runId);
+        return await respond(c, accepted, slot);
+      } catch (error) {
+        slot?.();
+        throw error;
       }
     },
   );
 
-  const finish = (c: Context, parsed: RunRequest, result: Started): Promise<Response> =>
+  const respond = async (
+    c: Context,
+    accepted: AcceptedRunRequest,
+    slot: StreamSlot,
+  ): Promise<Response> => {
+    const { parsed } = accepted;
+    if (parsed.runId === undefined) return finish(c, parsed, await start(c, accepted), slot);
+    // An idempotent retry: the runId is the secret, so no token is needed to learn it again.
+    const twin = inflight.get(parsed.runId);
+    const existing = (twin && (await twin)) || (await store.getRun(parsed.runId));
+    if (existing) return answerExisting(c, existing, parsed.threadId, slot);
+    const starting = start(c, accepted);
+    const settled = starting.then(
+      (result) => ('created' in result ? result.created : result.existing),
+      () => null,
+    );
+    inflight.set(parsed.runId, settled);
+    try {
+      return await finish(c, parsed, await starting, slot);
+    } finally {
+      if (inflight.get(parsed.runId) === settled) inflight.delete(parsed.runId);
+    }
+  };
+
+  const finish = (
+    c: Context,
+    parsed: RunRequest,
+    result: Started,
+    slot: StreamSlot,
+  ): Promise<Response> =>
     'created' in result
-      ? answer(c, result.created, result.thread, 201)
-      : answerExisting(c, result.existing, parsed.threadId);
+      ? answer(c, result.created, result.thread, 201, slot)
+      : answerExisting(c, result.existing, parsed.threadId, slot);
 
   return routes;
 }

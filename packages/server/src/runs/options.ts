@@ -170,7 +170,8 @@ export interface StartingClient {
   threadExists: boolean;
   /**
    * The thread's record, as the caller has just read it: the thread guard does not read
-   * it again (a thread deleted since is still refused, atomically, by `createRun`).
+   * it again (a thread deleted since, or made again with another token, is still refused,
+   * atomically, by `createRun`).
    */
   thread?: ThreadRecord;
 }

@@ -18,7 +18,8 @@ export class ThreadGuard {
   /**
    * Runs `start` with the thread's record once it is known to exist and not being
    * deleted, else `404`. `known`: the record the caller has just read, not read again (a
-   * delete that ended since is refused by the store's atomic `createRun`).
+   * delete that ended since, and a thread made again under the id with another token, are
+   * refused by the store's atomic `createRun`, given the record's token).
    */
   async start<T>(
     threadId: string,

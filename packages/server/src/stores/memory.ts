@@ -117,9 +117,11 @@ export class MemoryStore implements EventStore {
     const existing = this.runs.get(run.runId);
     if (existing) return { created: false, run: copy(existing.record) };
     const thread = this.threads.get(run.threadId);
-    if (!thread) throw threadNotFound(run.threadId);
+    const stale = run.threadToken !== undefined && thread?.record.token !== run.threadToken;
+    if (!thread || stale) throw threadNotFound(run.threadId);
+    const { threadToken: _, ...fields } = run;
     const record: RunRecord = {
-      ...run,
+      ...fields,
       status: 'running',
       endedAt: null,
       lastOffset: 0,

@@ -127,6 +127,7 @@ export class RedisStore implements EventStore {
         run.createdAt,
         run.owner,
         this.leaseMs,
+        run.threadToken ?? '',
         ...(run.replyTo === undefined ? [] : [run.replyTo ?? '']),
       ),
     )) as [number, string[]?];

@@ -168,7 +168,8 @@ export class SqliteStore implements EventStore {
       // Only into a thread that exists: no run without its thread (rule 4).
       insertRun: db.prepare(
         `INSERT OR IGNORE INTO runs (run_id, thread_id, status, created_at, owner, reply_to)
-         SELECT ?, ?, 'running', ?, ?, ? WHERE EXISTS (SELECT 1 FROM threads WHERE thread_id = ?)`,
+         SELECT ?, ?, 'running', ?, ?, ?
+         WHERE EXISTS (SELECT 1 FROM threads WHERE thread_id = ?2 AND (?6 IS NULL OR token = ?6))`,
       ),
       getRun: db.prepare(`SELECT ${RUN_HEAD} FROM runs WHERE run_id = ?`),
       getSnapshot: db.prepare('SELECT snapshot FROM runs WHERE run_id = ?'),
@@ -272,11 +273,11 @@ export class SqliteStore implements EventStore {
   }
 
   async createRun(run: NewRun): Promise<{ created: boolean; run: RunRecord }> {
-    const { runId, threadId, createdAt, owner, replyTo } = run;
+    const { runId, threadId, createdAt, owner, replyTo, threadToken = null } = run;
     const reply = replyTo === undefined ? null : (replyTo ?? '');
     const insert = this.stmt.insertRun;
     const created = this.guard(
-      () => insert.run(runId, threadId, createdAt, owner, reply, threadId).changes > 0,
+      () => insert.run(runId, threadId, createdAt, owner, reply, threadToken).changes > 0,
     );
     const record = await this.getRun(runId);
     if (!record) throw threadNotFound(threadId);

@@ -77,6 +77,12 @@ export interface NewRun {
   owner: string;
   /** See `RunRecord.replyTo`. */
   replyTo?: string | null;
+  /**
+   * The token of the thread record the caller read: a thread deleted and made again under
+   * its id since (another token) is refused like a missing one (`threadNotFound`), in the
+   * same atomic step, so a stale request never writes into someone else's thread.
+   */
+  threadToken?: string;
 }
 
 /** One event of a run's log. */

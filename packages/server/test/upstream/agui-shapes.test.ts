@@ -103,11 +103,11 @@ describe('hostile AG-UI upstream', () => {
       const timer = setInterval(() => res.write(frame({ type: 'HEARTBEAT_OF_SORTS' })), 20);
       req.socket.once('close', () => clearInterval(timer));
     }, 300);
-    const { run, log, elapsed } = await runToEnd(server);
+    const { run, log, elapsed, endedAt } = await runToEnd(server);
     const [started, error] = failed(run, `${what} sent only events of unknown types for 300 ms`);
     expect(log).toEqual([started, opened, error]);
     expect(elapsed).toBeLessThan(3_000);
-    expect(await socketsClosed(upstream, Date.now())).toBeLessThan(1_000);
+    expect(await socketsClosed(upstream, endedAt)).toBeLessThan(1_000);
   });
 
   it('data: null is not an event: upstream_failed, not a crash of the agent', async () => {
@@ -203,12 +203,12 @@ describe('hostile AG-UI upstream', () => {
       }, 20);
       req.socket.once('close', () => clearInterval(timer));
     });
-    const { run, log } = await runToEnd(server);
+    const { run, log, endedAt } = await runToEnd(server);
     expect(log).toEqual([
       { type: 'RUN_STARTED', threadId: run.threadId, runId: run.runId },
       opened,
       { type: 'RUN_FINISHED', threadId: run.threadId, runId: run.runId },
     ]);
-    expect(await socketsClosed(upstream, Date.now())).toBeLessThan(1_000);
+    expect(await socketsClosed(upstream, endedAt)).toBeLessThan(1_000);
   });
 });

@@ -122,11 +122,17 @@ export async function runToEnd(server: RunningServer, withinMs = 3_000) {
     new Promise<false>((resolve) => setTimeout(() => resolve(false), withinMs)),
   ]);
   expect(ended, `the run did not end within ${withinMs} ms`).toBe(true);
-  const elapsed = Date.now() - began;
-  return { run, elapsed, log: await logOf(server, run.runId, run.token) };
+  /** When the run was seen ended: `socketsClosed` measures from it. */
+  const endedAt = Date.now();
+  const elapsed = endedAt - began;
+  return { run, elapsed, endedAt, log: await logOf(server, run.runId, run.token) };
 }
 
-/** Waits (bounded) until every socket the upstream saw was closed; how long since `from`. */
+/**
+ * Waits (bounded) until every socket the upstream saw was closed; how long after `from`
+ * (when the run ended or was cancelled) the last one closed, negative when before it. Pass
+ * that moment, not the time of this call: then a bound on the result is a real bound.
+ */
 export async function socketsClosed(upstream: HostileUpstream, from: number, withinMs = 2_000) {
   const until = Date.now() + withinMs;
   while (upstream.sockets.length === 0 || upstream.sockets.some((s) => s.closedAt === null)) {

@@ -112,11 +112,35 @@ describe('a model thinking for long', () => {
       sse(res);
       every(res, ': OPENROUTER PROCESSING\n\n', 50, null);
     }, 900);
-    const { run, log, elapsed } = await runToEnd(server);
+    const { run, log, elapsed, endedAt } = await runToEnd(server);
     expect(log).toEqual(failed(run, `${what} sent only keep-alive comments for 900 ms`));
     expect(elapsed).toBeGreaterThanOrEqual(900);
     expect(elapsed).toBeLessThan(3_000);
-    expect(await socketsClosed(upstream, Date.now())).toBeLessThan(1_000);
+    expect(await socketsClosed(upstream, endedAt)).toBeLessThan(1_000);
+  });
+
+  it('an answer begun, then keep-alives forever: said to be keep-alives, not part of an event (review)', async () => {
+    // The review's test waited 3 s for the end, before keepAliveTimeoutMs (default 10 min)
+    // existed; comments now hold the run until then, so a short one is set here.
+    const { server, what } = await openai((_req, _body, res) => {
+      sse(res);
+      res.write(chunk({ content: 'Hel' }));
+      every(res, ': OPENROUTER PROCESSING\n\n', 50, null);
+    }, 600);
+    const { log } = await runToEnd(server);
+    const end = log.at(-1) as { type: string; message: string };
+    expect(end.type).toBe('RUN_ERROR');
+    expect(end.message).not.toContain('only part of one');
+    expect(end.message).toBe(`${what} sent only keep-alive comments for 600 ms`);
+  });
+
+  it('keep-alives, then silence: said to be silence after a keep-alive', async () => {
+    const { server, what } = await openai((_req, _body, res) => {
+      sse(res);
+      every(res, ': OPENROUTER PROCESSING\n\n', 50, 200);
+    });
+    const { run, log } = await runToEnd(server);
+    expect(log).toEqual(failed(run, `${what} sent nothing for 300 ms after a keep-alive comment`));
   });
 
   it('a comment line that never completes is not a keep-alive', async () => {

@@ -33,10 +33,10 @@ function flood(res: ServerResponse, piece: string, total: number) {
 describe('hostile upstream: stalls and floods', () => {
   it('accepts the connection and never sends headers: did not answer within timeoutMs', async () => {
     const { upstream, server, what } = await openai(() => {}, 300);
-    const { run, log, elapsed } = await runToEnd(server);
+    const { run, log, elapsed, endedAt } = await runToEnd(server);
     expect(log).toEqual(failed(run, `${what} did not answer within 300 ms`));
     expect(elapsed).toBeLessThan(3_000);
-    expect(await socketsClosed(upstream, Date.now())).toBeLessThan(1_000);
+    expect(await socketsClosed(upstream, endedAt)).toBeLessThan(1_000);
   });
 
   it('sends headers, then nothing: sent nothing for idleTimeoutMs', async () => {
@@ -44,7 +44,7 @@ describe('hostile upstream: stalls and floods', () => {
       sse(res);
       res.write(chunk({ content: 'Hel' }));
     });
-    const { run, log, elapsed } = await runToEnd(server);
+    const { run, log, elapsed, endedAt } = await runToEnd(server);
     expect(log).toEqual(
       textLog(run, ['Hel'], {
         type: 'RUN_ERROR',
@@ -53,7 +53,7 @@ describe('hostile upstream: stalls and floods', () => {
       }),
     );
     expect(elapsed).toBeLessThan(3_000);
-    expect(await socketsClosed(upstream, Date.now())).toBeLessThan(1_000);
+    expect(await socketsClosed(upstream, endedAt)).toBeLessThan(1_000);
   });
 
   it('trickles a byte every 50 ms, never completing an event: progress is events, not bytes', async () => {
@@ -62,12 +62,12 @@ describe('hostile upstream: stalls and floods', () => {
       res.write('data: {"choices":[');
       const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write(' ')), 50);
     });
-    const { run, log, elapsed } = await runToEnd(server);
+    const { run, log, elapsed, endedAt } = await runToEnd(server);
     expect(log).toEqual(
       failed(run, `${what} sent no complete event for 300 ms (only part of one)`),
     );
     expect(elapsed).toBeLessThan(3_000);
-    expect(await socketsClosed(upstream, Date.now())).toBeLessThan(1_000);
+    expect(await socketsClosed(upstream, endedAt)).toBeLessThan(1_000);
   });
 
   it('one unterminated 50 MB data: line fails at maxEventBytes, not at 50 MB', async () => {
@@ -76,9 +76,9 @@ describe('hostile upstream: stalls and floods', () => {
       res.write('data: ');
       flood(res, 'x'.repeat(16 * 1024), 50 * 1024 * 1024);
     });
-    const { run, log } = await runToEnd(server);
+    const { run, log, endedAt } = await runToEnd(server);
     expect(log).toEqual(failed(run, `${what} sent a line or event over 65536 bytes`));
-    expect(await socketsClosed(upstream, Date.now())).toBeLessThan(1_000);
+    expect(await socketsClosed(upstream, endedAt)).toBeLessThan(1_000);
   });
 
   it('data: lines with no blank line between them fail at maxEventBytes too', async () => {
@@ -86,9 +86,9 @@ describe('hostile upstream: stalls and floods', () => {
       sse(res);
       flood(res, `${'data: {"choices":[]}\n'.repeat(100)}`, 50 * 1024 * 1024);
     });
-    const { run, log } = await runToEnd(server);
+    const { run, log, endedAt } = await runToEnd(server);
     expect(log).toEqual(failed(run, `${what} sent a line or event over 65536 bytes`));
-    expect(await socketsClosed(upstream, Date.now())).toBeLessThan(1_000);
+    expect(await socketsClosed(upstream, endedAt)).toBeLessThan(1_000);
   });
 
   it('a run stopped mid-stream aborts the upstream request: its socket closes', async () => {

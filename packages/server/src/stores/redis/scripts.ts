@@ -19,7 +19,8 @@ return 1
 
 /**
  * KEYS: run, thread, thread's runs (zset), running (set), lease.
- * ARGV: runId, threadId, createdAt, owner, leaseMs, replyTo ('' = a root answer).
+ * ARGV: runId, threadId, createdAt, owner, leaseMs, thread token ('' = any: else a thread
+ *       with another token is no such thread), replyTo ('' = a root answer).
  * → {1, fields} created, {0, fields} existed, {-1} no such thread.
  *
  * The provisional lease covers the moment between creating the run and the manager's
@@ -28,10 +29,11 @@ return 1
 export const CREATE_RUN = `#!lua
 if redis.call('EXISTS', KEYS[1]) == 1 then return {0, redis.call('HGETALL', KEYS[1])} end
 if redis.call('EXISTS', KEYS[2]) == 0 then return {-1} end
+if ARGV[6] ~= '' and redis.call('HGET', KEYS[2], 'token') ~= ARGV[6] then return {-1} end
 local seq = redis.call('HINCRBY', KEYS[2], 'runSeq', 1)
 redis.call('HSET', KEYS[1], 'runId', ARGV[1], 'threadId', ARGV[2], 'status', 'running',
   'createdAt', ARGV[3], 'lastOffset', 0, 'owner', ARGV[4])
-if ARGV[6] then redis.call('HSET', KEYS[1], 'replyTo', ARGV[6]) end
+if ARGV[7] then redis.call('HSET', KEYS[1], 'replyTo', ARGV[7]) end
 redis.call('ZADD', KEYS[3], seq, ARGV[1])
 redis.call('SADD', KEYS[4], ARGV[1])
 redis.call('SET', KEYS[5], ARGV[4], 'PX', ARGV[5])
