@@ -1,6 +1,11 @@
 import type { AGUIEvent } from '@resumable/protocol';
-import { checkEvent, EventType, isKnownEventType, ResumableError } from '@resumable/protocol';
-import { outcomeProblem } from './outcome-check.js';
+import {
+  checkEvent,
+  EventType,
+  isKnownEventType,
+  outcomeProblem,
+  ResumableError,
+} from '@resumable/protocol';
 import { readSse, type UpstreamTimeouts, upstreamTimeouts } from './sse-reader.js';
 import type { Agent } from './types.js';
 import { fetchUpstream, quote } from './upstream-fetch.js';

@@ -38,9 +38,15 @@ export function openaiErrorMessage(body: unknown): string | undefined {
  * API's shape) ends the run `upstream_failed` saying what was wrong, instead of being
  * guessed at.
  */
-export function parseChunk(data: string, what: string, maxToolCalls: number): ChunkDelta {
+export function parseChunk(
+  data: string,
+  what: string,
+  maxToolCalls: number,
+  redact: (text: string) => string = (text) => text,
+): ChunkDelta {
+  // Only what a failure quotes is redacted: the model's own text is never rewritten.
   const fail = (problem: string) =>
-    new ResumableError('upstream_failed', `${what} sent ${problem}`);
+    new ResumableError('upstream_failed', redact(`${what} sent ${problem}`));
   let chunk: unknown;
   try {
     chunk = JSON.parse(data);

@@ -98,7 +98,7 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
         finished = true;
         break;
       }
-      const delta = parseChunk(redact(message.data), what, maxToolCalls);
+      const delta = parseChunk(message.data, what, maxToolCalls, redact);
       yield* answer.push(delta);
       // The answer is complete: what may follow (a usage chunk, `[DONE]`) is not waited for.
       if (delta.finished) {
