@@ -48,7 +48,14 @@ function page(storage: RecordStorage) {
   const hitl = new InterruptSession(chat, () => {});
   stops.push(hitl.retain());
   const runner = new BrowserToolRunner(hitl, null);
-  runner.setTools({ search: { execute: async () => (++runs, 'found') } });
+  runner.setTools({
+    search: {
+      execute: async () => {
+        runs++;
+        return 'found';
+      },
+    },
+  });
   stops.push(runner.start());
   return { chat, hitl };
 }

@@ -1,0 +1,52 @@
+/**
+ * Review proof: holding a chat again sends its outbox at once (`ChatSession.activate`'s
+ * drain), even while the retry policy is waiting out a failure: a component that mounts
+ * again during an outage POSTs with no delay, around the policy. Each such POST counts
+ * toward `no_progress`. Real `ChatSession` against a `node:http` server on 127.0.0.1.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { createMemoryStorage } from '../src/core/storage.js';
+import {
+  BOUND_MS,
+  chatClient,
+  fastBounds,
+  hostileServerPerTest,
+  server,
+  stops,
+} from './hostile-harness.js';
+import { THREAD, TOKEN } from './hostile-server.js';
+import { waitFor } from './util.js';
+
+hostileServerPerTest();
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('a chat held again while a retry waits', () => {
+  it('sends nothing before the policy delay (1 s here)', async () => {
+    server.handler = (hit, _req, res) =>
+      hit.route === 'start' && server.error(res, 503, 'store_unavailable');
+    const slow = { ...fastBounds(2000), backoff: { initialMs: 1000, minMs: 1000, maxMs: 1000 } };
+    const chat = chatClient(createMemoryStorage(), slow).chatSession('c', {
+      threadId: THREAD,
+      token: TOKEN,
+      followThread: false,
+      shareTabs: false,
+    });
+    let release = chat.retain();
+    await waitFor(() => chat.getState().hydrated, 'read', BOUND_MS);
+    void chat.send('hello');
+    await waitFor(() => server.count('start') === 1, 'the first POST', BOUND_MS);
+    const failedAt = Date.now();
+    // Three remounts within the policy's 1 s wait.
+    for (let i = 0; i < 3; i++) {
+      await pause(60);
+      release();
+      await pause(20);
+      release = chat.retain();
+    }
+    stops.push(release);
+    await pause(100);
+    expect(Date.now() - failedAt).toBeLessThan(900);
+    expect(server.count('start')).toBe(1);
+  });
+});
