@@ -101,8 +101,10 @@ export async function sendOutboxItem(host: OutboxHost, item: OutboxItem): Promis
     // queued (and goes out at once on `online`); anything else, or too many answers
     // without progress, waits for the user's retry() with its error shown.
     const verdict = host.retries.judge(typed);
-    if (!verdict.retry && item.resume) {
-      // Answers refused for good: they end (`refused-continuation.ts`), never stay queued.
+    if (!verdict.retry && item.resume && verdict.error === typed) {
+      // Answers the server itself refused (its error's action, not the policy's count of
+      // transient failures: `no_progress` keeps them queued for retry(), like a prompt's
+      // text) end (`refused-continuation.ts`), never stay queued.
       host.run.noteRetry(null);
       return endContinuation(host, item, verdict.error);
     }

@@ -1,8 +1,9 @@
 /**
- * Review proof: a continuation that only ever met transient answers (503, 429) reaches
- * `no_progress` after `maxAttemptsWithoutProgress` and takes the refused path
- * (`refused-continuation.ts`): the user's answer is dropped from memory and storage. A prompt
- * under the same outage stays in the outbox for `retry()`; the answer should too.
+ * A continuation that only ever met transient answers (503, 429) reaches `no_progress`
+ * after `maxAttemptsWithoutProgress`: like a prompt under the same outage, it stays in the
+ * outbox with that error and its answers stay `queued` in the interrupts' record, for
+ * `retry()`. Only the server's own refusal (a `stop` from ERROR_ACTIONS) ends a
+ * continuation (`refused-continuation.ts`).
  * Real `ChatSession` and `InterruptSession` against a `node:http` server on 127.0.0.1.
  */
 

@@ -1,8 +1,8 @@
 /**
- * Review proof: holding a chat again sends its outbox at once (`ChatSession.activate`'s
- * drain), even while the retry policy is waiting out a failure: a component that mounts
- * again during an outage POSTs with no delay, around the policy. Each such POST counts
- * toward `no_progress`. Real `ChatSession` against a `node:http` server on 127.0.0.1.
+ * Holding a chat again (`ChatSession.activate`) while the retry policy waits out a failure
+ * sends nothing: the policy's timer drains when its delay is up. A component that mounts
+ * again during an outage does not POST around the policy (each such POST would count toward
+ * `no_progress`). Real `ChatSession` against a `node:http` server on 127.0.0.1.
  */
 
 import { describe, expect, it } from 'vitest';
