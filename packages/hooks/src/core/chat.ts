@@ -186,7 +186,7 @@ export class ChatSession {
       this.options.onWarning?.(record);
     } else {
       // A stored outbox is checked before it can go out (`checked-record.ts`).
-      const checked = await checkedRecord(record, () => this.run.env.randomUUID());
+      const checked = await checkedRecord(record, this);
       const restored = restoredChat(checked, this.options);
       if (restored) this.store.setState(restored);
     }

@@ -1,10 +1,10 @@
 /**
- * Review proof: a stored prompt whose runId the server would refuse is given a new runId
- * where the chat reads its record (`checked-record.ts`), but only in memory: the mended
- * runId is not written back before the POST. The page going away after the server took that
- * POST and before the outbox was written (the window a stored runId exists to cover) makes
- * the next load mint another runId: the same prompt starts a second run. A stored valid
- * runId in the same window is sent again under the same runId (the server's idempotency).
+ * A stored prompt whose runId the server would refuse gets a new runId where the chat reads
+ * its record (`checked-record.ts`, `stored-outbox.ts`), written back to the record before
+ * anything is sent. A reload after the server took the POST (the window a stored runId
+ * exists to cover), or a second tab reading the same record, sends the same prompt under
+ * the same runId (the server's idempotency): never a second run. A stored valid runId
+ * goes out again unchanged.
  * Real `ChatSession`s against a `node:http` server on 127.0.0.1, one storage (the reload).
  */
 
@@ -55,5 +55,13 @@ describe('a stored prompt sent again after a reload in the POST window', () => {
     const runIds = await reloadDuringFirstPost('q1'); // too short: the server refuses it
     expect(posts.map((p) => p.text)).toEqual(['hello', 'hello']);
     expect(new Set(runIds).size).toBe(1);
+  });
+
+  it("two tabs reading one stored record: the second adopts the first one's mended runId", async () => {
+    const storage = await storedChat({ outbox: [{ runId: 'q1', text: 'hello', createdAt: 1 }] });
+    stops.push(threadChat(storage).retain(), threadChat(storage).retain());
+    await waitFor(() => posts.length === 2, 'both tabs send it', BOUND_MS);
+    expect(posts.map((p) => p.text)).toEqual(['hello', 'hello']);
+    expect(new Set(posts.map((p) => p.runId)).size).toBe(1);
   });
 });
