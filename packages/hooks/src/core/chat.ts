@@ -83,6 +83,7 @@ export class ChatSession {
       active: () => this.phase === 'active',
       drain: () => this.drain(),
       retryLater: () => void this.drain(),
+      warn: (warning) => this.options.onWarning?.(warning),
     };
     // Same deferral as the run session: StrictMode gives it straight back.
     this.keepAlive = new KeepAlive({

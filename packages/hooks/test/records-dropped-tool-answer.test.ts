@@ -1,14 +1,17 @@
 /**
- * Review proof: a browser tool's answer that the refused path drops (`endContinuation`:
- * here after a transient outage reached `no_progress`) leaves the tool's `done` mark in the
- * interrupts' record. The runner skips a `done` tool ("its continuation follows"), so after
- * a reload the interrupt stays open for good: not answered, not re-run, not `interrupted`.
+ * A browser tool's answer never leaves its interrupt open for good. Under a transient outage
+ * that reaches `no_progress` the answer stays queued (for `retry()`), so after a reload the
+ * interrupt is still answered; when the server itself refuses the continuation (a `stop`,
+ * here 403), the answer is dropped and the tool's `done` mark goes back to `started`: this
+ * page shows the tool `interrupted` (the user re-runs it: run again at once, a refusal
+ * would loop), and after a reload an idempotent tool runs again and its answer goes out.
  * Real `ChatSession`, `InterruptSession` and `BrowserToolRunner` against a `node:http`
  * server on 127.0.0.1.
  */
 
 import { beforeEach, describe, expect, it } from 'vitest';
 import { BrowserToolRunner } from '../src/core/browser-tools.js';
+import { interruptRecordKey } from '../src/core/interrupt-record.js';
 import { InterruptSession } from '../src/core/interrupt-session.js';
 import type { RecordStorage } from '../src/core/storage.js';
 import { BOUND_MS, hostileServerPerTest, server, stops, threadChat } from './hostile-harness.js';
@@ -18,10 +21,13 @@ import { waitFor } from './util.js';
 hostileServerPerTest();
 
 let down = true;
+/** How the server answers a continuation while `down`. */
+let refusal: [number, string] = [503, 'store_unavailable'];
 let resumes: unknown[] = [];
 let runs = 0;
 beforeEach(() => {
   down = true;
+  refusal = [503, 'store_unavailable'];
   resumes = [];
   runs = 0;
   server.handler = (hit, req, res) => {
@@ -39,17 +45,18 @@ beforeEach(() => {
     }
     if (hit.route !== 'start') return false;
     resumes.push(JSON.parse((req as { body?: string }).body!).resume);
-    return down && server.error(res, 503, 'store_unavailable');
+    return down && server.error(res, ...refusal);
   };
 });
 
-function page(storage: RecordStorage) {
+function page(storage: RecordStorage, idempotent = false) {
   const chat = threadChat(storage);
   const hitl = new InterruptSession(chat, () => {});
   stops.push(hitl.retain());
   const runner = new BrowserToolRunner(hitl, null);
   runner.setTools({
     search: {
+      idempotent,
       execute: async () => {
         runs++;
         return 'found';
@@ -57,7 +64,7 @@ function page(storage: RecordStorage) {
     },
   });
   stops.push(runner.start());
-  return { chat, hitl };
+  return { chat, hitl, runner };
 }
 const view = (hitl: InterruptSession) =>
   hitl.getState().interrupts.map((i) => `${i.id} ${i.status} ${i.pending} ${i.execution}`);
@@ -82,5 +89,31 @@ describe("a browser tool's answer dropped by the refused path", () => {
       view: ['i1 open null null'],
       posted: 0,
     });
+  });
+
+  it('refused by the server: interrupted here; after a reload an idempotent tool runs again and answers', async () => {
+    refusal = [403, 'forbidden'];
+    const storage = await storedChat({ outbox: [] });
+    const first = page(storage, true);
+    await waitFor(() => first.chat.getState().error?.code === 'forbidden', 'refused', BOUND_MS);
+    await waitFor(() => view(first.hitl)[0] === 'i1 open null interrupted', 'offered', BOUND_MS);
+    await first.chat.run.flush();
+    await new Promise((r) => setTimeout(r, 100)); // the record's writes
+    const stored = (await storage.get(interruptRecordKey('c'))) as {
+      answers: unknown[];
+      tools: { interruptId: string; state: string }[];
+    };
+    expect([stored.answers, stored.tools]).toEqual([[], [{ interruptId: 'i1', state: 'started' }]]);
+    expect([runs, resumes.length]).toEqual([1, 1]);
+    for (const stop of stops.splice(0)) stop();
+
+    down = false;
+    const second = page(storage, true); // the reload, the server back
+    await waitFor(() => resumes.length === 2, 'the answer goes out again', BOUND_MS);
+    expect(runs).toBe(2);
+    expect(resumes[1]).toEqual([
+      { interruptId: 'i1', status: 'resolved', payload: { result: 'found' } },
+    ]);
+    expect(second.hitl.getState().record.tools).toEqual([{ interruptId: 'i1', state: 'done' }]);
   });
 });
