@@ -49,4 +49,28 @@ describe('a chat held again while a retry waits', () => {
     expect(Date.now() - failedAt).toBeLessThan(900);
     expect(server.count('start')).toBe(1);
   });
+
+  it('a retry whose delay ran out while let go goes out when the chat is held again', async () => {
+    let up = false;
+    server.handler = (hit, _req, res) =>
+      hit.route === 'start' && !up && server.error(res, 503, 'store_unavailable');
+    const slow = { ...fastBounds(2000), backoff: { initialMs: 200, minMs: 200, maxMs: 200 } };
+    const chat = chatClient(createMemoryStorage(), slow).chatSession('c', {
+      threadId: THREAD,
+      token: TOKEN,
+      followThread: false,
+      shareTabs: false,
+    });
+    const release = chat.retain();
+    await waitFor(() => chat.getState().hydrated, 'read', BOUND_MS);
+    void chat.send('hello');
+    await waitFor(() => server.count('start') === 1, 'the first POST', BOUND_MS);
+    release();
+    await pause(400); // the policy's 200 ms ran out while nothing held the chat
+    expect(server.count('start')).toBe(1);
+    up = true;
+    stops.push(chat.retain());
+    await waitFor(() => chat.getState().outbox.length === 0, 'sent on the re-hold', 300);
+    expect(server.count('start')).toBe(2);
+  });
 });

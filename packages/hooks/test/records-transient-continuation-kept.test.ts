@@ -25,13 +25,19 @@ import { waitFor } from './util.js';
 hostileServerPerTest();
 
 let outage: { status: number; code: string } = { status: 503, code: 'store_unavailable' };
+/** The server back: `POST /runs` answered 201 (its `resume` kept here). */
+let up = false;
+let resumes: unknown[] = [];
 beforeEach(() => {
-  server.handler = (hit, _req, res) => {
+  up = false;
+  resumes = [];
+  server.handler = (hit, req, res) => {
+    if (hit.route === 'start') resumes.push(JSON.parse((req as { body?: string }).body!).resume);
     if (hit.route === 'thread') {
       const interrupts = [{ id: 'i1', reason: 'question', runId: RUN, status: 'open' }];
       return server.json(res, 200, { threadId: THREAD, runs: [], interrupts });
     }
-    return hit.route === 'start' && server.error(res, outage.status, outage.code);
+    return hit.route === 'start' && !up && server.error(res, outage.status, outage.code);
   };
 });
 
@@ -68,4 +74,26 @@ describe('a continuation that meets only transient failures', () => {
       ]);
     });
   }
+
+  it('retry() after no_progress sends the kept answer once the server is back', async () => {
+    outage = { status: 503, code: 'store_unavailable' };
+    const chat = threadChat(await storedChat({ outbox: [] }));
+    const hitl = new InterruptSession(chat, () => {});
+    stops.push(hitl.retain());
+    await waitFor(
+      () => hitl.getState().server.length > 0 && chat.getState().hydrated,
+      'read',
+      BOUND_MS,
+    );
+    await hitl.resolve('i1', { answer: 'kept' });
+    await waitFor(() => chat.getState().error?.code === 'no_progress', 'given up', BOUND_MS);
+    up = true;
+    chat.retry();
+    await waitFor(() => chat.getState().outbox.length === 0, 'sent', BOUND_MS);
+    expect(resumes.length).toBe(MAX_STALE + 1);
+    expect(resumes.at(-1)).toEqual([
+      { interruptId: 'i1', status: 'resolved', payload: { answer: 'kept' } },
+    ]);
+    expect(chat.getState().error).toBe(null);
+  });
 });
