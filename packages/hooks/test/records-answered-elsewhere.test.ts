@@ -7,9 +7,9 @@
  */
 
 import { beforeEach, describe, expect, it } from 'vitest';
-import { InterruptSession } from '../src/core/interrupt-session.js';
-import { BOUND_MS, hostileServerPerTest, server, stops, threadChat } from './hostile-harness.js';
-import { RUN, storedChat, THREAD } from './hostile-server.js';
+import { BOUND_MS, hostileServerPerTest, server } from './hostile-harness.js';
+import { RUN, THREAD } from './hostile-server.js';
+import { heldInterrupts } from './records-harness.js';
 import { waitFor } from './util.js';
 
 hostileServerPerTest();
@@ -32,14 +32,7 @@ beforeEach(() => {
 
 describe('a 409 interrupt_answered with no runId', () => {
   it('reads the statuses again: the interrupt shows answered by the other run', async () => {
-    const chat = threadChat(await storedChat({ outbox: [] }));
-    const hitl = new InterruptSession(chat, () => {});
-    stops.push(hitl.retain());
-    await waitFor(
-      () => hitl.getState().server.length > 0 && chat.getState().hydrated,
-      'read',
-      BOUND_MS,
-    );
+    const { chat, hitl } = await heldInterrupts();
     await hitl.resolve('i1', { answer: 'mine' });
     await waitFor(() => server.count('start') === 1, 'the POST', BOUND_MS);
     await waitFor(() => hitl.getState().interrupts[0]?.status !== 'open', 'answered', BOUND_MS);

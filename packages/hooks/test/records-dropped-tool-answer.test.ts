@@ -15,7 +15,8 @@ import { interruptRecordKey } from '../src/core/interrupt-record.js';
 import { InterruptSession } from '../src/core/interrupt-session.js';
 import type { RecordStorage } from '../src/core/storage.js';
 import { BOUND_MS, hostileServerPerTest, server, stops, threadChat } from './hostile-harness.js';
-import { RUN, storedChat } from './hostile-server.js';
+import { storedChat } from './hostile-server.js';
+import { toolInterruptThread } from './records-harness.js';
 import { waitFor } from './util.js';
 
 hostileServerPerTest();
@@ -31,18 +32,7 @@ beforeEach(() => {
   resumes = [];
   runs = 0;
   server.handler = (hit, req, res) => {
-    if (hit.route === 'thread') {
-      const interrupts = [
-        {
-          id: 'i1',
-          reason: 'client_tool',
-          runId: RUN,
-          status: 'open',
-          metadata: { toolName: 'search', args: {} },
-        },
-      ];
-      return server.json(res, 200, { threadId: 'th-hostile', runs: [], interrupts });
-    }
+    if (hit.route === 'thread') return toolInterruptThread(res);
     if (hit.route !== 'start') return false;
     resumes.push(JSON.parse((req as { body?: string }).body!).resume);
     return down && server.error(res, ...refusal);
@@ -114,6 +104,8 @@ describe("a browser tool's answer dropped by the refused path", () => {
     expect(resumes[1]).toEqual([
       { interruptId: 'i1', status: 'resolved', payload: { result: 'found' } },
     ]);
-    expect(second.hitl.getState().record.tools).toEqual([{ interruptId: 'i1', state: 'done' }]);
+    const tools = () => second.hitl.getState().record.tools;
+    await waitFor(() => tools()[0]?.state === 'done', 'answered', BOUND_MS);
+    expect(tools()).toEqual([{ interruptId: 'i1', state: 'done' }]);
   });
 });

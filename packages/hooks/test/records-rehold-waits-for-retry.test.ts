@@ -21,17 +21,18 @@ import { waitFor } from './util.js';
 hostileServerPerTest();
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A thread chat whose retry policy waits `ms` after each failure. */
+const waitingChat = (ms: number) =>
+  chatClient(createMemoryStorage(), {
+    ...fastBounds(2000),
+    backoff: { initialMs: ms, minMs: ms, maxMs: ms },
+  }).chatSession('c', { threadId: THREAD, token: TOKEN, followThread: false, shareTabs: false });
+
 describe('a chat held again while a retry waits', () => {
   it('sends nothing before the policy delay (1 s here)', async () => {
     server.handler = (hit, _req, res) =>
       hit.route === 'start' && server.error(res, 503, 'store_unavailable');
-    const slow = { ...fastBounds(2000), backoff: { initialMs: 1000, minMs: 1000, maxMs: 1000 } };
-    const chat = chatClient(createMemoryStorage(), slow).chatSession('c', {
-      threadId: THREAD,
-      token: TOKEN,
-      followThread: false,
-      shareTabs: false,
-    });
+    const chat = waitingChat(1000);
     let release = chat.retain();
     await waitFor(() => chat.getState().hydrated, 'read', BOUND_MS);
     void chat.send('hello');
@@ -54,13 +55,7 @@ describe('a chat held again while a retry waits', () => {
     let up = false;
     server.handler = (hit, _req, res) =>
       hit.route === 'start' && !up && server.error(res, 503, 'store_unavailable');
-    const slow = { ...fastBounds(2000), backoff: { initialMs: 200, minMs: 200, maxMs: 200 } };
-    const chat = chatClient(createMemoryStorage(), slow).chatSession('c', {
-      threadId: THREAD,
-      token: TOKEN,
-      followThread: false,
-      shareTabs: false,
-    });
+    const chat = waitingChat(200);
     const release = chat.retain();
     await waitFor(() => chat.getState().hydrated, 'read', BOUND_MS);
     void chat.send('hello');

@@ -10,16 +10,9 @@
 import type { ResumableError } from '@resumable/protocol';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { interruptRecordKey } from '../src/core/interrupt-record.js';
-import { InterruptSession } from '../src/core/interrupt-session.js';
-import {
-  BOUND_MS,
-  hostileServerPerTest,
-  MAX_STALE,
-  server,
-  stops,
-  threadChat,
-} from './hostile-harness.js';
-import { RUN, storedChat, THREAD } from './hostile-server.js';
+import { BOUND_MS, hostileServerPerTest, MAX_STALE, server } from './hostile-harness.js';
+import { RUN, THREAD } from './hostile-server.js';
+import { heldInterrupts } from './records-harness.js';
 import { waitFor } from './util.js';
 
 hostileServerPerTest();
@@ -48,15 +41,8 @@ describe('a continuation that meets only transient failures', () => {
   ] as const) {
     it(`${status} ${code} until no_progress: the typed answer is kept for retry(), not dropped`, async () => {
       outage = { status, code };
-      const chat = threadChat(await storedChat({ outbox: [] }));
       const warnings: ResumableError[] = [];
-      const hitl = new InterruptSession(chat, (w) => warnings.push(w));
-      stops.push(hitl.retain());
-      await waitFor(
-        () => hitl.getState().server.length > 0 && chat.getState().hydrated,
-        'read',
-        BOUND_MS,
-      );
+      const { chat, hitl } = await heldInterrupts((w) => warnings.push(w));
       await hitl.resolve('i1', { answer: 'a long typed answer' });
       await waitFor(() => server.count('start') === MAX_STALE, 'the attempts', BOUND_MS);
       await waitFor(() => chat.getState().error !== null, 'given up', BOUND_MS);
@@ -77,14 +63,7 @@ describe('a continuation that meets only transient failures', () => {
 
   it('retry() after no_progress sends the kept answer once the server is back', async () => {
     outage = { status: 503, code: 'store_unavailable' };
-    const chat = threadChat(await storedChat({ outbox: [] }));
-    const hitl = new InterruptSession(chat, () => {});
-    stops.push(hitl.retain());
-    await waitFor(
-      () => hitl.getState().server.length > 0 && chat.getState().hydrated,
-      'read',
-      BOUND_MS,
-    );
+    const { chat, hitl } = await heldInterrupts();
     await hitl.resolve('i1', { answer: 'kept' });
     await waitFor(() => chat.getState().error?.code === 'no_progress', 'given up', BOUND_MS);
     up = true;
