@@ -12,7 +12,8 @@ import { interruptRecordKey } from '../src/core/interrupt-record.js';
 import { InterruptSession } from '../src/core/interrupt-session.js';
 import type { BrowserTools } from '../src/core/tool-declarations.js';
 import { BOUND_MS, hostileServerPerTest, server, stops, threadChat } from './hostile-harness.js';
-import { RUN, storedChat } from './hostile-server.js';
+import { storedChat } from './hostile-server.js';
+import { toolInterruptThread } from './records-harness.js';
 import { waitFor } from './util.js';
 
 const checks = vi.hoisted(() => ({ count: 0 }));
@@ -34,18 +35,7 @@ beforeEach(() => {
   checks.count = 0;
   resumes = [];
   server.handler = (hit, req, res) => {
-    if (hit.route === 'thread') {
-      const interrupts = [
-        {
-          id: 'i1',
-          reason: 'client_tool',
-          runId: RUN,
-          status: 'open',
-          metadata: { toolName: 'search', args: {} },
-        },
-      ];
-      return server.json(res, 200, { threadId: 'th-hostile', runs: [], interrupts });
-    }
+    if (hit.route === 'thread') return toolInterruptThread(res);
     if (hit.route === 'start') resumes.push(JSON.parse((req as { body?: string }).body!).resume);
     return false;
   };

@@ -11,6 +11,7 @@ function sessionWith(toolName: string) {
   const calls: string[] = [];
   const store = createStore(() => ({
     hydrated: true,
+    record: { answers: [] as { interruptId: string }[] },
     interrupts: [
       {
         id: 'i1',
@@ -34,6 +35,7 @@ function sessionWith(toolName: string) {
       const problem = answerProblem({ interruptId: id, status: 'resolved', payload });
       if (problem) throw problem;
       calls.push(`resolve ${id} ${JSON.stringify(payload)}`);
+      store.setState({ record: { answers: [{ interruptId: id }] } });
     },
   };
   return { session: session as unknown as InterruptSession, calls };

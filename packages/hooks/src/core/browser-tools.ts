@@ -1,4 +1,4 @@
-import { ResumableError } from '@resumable/protocol';
+import { ID_PATTERN, ResumableError } from '@resumable/protocol';
 import { interruptRecordKey, parseInterruptRecord } from './interrupt-record.js';
 import type { InterruptSession } from './interrupt-session.js';
 import type { ChatInterrupt } from './interrupts.js';
@@ -30,6 +30,8 @@ export class BrowserToolRunner {
   private tools: BrowserTools = {};
   /** Interrupts this page already took up (never twice in one page). */
   private readonly taken = new Set<string>();
+  /** Interrupts this page's tools answered: open again with no answer, the answer was dropped. */
+  private readonly answered = new Set<string>();
   private off: (() => void) | null = null;
 
   constructor(
@@ -73,7 +75,11 @@ export class BrowserToolRunner {
     for (const i of this.session.getState().interrupts) {
       if (i.reason !== 'client_tool' || i.status !== 'open' || i.pending !== null) continue;
       const tool = this.toolOf(i);
-      if (!tool || this.taken.has(i.id)) continue;
+      if (!tool) continue;
+      // Its answer was dropped (a refused continuation; its mark is back to `started`): the
+      // user decides (`rerun`). Run again at once, a refusal would loop with no delay.
+      if (this.answered.delete(i.id)) this.session.setExecution(i.id, 'interrupted');
+      if (this.taken.has(i.id)) continue;
       this.taken.add(i.id);
       // An answer the server refuses even as an error (an interrupt id it refuses) is said.
       void this.exclusive(i, async () => {
@@ -115,16 +121,24 @@ export class BrowserToolRunner {
     this.session.setExecution(i.id, null);
     // Checked once, where every answer enters (`resolve`). A result the server would refuse
     // (over 16 KiB of UTF-8 JSON, too deep, not JSON) goes as an error in its place: the
-    // agent hears why instead of the answer being refused for good.
+    // agent hears why instead of the answer being refused for good. Decided by the entry's
+    // facts, not its message: one `resolved` entry with an id the wire takes can only be
+    // refused for its payload; anything else (an id it refuses) is said.
     await this.session.resolve(i.id, payload).catch((problem: unknown) => {
-      const payloadRefused = /^resume\[0\]\.payload /;
-      if (!(problem instanceof ResumableError) || !payloadRefused.test(problem.message)) {
+      if (
+        !(problem instanceof ResumableError) ||
+        problem.code !== 'bad_request' ||
+        !ID_PATTERN.test(i.id)
+      )
         throw problem;
-      }
-      const why = problem.message.replace(payloadRefused, 'the result ');
+      const why = problem.message.replace('resume[0].payload ', 'the result ');
       return this.session.resolve(i.id, { error: why.slice(0, 500) });
     });
     await this.session.markTool(i.id, 'done');
+    this.answered.add(i.id);
+    // The refusal can come back before `resolve` does: its drop found no `done` to set back.
+    if (!this.session.getState().record.answers.some((a) => a.interruptId === i.id))
+      await this.session.markTool(i.id, 'started');
   }
 }
 

@@ -83,6 +83,7 @@ export class ChatSession {
       active: () => this.phase === 'active',
       drain: () => this.drain(),
       retryLater: () => void this.drain(),
+      warn: (warning) => this.options.onWarning?.(warning),
     };
     // Same deferral as the run session: StrictMode gives it straight back.
     this.keepAlive = new KeepAlive({
@@ -141,9 +142,11 @@ export class ChatSession {
       }),
     );
     this.compose();
-    // Cut short by the last release: read again; else what waited while let go goes out.
+    // Cut short by the last release: read again; else what waited while let go goes out
+    // (unless the retry policy still waits: its timer drains, and one that fired while let
+    // go found nothing to do, so this drain is owed).
     if (this.reads.takeCut()) void this.readThread();
-    else if (this.getState().hydrated) void this.drain();
+    else if (this.getState().hydrated && !this.retries.waiting()) void this.drain();
     this.loading ??= this.load().catch((error) => {
       this.store.setState({ error: toResumable(error), hydrated: true });
     });
@@ -184,7 +187,7 @@ export class ChatSession {
       this.options.onWarning?.(record);
     } else {
       // A stored outbox is checked before it can go out (`checked-record.ts`).
-      const checked = await checkedRecord(record, () => this.run.env.randomUUID());
+      const checked = await checkedRecord(record, this);
       const restored = restoredChat(checked, this.options);
       if (restored) this.store.setState(restored);
     }
@@ -202,7 +205,7 @@ export class ChatSession {
   private async readThread(): Promise<void> {
     const { threadId, token } = this.getState();
     if (threadId) await Promise.all([this.loadPage(null), this.joinActiveRun(threadId, token)]);
-    void this.drain();
+    if (!this.retries.waiting()) void this.drain();
   }
 
   /** `GET /threads/:id`: a run still going (another tab, another device) is joined. */

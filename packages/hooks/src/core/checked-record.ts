@@ -1,22 +1,29 @@
+import type { ResumableError } from '@resumable/protocol';
 import { runIdProblem } from '@resumable/protocol';
 import type { ChatRecord } from './chat-state.js';
+import type { RunSession } from './session.js';
+
+/** What checking a chat's stored record needs of its `ChatSession`. */
+export interface RecordChecker {
+  readonly run: Pick<RunSession, 'storage' | 'env'>;
+  readonly options: { key: string; onWarning?: ((warning: ResumableError) => void) | undefined };
+}
 
 /**
- * A stored chat record made safe to send before any of it goes out. Its runIds are mended
- * here, with nothing to load (`withSendableRunIds`); the rest of the check (resume, parent,
- * message id: `stored-outbox.ts`) is a chunk loaded only for a record with an outbox. If that
- * chunk fails to load, the record goes on with its runIds mended and the rest unchecked:
- * never lost, and never a runId the server refuses on every retry.
+ * A stored chat record made safe to send before any of it goes out: its runIds mended and
+ * the rest checked (resume, parent, message id), and both written back to the record
+ * (`storedChecked`, a chunk loaded only for a record with an outbox). If that chunk fails
+ * to load, the record goes on with its runIds mended in memory only: never lost, and never
+ * a runId the server refuses on every retry.
  */
 export async function checkedRecord(
   record: ChatRecord | null,
-  newRunId: () => string,
+  chat: RecordChecker,
 ): Promise<ChatRecord | null> {
   if (!record?.outbox.length) return record;
-  const mended = withSendableRunIds(record, newRunId);
   return import('./stored-outbox.js').then(
-    (m) => m.checkedOutbox(mended),
-    () => mended,
+    (m) => m.storedChecked(record, chat),
+    () => withSendableRunIds(record, () => chat.run.env.randomUUID()),
   );
 }
 

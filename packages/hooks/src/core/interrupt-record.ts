@@ -66,6 +66,23 @@ export function parseInterruptRecord(value: unknown, key: string): InterruptReco
 }
 
 /**
+ * The record without the answers continuation `runId` carried (refused for good). A browser
+ * tool's `done` mark for one of them goes back to `started`: its answer is gone, so after a
+ * reload an idempotent tool runs again and any other shows `interrupted`; left `done`,
+ * nothing would ever answer its interrupt.
+ */
+export function withoutContinuation(record: InterruptRecord, runId: string): InterruptRecord {
+  const dropped = new Set(
+    record.answers.filter((a) => a.runId === runId).map((a) => a.interruptId),
+  );
+  return {
+    ...record,
+    answers: record.answers.filter((a) => a.runId !== runId),
+    tools: record.tools.map((t) => (dropped.has(t.interruptId) ? { ...t, state: 'started' } : t)),
+  };
+}
+
+/**
  * A read record without the answers the server would refuse (`answerProblem`); `onDropped`
  * hears each, as a `corrupt_record`: queued again as it is, it would be refused on every
  * reload and hold its interrupt `queued` for good; dropped, the interrupt is open to answer

@@ -10,6 +10,7 @@ import {
   interruptRecordKey,
   parseInterruptRecord,
   upsert,
+  withoutContinuation,
   withSendableAnswers,
 } from './interrupt-record.js';
 import type { ChatInterrupt, LocalAnswer, ResumeAnswer, ServerInterrupt } from './interrupts.js';
@@ -213,8 +214,8 @@ export class InterruptSession {
     const key = this.chat.run.key;
     try {
       await this.chat.run.storage.update(interruptRecordKey(key), (old) => {
-        const disk = parseInterruptRecord(old, key);
-        if (dropped) disk.answers = disk.answers.filter((a) => a.runId !== dropped);
+        const read = parseInterruptRecord(old, key);
+        const disk = dropped ? withoutContinuation(read, dropped) : read;
         return {
           ...record,
           known: [...rememberInterrupts(disk.known, record.known)],
@@ -338,11 +339,13 @@ export class InterruptSession {
   private noteRefused(runId: string, error: ResumableError): void {
     const { answers } = this.getState().record;
     if (!answers.some((a) => a.runId === runId && a.state === 'queued')) return;
-    const record = { ...this.getState().record, answers: answers.filter((a) => a.runId !== runId) };
+    const record = withoutContinuation(this.getState().record, runId);
     this.store.setState({ record });
     this.onChange();
     this.persistSoon(record, runId);
     this.onWarning?.(error);
+    // Answered elsewhere, by a run the 409 did not name: the server's statuses show it.
+    if (error.code === 'interrupt_answered') void this.refresh();
   }
 
   private persistSoon(record: InterruptRecord, dropped?: string): void {

@@ -1,10 +1,10 @@
+import type { ResumableError } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import { branchInput, regeneratedOf } from './branches.js';
 import type { ChatSessionOptions, ChatState, TabRunMessage } from './chat-state.js';
 import { withItemError } from './chat-state.js';
 import type { TabChannel } from './env.js';
 import { type OptimisticMessages, userContent } from './optimistic.js';
-import { endContinuation } from './refused-continuation.js';
 import type { Retrier } from './retrier.js';
 import type { RunSession } from './session.js';
 import { toResumable } from './session.js';
@@ -34,6 +34,8 @@ export interface OutboxHost {
   drain(): Promise<void>;
   /** The same, when the retry policy's delay is up. */
   retryLater(): void;
+  /** The app hears a problem that changes nothing on screen (`onWarning`). */
+  warn(warning: ResumableError): void;
 }
 
 /**
@@ -101,10 +103,14 @@ export async function sendOutboxItem(host: OutboxHost, item: OutboxItem): Promis
     // queued (and goes out at once on `online`); anything else, or too many answers
     // without progress, waits for the user's retry() with its error shown.
     const verdict = host.retries.judge(typed);
-    if (!verdict.retry && item.resume) {
-      // Answers refused for good: they end (`refused-continuation.ts`), never stay queued.
+    if (!verdict.retry && item.resume && verdict.error === typed) {
+      // Answers the server itself refused (its error's action, not the policy's count of
+      // transient failures: `no_progress` keeps them queued for retry(), like a prompt's
+      // text) end (`refused-continuation.ts`, a chunk: off first paint), never stay queued.
+      // If it fails to load, they stay queued with the error shown, for retry().
       host.run.noteRetry(null);
-      return endContinuation(host, item, verdict.error);
+      const refused = await import('./refused-continuation.js').catch(() => null);
+      if (refused) return refused.endContinuation(host, item, typed);
     }
     if (verdict.retry && typed.code === 'run_in_progress' && typed.runId && threadId) {
       // The thread already runs a reply (another tab or device): follow it. The prompt

@@ -1,6 +1,11 @@
 import type { ResumableError } from '@resumable/protocol';
-import { interruptRecordKey, parseInterruptRecord } from './interrupt-record.js';
+import {
+  interruptRecordKey,
+  parseInterruptRecord,
+  withoutContinuation,
+} from './interrupt-record.js';
 import type { OutboxHost } from './outbox-send.js';
+import { toResumable } from './session.js';
 import type { OutboxItem } from './types.js';
 
 /**
@@ -46,15 +51,16 @@ export async function endContinuation(
 }
 
 /** The interrupts' record without the answers continuation `runId` carried. */
-async function dropAnswers({ run }: OutboxHost, runId: string): Promise<void> {
+async function dropAnswers({ run, warn }: OutboxHost, runId: string): Promise<void> {
   try {
     await run.storage.update(interruptRecordKey(run.key), (old) => {
       const record = parseInterruptRecord(old, run.key);
       if (!record.answers.some((a) => a.runId === runId)) return old;
-      return { ...record, answers: record.answers.filter((a) => a.runId !== runId) };
+      return withoutContinuation(record, runId);
     });
-  } catch {
-    // The interrupt session's own write drops them too, when it runs; a reload's read
-    // finds no continuation in the outbox and the server's statuses decide.
+  } catch (error) {
+    // Said, not swallowed. The interrupt session's own write drops them too, when it runs;
+    // a reload's read finds no continuation in the outbox and the server's statuses decide.
+    warn(toResumable(error));
   }
 }

@@ -60,6 +60,11 @@ export class Retrier {
     return delay;
   }
 
+  /** A retry is waiting out the policy's delay: nothing should go out before it. */
+  waiting(): boolean {
+    return this.timer !== undefined;
+  }
+
   cancel(): void {
     if (this.timer === undefined) return;
     this.env.clearTimeout(this.timer);
