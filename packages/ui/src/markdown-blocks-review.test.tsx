@@ -56,6 +56,23 @@ describe('splitBlocks review', () => {
     expect(blockwise.container.innerHTML).toBe(whole.container.innerHTML);
   });
 
+  // micromark reads a line by what it would interrupt: an empty list item after indented code
+  // or a paragraph is not a list there, but each block is parsed again alone.
+  const contextual: [string, string][] = [
+    ['an empty list item after indented code', '    code\n-\nnext\n'],
+    ['an empty nested list item after a paragraph', 'para\n* *\n'],
+  ];
+  it.each(contextual)('%s: the whole text renders as a whole parse', (_n, doc) => {
+    const blockwise = render(<Markdown text={doc} renderCode={renderCode} />);
+    const whole = render(<Whole text={doc} />);
+    expect(blockwise.container.innerHTML).toBe(whole.container.innerHTML);
+  });
+
+  it('indented lines after an empty quote, streamed: the tail parsed alone joins them', () => {
+    // Whole: two code blocks ('a', 'b'); once '>\n' is kept, the tail is one ('a\nb').
+    expectPrefixesEqual('>\n    a\n    b\n');
+  });
+
   it('a text replaced by a shorter or different one is split afresh', () => {
     const a = '# One\n\nfirst para\n\nsecond para\n';
     const pairs = [a, 'Title\n---\n', a, '# One\n\nfirst para\n\nsecond pare\n', '> x\n'];
