@@ -73,6 +73,22 @@ describe('splitBlocks review', () => {
     expectPrefixesEqual('>\n    a\n    b\n');
   });
 
+  it('a table that stops being one (its delimiter row grows past the header): streamed', () => {
+    // At '|---|---' the table interrupts the paragraph and 'Intro:' is kept as its own block;
+    // at '|---|---|---' (three cells, two in the header) it is no table: one paragraph again,
+    // but the kept block stays split, also once the reply is complete.
+    const doc = 'Intro:\n| A | B |\n|---|---|---|\n';
+    const streamed = render(<Markdown text="" renderCode={renderCode} />);
+    for (let end = 1; end <= doc.length; end++) {
+      streamed.rerender(<Markdown text={doc.slice(0, end)} renderCode={renderCode} />);
+    }
+    const fresh = render(<Markdown text={doc} renderCode={renderCode} />);
+    expect(fresh.container.innerHTML).toBe(
+      '<div class="rc-markdown"><p>Intro:\n| A | B |\n|---|---|---|</p></div>',
+    );
+    expect(streamed.container.innerHTML).toBe(fresh.container.innerHTML);
+  });
+
   it('a text replaced by a shorter or different one is split afresh', () => {
     const a = '# One\n\nfirst para\n\nsecond para\n';
     const pairs = [a, 'Title\n---\n', a, '# One\n\nfirst para\n\nsecond pare\n', '> x\n'];
