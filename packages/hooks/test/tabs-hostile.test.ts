@@ -3,9 +3,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DELETE_CHECKS } from '../src/core/announced-run.js';
 import { createMemoryStorage } from '../src/core/storage.js';
 import { FakeServer } from './fake-server.js';
-import { tabClients } from './tab-clients.js';
+import { RUN_TOKENS, tabClients } from './tab-clients.js';
 import { trackRejections } from './track-rejections.js';
-import { assistantText, waitFor } from './util.js';
+import { waitFor } from './util.js';
 import { LockManagerStandIn } from './web-locks.js';
 
 /**
@@ -35,7 +35,20 @@ function onRealServer(): void {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const { clients, tab, threadWithOneRun } = tabClients(() => server.url, { withMethod: true });
+/**
+ * The leader here never hangs (it dies: its lock goes at once): no follower's watch over it
+ * (`leader-watch.ts`, tabs-takeover) adds a read to the exact logs on a slow machine.
+ */
+const LIVE_LEADER = { leaderStaleMs: 60_000 };
+
+const {
+  clients,
+  tab,
+  threadWithOneRun,
+  runTabs: runOn,
+} = tabClients(() => server.url, {
+  withMethod: true,
+});
 
 /** Posts `messages` on the conversation's channel as a tab that is not one of this kit's. */
 function evil(...messages: unknown[]): void {
@@ -50,12 +63,16 @@ async function twoTabs(threadId: string, token: string, after: number) {
   const manager = new LockManagerStandIn();
   const [logA, logB] = [[] as string[], [] as string[]];
   const locksA = manager.client();
-  const a = tab(storage, logA, locksA).chatSession('c', { threadId, token });
+  const a = tab(storage, logA, locksA).chatSession('c', { threadId, token, ...LIVE_LEADER });
   a.retain();
   await waitFor(() => a.run.shared.role === 'leader', 'a leads');
   const events = `GET /threads/${threadId}/events?after=${after}`;
   await waitFor(() => logA.includes(events), `a follows: ${logA}`);
-  const b = tab(storage, logB, manager.client()).chatSession('c', { threadId, token });
+  const b = tab(storage, logB, manager.client()).chatSession('c', {
+    threadId,
+    token,
+    ...LIVE_LEADER,
+  });
   b.retain();
   await waitFor(() => b.run.shared.role === 'follower', 'b follows');
   await waitFor(() => logB.length === 2, `b loaded: ${logB}`);
@@ -141,75 +158,25 @@ describe('a thread point another tab made up', () => {
   });
 });
 
-const TOKENS = 12;
+describe('a run another tab’s thread batch names by an id that is not a wire id', () => {
+  onRealServer();
 
-/** Two tabs on one conversation over the scripted server: `a` leads, `b` follows a run `a` sent. */
-async function runTabs() {
-  const fake = await new FakeServer({ tokens: TOKENS, intervalMs: 1 }).start();
-  server = fake;
-  fake.pauseNew = true;
-  const storage = createMemoryStorage();
-  const manager = new LockManagerStandIn();
-  const [logA, logB] = [[] as string[], [] as string[]];
-  // b's tab id, as any tab on the channel learns it (from b's `hello`).
-  const ids: string[] = [];
-  const spy = new BroadcastChannel(`resumable-tabs:${fake.url}:c`);
-  spy.onmessage = (event) => {
-    if (event.data?.t === 'hello') ids.push(event.data.tab);
-  };
-  const a = tab(storage, logA, manager.client()).chatSession('c');
-  a.retain();
-  await waitFor(() => a.run.shared.role === 'leader', 'a leads');
-  const b = tab(storage, logB, manager.client()).chatSession('c');
-  b.retain();
-  await waitFor(() => b.run.shared.role === 'follower' && ids.length === 1, 'b follows');
-  spy.close();
-  await a.send('hello');
-  const runId = a.run.getState().runId!;
-  await waitFor(() => b.run.getState().runId === runId, 'b follows the run');
-  fake.step(runId, 4); // RUN_STARTED, TEXT_MESSAGE_START, tok0, tok1
-  const text = (chat: typeof b) => assistantText(chat.getState().messages);
-  await waitFor(() => text(b) === 'tok0 tok1 ', `b at 4: ${text(b)}`);
-  await waitFor(
-    () => text(a) === 'tok0 tok1 ',
-    `a at 4: ${text(a)} ${a.run.getState().run.offset}`,
-  );
-  const snapshots = () => logB.filter((p) => p === `GET /runs/${runId}`).length;
-  // b's join is over — two reads: the announced run checked (announced-run.ts), then its
-  // snapshot — and what follows comes through the leader.
-  await waitFor(() => snapshots() === 2, `b joined: ${logB}`);
-  await sleep(100);
-  expect(snapshots()).toBe(2);
-  const before = snapshots();
-  /** The rest of the run; both tabs end with the server's whole text. */
-  const finish = async () => {
-    fake.resume(runId);
-    for (const chat of [a, b]) {
-      await waitFor(() => chat.run.getState().status === 'finished', `finished: ${text(chat)}`);
-    }
-    expect(text(b)).toBe(FakeServer.fullText(TOKENS));
-    expect(text(a)).toBe(FakeServer.fullText(TOKENS));
-    expect(b.run.getState().run.offset).toBe(TOKENS + 4);
-  };
-  const batch = (envelopes: unknown) => ({
-    v: 1,
-    t: 'batch',
-    tab: 'evil',
-    key: 'c',
-    runId,
-    envelopes,
+  it('costs no read', async () => {
+    const { threadId, token } = await threadWithOneRun();
+    const t = await twoTabs(threadId, token, 2);
+    const value = { runId: 'x y', messages: [{ id: 'u-evil', role: 'user', content: 'EVIL' }] };
+    const event = { type: 'CUSTOM', name: 'resumable.run_started', value };
+    evil({ ...threadBatch(threadId, 3), envelopes: [{ offset: 3, event }] });
+    await sleep(300);
+    expect(t.logB.slice(2)).toEqual([]);
   });
-  return {
-    fake,
-    a,
-    b,
-    runId,
-    bTab: ids[0]!,
-    text,
-    finish,
-    batch,
-    checks: () => snapshots() - before,
-  };
+});
+
+/** `a` leads, `b` follows a run `a` sent, both at 4 (the scripted server). */
+async function runTabs() {
+  const fake = await new FakeServer({ tokens: RUN_TOKENS, intervalMs: 1 }).start();
+  server = fake;
+  return runOn(fake, { chat: LIVE_LEADER });
 }
 
 const content = (offset: number, runId: string, delta: string) => ({
@@ -342,6 +309,27 @@ describe('messages of the wrong shape from another tab', () => {
     expect(heard.filter((m) => m?.t === 'snapshot' && m.tab !== 'evil')).toHaveLength(1);
     // The `lead` claiming 1e300 is not an offset: dropped; nothing asked of the server.
     expect(t.checks()).toBe(0);
+    await t.finish();
+  });
+});
+
+describe('ids another tab names that are not wire ids (isWireId)', () => {
+  it('a run the server would refuse by its id costs no read, in either tab', async () => {
+    const t = await runTabs();
+    const threadId = t.b.run.getState().threadId!;
+    const seen = t.logs.map((log) => log.length);
+    const prompt = { id: 'p-evil', role: 'user', content: 'EVIL' };
+    const run = { runId: 'not a wire id', threadId, token: null, prompt };
+    evil({ v: 1, t: 'lead', tab: 'evil', key: 'c', run, offset: 0 });
+    const chat = new BroadcastChannel(`resumable:${server.url}`);
+    for (const runId of ['also/not/one', 'r'.repeat(201), '..']) {
+      chat.postMessage({ type: 'run', key: 'c', runId, threadId, token: null });
+    }
+    chat.postMessage({ type: 'run', key: 'c', runId: 'fake-run-0123456789', threadId: 'a b' });
+    chat.close();
+    await sleep(300);
+    expect(t.logs.map((log, i) => log.slice(seen[i]))).toEqual([[], []]);
+    expect(t.b.run.getState().runId).toBe(t.runId);
     await t.finish();
   });
 });

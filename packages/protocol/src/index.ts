@@ -10,6 +10,7 @@ export * from './fold-with-patch.js';
 export { IdIndex } from './id-index.js';
 export * from './interrupts.js';
 export * from './offsets.js';
+export * from './outcome.js';
 export type { JsonPatcher } from './patch.js';
 export { applyJsonPatch } from './patch.js';
 export * from './resume.js';

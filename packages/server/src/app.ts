@@ -141,8 +141,8 @@ export interface ResumableServerOptions {
   /**
    * The client's address for the per-address limits (`limits.maxRunsPerMinutePerAddress`,
    * `limits.maxRunningRunsPerAddress`, `files.maxUploadsPerMinutePerAddress`). Behind a proxy, read it from the proxy's header.
-   * Without one, the rate limits per address are off and every client shares one
-   * `limits.maxStreamsPerAddress`.
+   * Requests without one (null or empty) share one count in every per-address limit
+   * (runs, prompt bytes, running runs, uploads, upload bytes, open streams), logged once.
    * @default the socket's remote address on Node, else none
    */
   clientAddress?: (request: Request, env: unknown) => string | null;

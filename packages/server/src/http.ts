@@ -2,6 +2,7 @@ import { ResumableError } from '@resumable/protocol';
 import { type Context, Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { type Authorize, tokenOf } from './auth.js';
+import { addressKeys } from './client-address.js';
 import { RouteContext } from './http/context.js';
 import { errorResponse } from './http/errors.js';
 import { type FileLimits, fileRoutes } from './http/file-routes.js';
@@ -36,6 +37,7 @@ export interface HttpOptions {
   ready?: Promise<void>;
   /**
    * The client's address, for the per-address limits (behind a proxy: from its header).
+   * Requests without one share one count in each (`UNKNOWN_ADDRESS`), logged once.
    * @default the socket's remote address on Node (`@hono/node-server`), else none
    */
   clientAddress?: (request: Request, env: unknown) => string | null;
@@ -82,9 +84,10 @@ export function createHttpApp(options: HttpOptions): Hono {
 
   app.use('*', jsonBodiesOnly);
   const clientAddress = options.clientAddress ?? socketAddress;
-  const address = (c: Context) => clientAddress(c.req.raw, c.env);
+  // Every per-address limit counts under this key: an unknown address under one shared key.
+  const address = addressKeys((c: Context) => clientAddress(c.req.raw, c.env), options.manager.log);
   const ctx = new RouteContext(options.manager, options.authorize, {
-    quota: new StreamQuota(options.maxStreamsPerAddress, options.manager.log),
+    quota: new StreamQuota(options.maxStreamsPerAddress),
     address,
   });
   const basePath = options.basePath === '/' ? '' : options.basePath.replace(/\/$/, '');

@@ -220,7 +220,7 @@ export class RunManager {
   }
 
   /** Records a new empty thread against the client's rate, or throws its `429`. */
-  admitThread(address: string | null): void {
+  admitThread(address: string): void {
     this.admission.admitThread(address);
   }
 

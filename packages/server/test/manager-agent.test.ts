@@ -62,7 +62,12 @@ describe('what the manager adds to an agent', () => {
       const { json: b } = await postRun(server.url, prompt('own'));
       expect(await logOf(server, b.runId, b.token)).toEqual([
         { type: 'RUN_STARTED', threadId: b.threadId, runId: b.runId, parentRunId: 'p' },
-        { type: 'RUN_ERROR', message: 'upstream said no', code: 'quota' },
+        // An agent's own code is not a run outcome: agent_failed, the code in the message.
+        {
+          type: 'RUN_ERROR',
+          message: 'upstream said no (the agent\'s code: "quota")',
+          code: 'agent_failed',
+        },
       ]);
     } finally {
       await server.close();

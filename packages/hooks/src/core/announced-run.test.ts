@@ -1,6 +1,7 @@
+import type { RunSnapshot } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
-import { DELETE_CHECKS, threadGone } from './announced-run.js';
+import { DELETE_CHECKS, knownRun, MAX_IN_FLIGHT, MAX_KNOWN, threadGone } from './announced-run.js';
 import { parseTabMessage } from './chat-state.js';
 import type { RunSession } from './session.js';
 
@@ -68,5 +69,105 @@ describe('threadGone', () => {
       expect(await threadGone(refused.run, 't', 'tok', undefined, () => true)).toBe(false);
       expect(refused.reads()).toBe(1);
     }
+  });
+});
+
+/**
+ * `knownRun` over a stand-in session following run `own`: each read answers `answer(runId)`
+ * (a snapshot's thread, or an error) once `release()` lets it; reads and kept snapshots logged.
+ */
+function knownOver(answer: (runId: string) => string | ResumableError) {
+  const reads: string[] = [];
+  const kept: string[] = [];
+  let pending: (() => void)[] = [];
+  const run = {
+    getState: () => ({ runId: 'own' }),
+    api: {
+      getRun: (runId: string) => {
+        reads.push(runId);
+        return new Promise<RunSnapshot>((resolve, reject) => {
+          pending.push(() => {
+            const a = answer(runId);
+            if (a instanceof ResumableError) reject(a);
+            else resolve({ runId, threadId: a, status: 'running', lastOffset: 3, messages: [] });
+          });
+        });
+      },
+    },
+    shared: { keepFresh: (s: RunSnapshot) => kept.push(s.runId) },
+  } as unknown as RunSession;
+  const release = () => {
+    for (const go of pending.splice(0)) go();
+  };
+  const ask = async (runId: string, threadId = 't') => {
+    const answer = knownRun(run, runId, threadId, 'tok');
+    release();
+    return answer;
+  };
+  return { run, reads, kept, ask, release, reset: () => (pending = []) };
+}
+
+describe('knownRun', () => {
+  it('the session’s own run: true without a read', async () => {
+    const k = knownOver(() => 't');
+    expect(await k.ask('own')).toBe(true);
+    expect(k.reads).toEqual([]);
+  });
+
+  it('one read per run however often it is announced; its snapshot kept for the join; another thread’s run is not known', async () => {
+    const k = knownOver((runId) =>
+      runId === 'elsewhere' ? 'other-thread' : runId === 'new' ? '' : 't',
+    );
+    expect(await Promise.all([k.ask('r1'), k.ask('r1'), k.ask('r1')])).toEqual([true, true, true]);
+    // A snapshot before the run's first event names no thread yet: known.
+    expect([await k.ask('elsewhere'), await k.ask('new'), await k.ask('elsewhere')]).toEqual([
+      false,
+      true,
+      false,
+    ]);
+    expect(k.reads).toEqual(['r1', 'elsewhere', 'new']);
+    expect(k.kept).toEqual(['r1', 'new']);
+  });
+
+  it('the server’s own no (404, 401, 403) is remembered; a failed read (network, 503) is asked again', async () => {
+    const codes = new Map([
+      ['gone', 'run_not_found'],
+      ['auth', 'unauthorized'],
+      ['denied', 'forbidden'],
+      ['offline', 'network'],
+      ['busy', 'store_unavailable'],
+    ] as const);
+    const k = knownOver(
+      (runId) => new ResumableError(codes.get(runId as 'gone') ?? 'internal', 'no'),
+    );
+    for (const round of [1, 2]) {
+      for (const runId of codes.keys())
+        expect([round, runId, await k.ask(runId)]).toEqual([round, runId, false]);
+    }
+    expect(k.reads).toEqual(['gone', 'auth', 'denied', 'offline', 'busy', 'offline', 'busy']);
+    expect(k.kept).toEqual([]);
+  });
+
+  it(`at most ${MAX_IN_FLIGHT} reads in flight: announcements meanwhile are not known, without a read`, async () => {
+    const k = knownOver(() => 't');
+    const ids = Array.from({ length: MAX_IN_FLIGHT + 2 }, (_, i) => `r${i}`);
+    const answers = ids.map((id) => knownRun(k.run, id, 't', 'tok'));
+    expect(k.reads).toEqual(ids.slice(0, MAX_IN_FLIGHT));
+    k.release();
+    expect(await Promise.all(answers)).toEqual([...Array(MAX_IN_FLIGHT).fill(true), false, false]);
+    // The bound is free again: the dropped one is asked now.
+    expect(await k.ask(`r${MAX_IN_FLIGHT}`)).toBe(true);
+    expect(k.reads).toEqual([...ids.slice(0, MAX_IN_FLIGHT), `r${MAX_IN_FLIGHT}`]);
+  });
+
+  it(`keeps ${MAX_KNOWN} answers: the oldest is asked again`, async () => {
+    const k = knownOver(() => 't');
+    for (let i = 0; i <= MAX_KNOWN; i++) expect(await k.ask(`r${i}`)).toBe(true);
+    expect(await k.ask(`r${MAX_KNOWN}`)).toBe(true); // kept
+    expect(await k.ask('r1')).toBe(true); // kept
+    expect(k.reads).toHaveLength(MAX_KNOWN + 1);
+    expect(await k.ask('r0')).toBe(true); // dropped for r16: read again
+    expect(k.reads).toHaveLength(MAX_KNOWN + 2);
+    expect(k.reads.at(-1)).toBe('r0');
   });
 });

@@ -1,4 +1,4 @@
-import { errorAction } from '@resumable/protocol';
+import { errorAction, isWireId } from '@resumable/protocol';
 import type { BackoffOptions } from './backoff.js';
 import { retryDelay } from './backoff.js';
 import type { TabRunMessage } from './chat-state.js';
@@ -11,13 +11,14 @@ import { toResumable } from './session.js';
  * it posted) is followed once the server knows it in that thread: following a run means
  * leaving the one shown, so a made-up or stale announcement (a buggy tab, another version)
  * would otherwise take the chat off its live reply. One `GET /runs/{id}` per announced run,
- * shared by every way it was heard of; at most `MAX_IN_FLIGHT` at a time.
+ * shared by every way it was heard of and by its join (`SharedStream.keepFresh`); at most
+ * `MAX_IN_FLIGHT` at a time.
  */
 
 /** Answers kept per session (a run is announced a few times: the message, `lead`, the thread). */
-const MAX_KNOWN = 16;
+export const MAX_KNOWN = 16;
 /** Checks in flight per session: more announcements meanwhile are dropped. */
-const MAX_IN_FLIGHT = 4;
+export const MAX_IN_FLIGHT = 4;
 
 interface Known {
   answers: Map<string, Promise<boolean>>;
@@ -50,8 +51,13 @@ export function knownRun(
   const state = known;
   state.inFlight++;
   const answer = run.api.getRun(runId, token).then(
-    // A snapshot before the run's first event may not name its thread yet.
-    (snapshot) => snapshot.threadId === threadId || snapshot.threadId === '',
+    (snapshot) => {
+      // A snapshot before the run's first event may not name its thread yet.
+      const known = snapshot.threadId === threadId || snapshot.threadId === '';
+      // The join that follows reads it from here, not from the server again.
+      if (known) run.shared.keepFresh(snapshot);
+      return known;
+    },
     (error) => {
       // The server's own no (404, 401, 403) is final; a read that failed may be asked again.
       const action = errorAction(toResumable(error));
@@ -75,7 +81,8 @@ export function followAnnounced(
   host: AnnouncedHost,
   m: (Omit<TabRunMessage, 'token' | 'prompt'> & Partial<TabRunMessage>) | null,
 ): void {
-  if (m === null) return;
+  // Ids the server would not take cost no read (`parseTabMessage` bounds only their length).
+  if (m === null || !isWireId(m.runId) || !isWireId(m.threadId)) return;
   const token = m.token ?? host.store.getState().token;
   void knownRun(host.run, m.runId, m.threadId, token).then((known) => {
     if (!known) return;

@@ -1,6 +1,8 @@
 import type { Envelope } from '@resumable/protocol';
+import { isTerminalStatus } from '@resumable/protocol';
 import { knownRun, threadGone } from './announced-run.js';
 import type { ConversationHost } from './conversation-start.js';
+import { LeaderWatch } from './leader-watch.js';
 import type { RunRef, TabShareMessage } from './tab-channel.js';
 import { chunkEnvelopes, parseTabShareMessage, post } from './tab-channel.js';
 import type { StreamRole } from './tab-leader.js';
@@ -48,7 +50,7 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
 
   const channel = share ? env.channel(`resumable-tabs:${run.api.endpoint}:${key}`) : null;
   const send = (message: TabShareMessage) => channel && post(channel, message);
-  const runPoint = new TabRunPoint(run, options.backoff);
+  const runPoint = new TabRunPoint(run, options);
 
   const thread = new ThreadFollower({
     key,
@@ -170,6 +172,7 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
     }
     if (next === 'follower') {
       lastHeard = env.now();
+      watch.reset();
       send({ v: 1, t: 'hello', tab, key });
     }
   }
@@ -253,6 +256,28 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
     `resumable:${run.api.endpoint}:${key}`,
     (phase) => setRole(roleOf(phase)),
   );
+  // The heartbeat can be made up by any tab: the server's run says whether the leader works.
+  const watch = new LeaderWatch({
+    env,
+    backoff: options.backoff,
+    staleMs,
+    point() {
+      const p = run.shared.point;
+      if (p !== null && !isTerminalStatus(run.getState().status)) {
+        return { kind: 'run', id: p.runId, token: p.token, offset: p.offset };
+      }
+      // No live run: the thread stream, watched only while the user looks at this tab (a
+      // quiet thread costs a read per staleMs and more, not one per tab in the background).
+      const { threadId, token, offset } = thread;
+      if (!follows || threadId === null || offset === null || !env.visible.get()) return null;
+      return { kind: 'thread', id: threadId, token, offset };
+    },
+    serverOffset: (p) =>
+      p.kind === 'run'
+        ? run.api.getRun(p.id, p.token).then((s) => s.lastOffset)
+        : thread.serverOffset().then((offset) => offset ?? 0),
+    takeOver: () => election.dispatch('stale'),
+  });
   if (channel) {
     offs.push(channel.subscribe(onMessage), () => channel.close());
     // A frozen page (or one in the back-forward cache) gives its lock up — a frozen leader
@@ -272,12 +297,9 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
     const tick = () => {
       timer = env.setTimeout(tick, HEARTBEAT_MS);
       if (role === 'leader') announce();
-      else if (
-        election.phase === 'follower' &&
-        env.visible.get() &&
-        env.now() - lastHeard > staleMs
-      ) {
-        election.dispatch('stale');
+      else if (election.phase === 'follower') {
+        watch.tick();
+        if (env.visible.get() && env.now() - lastHeard > staleMs) election.dispatch('stale');
       }
     };
     timer = env.setTimeout(tick, HEARTBEAT_MS);

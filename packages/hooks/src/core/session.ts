@@ -315,7 +315,7 @@ export class RunSession {
     this.loop.stop();
     this.f.adopt(input, createRunState({ runId: input.runId, threadId: input.threadId }));
     try {
-      const snapshot = await this.api.getRun(input.runId, input.token);
+      const snapshot = await this.shared.readSnapshot(input.runId, input.token);
       if (this.f.ids?.runId === input.runId) await this.f.applySnapshot(snapshot);
     } catch (error) {
       // The event log from 0 gives the same state, only slower.

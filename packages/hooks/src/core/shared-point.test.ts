@@ -1,4 +1,5 @@
 import type { Envelope } from '@resumable/protocol';
+import { ResumableError } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
 import { fitBatch, MAX_HELD_BATCHES, SharedPoint } from './shared-point.js';
 
@@ -42,12 +43,13 @@ function clock() {
 }
 
 /** A point folded like a follower's, with a server whose point is `server.at`. */
-function follower(server: { at: number; fail?: boolean }) {
+function follower(server: { at: number; fail?: boolean | ResumableError }, maxAttempts?: number) {
   const c = clock();
   const state = { point: 2 as number | null, folded: [] as number[], checks: [] as boolean[] };
   const shared = new SharedPoint({
     env: c.env,
     backoff: { initialMs: 100, maxMs: 1000, minMs: 10 },
+    maxAttemptsWithoutProgress: maxAttempts,
     point: () => state.point,
     fold(envelopes) {
       if (state.point === null) state.point = envelopes[0]!.offset - 1;
@@ -61,6 +63,7 @@ function follower(server: { at: number; fail?: boolean }) {
     },
     async check(disputed) {
       state.checks.push(disputed);
+      if (server.fail instanceof ResumableError) throw server.fail;
       if (server.fail) throw new Error('offline');
       state.point = server.at;
       return server.at;
@@ -164,6 +167,40 @@ describe('SharedPoint', () => {
     shared.cancel();
     await c.advance(60_000);
     expect(state.checks).toHaveLength(11);
+  });
+
+  it('the server’s own no (401, 403: stop; 404: forget) ends the checks after one read, until cancel', async () => {
+    for (const code of [
+      'unauthorized',
+      'forbidden',
+      'run_not_found',
+      'thread_not_found',
+    ] as const) {
+      const server = { at: 4, fail: new ResumableError(code, 'no') as ResumableError | boolean };
+      const { c, state, shared } = follower(server);
+      for (let i = 0; i < MAX_HELD_BATCHES + 2; i++) shared.offer(batch(5 + i));
+      await c.advance(60_000);
+      expect([code, state.checks.length, c.pending()]).toEqual([code, 1, 0]);
+      // More batches that skip ahead ask nothing, and are not kept.
+      server.fail = false;
+      shared.offer(batch(7));
+      await c.advance(60_000);
+      expect(state.checks).toHaveLength(1);
+      // This tab read the network itself meanwhile (`cancel`): the next one asks again.
+      shared.cancel();
+      shared.offer(batch(5));
+      await c.advance(60_000);
+      expect(state.checks).toHaveLength(2);
+      expect(state.folded).toEqual([5]);
+    }
+  });
+
+  it('failed reads are asked again maxAttemptsWithoutProgress times in a row, as the user set it', async () => {
+    const { c, state, shared } = follower({ at: 4, fail: true }, 3);
+    shared.offer(batch(5));
+    await c.advance(60_000);
+    expect(state.checks).toEqual([false, false, false]);
+    expect(c.pending()).toBe(0);
   });
 
   it('a check answered after cancel or reset is dropped', async () => {

@@ -1,8 +1,10 @@
 import type { Envelope } from '@resumable/protocol';
+import { errorAction } from '@resumable/protocol';
 import type { BackoffOptions } from './backoff.js';
 import { retryDelay } from './backoff.js';
 import type { ResumableEnvironment } from './env.js';
 import { DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS } from './reconnect.js';
+import { toResumable } from './typed-error.js';
 
 /**
  * A follower's resume point (a run's, or the thread stream's) against the batches other tabs
@@ -23,6 +25,12 @@ import { DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS } from './reconnect.js';
  * into a request loop. After a check the held batches are offered again, folded only where
  * they continue the server's point; those still past it are asked about again while checks
  * move the point (a made-up batch costs one read more), dropped after one that did not.
+ *
+ * A failed check is judged by the one decision table (`errorAction`): the server's own no
+ * (401/403: `stop`; its 404: `forget`) drops what is held and asks nothing more until the
+ * tab reads the network itself or the stream changes (`cancel`, `reset`); a transient one
+ * is asked again, `maxAttemptsWithoutProgress` checks in a row at most (network failures
+ * count too: a follower does not need them, the next batch that does not fit asks again).
  */
 export type BatchFit = 'continues' | 'ahead' | 'behind' | 'redelivery';
 
@@ -44,7 +52,9 @@ export function fitBatch(
 
 export interface SharedPointParts {
   env: Pick<ResumableEnvironment, 'now' | 'random' | 'setTimeout' | 'clearTimeout'>;
-  backoff?: BackoffOptions;
+  backoff?: BackoffOptions | undefined;
+  /** Checks in a row that found nothing new, or failed, before the held batches go. @default 10 */
+  maxAttemptsWithoutProgress?: number | undefined;
   /** The point now; null before the first batch (which then sets it). */
   point(): number | null;
   /**
@@ -71,6 +81,8 @@ export class SharedPoint {
   /** Checks in a row that found nothing new, or failed. */
   private idle = 0;
   private notBefore = 0;
+  /** The server said no (`stop`/`forget`): no check until `cancel()` or `reset()`. */
+  private refused = false;
 
   constructor(private readonly parts: SharedPointParts) {}
 
@@ -107,6 +119,7 @@ export class SharedPoint {
     this.checking = null;
     this.held = [];
     this.disputed = false;
+    this.refused = false;
   }
 
   /** Another stream: forgets everything. */
@@ -119,6 +132,10 @@ export class SharedPoint {
 
   private schedule(): void {
     if (this.timer !== null || this.checking !== null) return;
+    if (this.refused) {
+      this.held = [];
+      return;
+    }
     const { env } = this.parts;
     const delay = Math.max(0, this.notBefore - env.now());
     this.timer = env.setTimeout(() => {
@@ -137,19 +154,23 @@ export class SharedPoint {
     let failed = false;
     try {
       server = await this.parts.check(disputed);
-    } catch {
+    } catch (error) {
       failed = true;
+      const action = errorAction(toResumable(error));
+      this.refused = action === 'stop' || action === 'forget';
     }
     if (this.checking !== token) return;
     this.checking = null;
     const progressed = server !== null && (before === null || server > before);
     this.idle = progressed ? 0 : this.idle + 1;
-    const { env, backoff } = this.parts;
+    const { env, backoff, maxAttemptsWithoutProgress } = this.parts;
     this.notBefore = env.now() + retryDelay(this.idle + 1, env.random, backoff);
     if (failed) {
-      // Asked again later (the batches kept), until too many reads failed in a row.
+      // Asked again later (the batches kept), until too many reads failed in a row; never
+      // after the server's own no (`schedule` drops the batches then).
       this.disputed ||= disputed;
-      if (this.idle < DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS) this.schedule();
+      const max = maxAttemptsWithoutProgress ?? DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS;
+      if (this.idle < max) this.schedule();
       else this.held = [];
       return;
     }

@@ -19,6 +19,9 @@ export interface SharedStreamParts {
  * folded in a follower exactly like the network's — what is at or below the resume point
  * is dropped, so nothing is applied twice whoever delivers it.
  */
+/** A snapshot read to check an announced run serves its join this long (`readSnapshot`). */
+export const FRESH_SNAPSHOT_MS = 2000;
+
 export class SharedStream {
   /**
    * `solo`/`leader`: this session opens its stream and writes its record. `follower`:
@@ -29,6 +32,8 @@ export class SharedStream {
   private readonly listeners = new Set<(runId: string, envelopes: Envelope[]) => void>();
   /** The run being joined (its snapshot on the way), and the join's end. */
   private joining: { runId: string; done: Promise<void> } | null = null;
+  /** The last snapshot read to check an announced run (`keepFresh`), for its join. */
+  private fresh: { snapshot: RunSnapshot; at: number } | null = null;
 
   constructor(private readonly parts: SharedStreamParts) {}
 
@@ -82,6 +87,25 @@ export class SharedStream {
     };
     this.joining = joining;
     return joining.done;
+  }
+
+  /**
+   * A run's snapshot this tab just read from the server (`knownRun`'s check of an announced
+   * run): the join that follows takes it instead of reading it again (one kept, the last).
+   */
+  keepFresh(snapshot: RunSnapshot): void {
+    this.fresh = { snapshot, at: this.parts.f.env.now() };
+  }
+
+  /** `GET /runs/{id}` for a join: the kept snapshot when it is this run's and fresh (once). */
+  readSnapshot(runId: string, token: string | null): Promise<RunSnapshot> {
+    const { fresh } = this;
+    this.fresh = null;
+    const { f } = this.parts;
+    if (fresh?.snapshot.runId === runId && f.env.now() - fresh.at <= FRESH_SNAPSHOT_MS) {
+      return Promise.resolve(fresh.snapshot);
+    }
+    return f.api.getRun(runId, token);
   }
 
   /**

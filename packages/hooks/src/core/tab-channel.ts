@@ -1,13 +1,14 @@
 import type { Envelope, RunSnapshot } from '@resumable/protocol';
-import { parseSnapshot, ResumableError } from '@resumable/protocol';
+import { isWireId, parseSnapshot, ResumableError } from '@resumable/protocol';
 import type { TabChannel } from './env.js';
+import { isMessageId } from './thread-events.js';
 import type { ChatMessage } from './types.js';
 
 /**
  * The messages tabs of one conversation exchange over BroadcastChannel while one of them
  * leads. Everything received is checked here first: another tab may run another version
  * of this kit, or an extension may post garbage, so a message that is not exactly one of
- * these (version, key, sizes) is dropped. Every message is bounded: batches are split
+ * these (version, key, sizes; run, thread and tab ids are wire ids, `isWireId`) is dropped. Every message is bounded: batches are split
  * into chunks of at most `MAX_BATCH_EVENTS` events and `MAX_BATCH_CHARS` characters.
  */
 
@@ -43,10 +44,6 @@ export type TabShareMessage =
 export const MAX_BATCH_EVENTS = 500;
 /** Characters of JSON per batch message (a run's events are bounded at 16 MiB in all). */
 export const MAX_BATCH_CHARS = 4 * 1024 * 1024;
-const MAX_ID_CHARS = 256;
-
-const isId = (value: unknown): value is string =>
-  typeof value === 'string' && value !== '' && value.length <= MAX_ID_CHARS;
 const isOffset = (value: unknown): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
@@ -68,10 +65,11 @@ function parseEnvelopes(value: unknown): Envelope[] | null {
 function parseRunRef(value: unknown): RunRef | null | undefined {
   if (value === null) return null;
   const r = value as Partial<RunRef> | undefined;
-  if (typeof r !== 'object' || !isId(r.runId) || !isId(r.threadId)) return undefined;
+  if (typeof r !== 'object' || !isWireId(r.runId) || !isWireId(r.threadId)) return undefined;
   if (r.token !== null && typeof r.token !== 'string') return undefined;
   const p = r.prompt as Partial<ChatMessage> | null | undefined;
-  const prompt = typeof p === 'object' && p !== null && isId(p.id) && p.role === 'user' ? p : null;
+  const prompt =
+    typeof p === 'object' && p !== null && isMessageId(p.id) && p.role === 'user' ? p : null;
   return { runId: r.runId, threadId: r.threadId, token: r.token, prompt: prompt as ChatMessage };
 }
 
@@ -84,7 +82,7 @@ export function parseTabShareMessage(
   const m = raw as Record<string, unknown> | null;
   if (typeof m !== 'object' || m === null || m.v !== 1 || m.key !== key) return null;
   const tab = m.tab;
-  if (!isId(tab) || tab === self) return null;
+  if (!isWireId(tab) || tab === self) return null;
   const base = { v: 1 as const, tab, key };
   switch (m.t) {
     case 'hello':
@@ -97,22 +95,24 @@ export function parseTabShareMessage(
     }
     case 'batch': {
       const envelopes = parseEnvelopes(m.envelopes);
-      return isId(m.runId) && envelopes ? { ...base, t: 'batch', runId: m.runId, envelopes } : null;
+      return isWireId(m.runId) && envelopes
+        ? { ...base, t: 'batch', runId: m.runId, envelopes }
+        : null;
     }
     case 'thread': {
       const envelopes = parseEnvelopes(m.envelopes);
-      return isId(m.threadId) && envelopes
+      return isWireId(m.threadId) && envelopes
         ? { ...base, t: 'thread', threadId: m.threadId, envelopes }
         : null;
     }
     case 'sync':
-      return isId(m.runId) && isOffset(m.offset)
+      return isWireId(m.runId) && isOffset(m.offset)
         ? { ...base, t: 'sync', runId: m.runId, offset: m.offset }
         : null;
     case 'snapshot': {
       if (m.to !== self) return null;
       const snapshot = parseSnapshot(m.snapshot);
-      return snapshot instanceof ResumableError || !isId(snapshot.runId)
+      return snapshot instanceof ResumableError || !isWireId(snapshot.runId)
         ? null
         : { ...base, t: 'snapshot', to: self, snapshot };
     }

@@ -1,5 +1,5 @@
 import type { Envelope } from '@resumable/protocol';
-import type { BackoffOptions } from './backoff.js';
+import type { LoopOptions } from './reconnect.js';
 import type { RunSession } from './session.js';
 import { SharedPoint } from './shared-point.js';
 
@@ -16,11 +16,12 @@ export class TabRunPoint {
 
   constructor(
     private readonly run: RunSession,
-    backoff: BackoffOptions | undefined,
+    options: Pick<LoopOptions, 'backoff' | 'maxAttemptsWithoutProgress'>,
   ) {
     this.point = new SharedPoint({
       env: run.env,
-      ...(backoff ? { backoff } : {}),
+      backoff: options.backoff,
+      maxAttemptsWithoutProgress: options.maxAttemptsWithoutProgress,
       point: () => {
         const p = this.run.shared.point;
         return p?.runId === this.runId ? p.offset : null;

@@ -1,4 +1,5 @@
 import type { Envelope, RunMessage } from '@resumable/protocol';
+import { isWireId } from '@resumable/protocol';
 import type { ChatState } from './chat-state.js';
 import type { ChatMessage } from './types.js';
 
@@ -18,17 +19,23 @@ export type ThreadEvent =
   | { kind: 'run_ended'; runId: string; status: string }
   | { kind: 'history_changed'; reason: string };
 
-const MAX_ID_CHARS = 256;
+const MAX_MESSAGE_ID_CHARS = 256;
 
-const isId = (value: unknown): value is string =>
-  typeof value === 'string' && value !== '' && value.length <= MAX_ID_CHARS;
+/**
+ * A message id another tab or the thread stream names: any non-empty string (the server
+ * takes any as a message's `id`), bounded. Run and thread ids — and a branch's
+ * `parentMessageId`, which the server takes only as one — are wire ids (`isWireId`): the
+ * server knows no other, so one that is not is dropped before it costs a read.
+ */
+export const isMessageId = (value: unknown): value is string =>
+  typeof value === 'string' && value !== '' && value.length <= MAX_MESSAGE_ID_CHARS;
 
 /** The user's prompt of a `run_started`: the last `user` message of its input, if any. */
 function promptOf(messages: unknown): RunMessage | null {
   if (!Array.isArray(messages)) return null;
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i] as Partial<RunMessage> | null;
-    if (typeof m === 'object' && m !== null && m.role === 'user' && isId(m.id)) {
+    if (typeof m === 'object' && m !== null && m.role === 'user' && isMessageId(m.id)) {
       return m as RunMessage;
     }
   }
@@ -45,19 +52,19 @@ export function parseThreadEvent(event: unknown): ThreadEvent | null {
   >;
   switch (e.name) {
     case 'resumable.run_started':
-      return isId(value.runId)
+      return isWireId(value.runId)
         ? {
             kind: 'run_started',
             runId: value.runId,
             prompt: promptOf(value.messages),
             parentMessageId:
-              value.parentMessageId === null || isId(value.parentMessageId)
+              value.parentMessageId === null || isWireId(value.parentMessageId)
                 ? value.parentMessageId
                 : undefined,
           }
         : null;
     case 'resumable.run_ended':
-      return isId(value.runId)
+      return isWireId(value.runId)
         ? {
             kind: 'run_ended',
             runId: value.runId,

@@ -1,4 +1,4 @@
-import { ResumableError } from '@resumable/protocol';
+import { isWireId, ResumableError } from '@resumable/protocol';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { type HeadersOption, RunApi } from './api.js';
 import { chatRecordKey } from './chat-state.js';
@@ -70,6 +70,34 @@ function isEntry(value: unknown): value is ThreadEntry {
     (v.token === null || typeof v.token === 'string') &&
     (v.title === null || typeof v.title === 'string') &&
     Number.isFinite(v.updatedAt)
+  );
+}
+
+/** Characters of a local id (the chat's key) another tab may post: a wire id's bound. */
+export const MAX_ENTRY_ID_CHARS = 200;
+/** Code points of a title another tab may post: the server's own bound for a rename. */
+export const MAX_TITLE_CHARS = 200;
+/** Characters of a thread token another tab may post (ours are 43; room for a JWT). */
+export const MAX_TOKEN_CHARS = 4096;
+
+const isLocalId = (v: unknown): v is string =>
+  typeof v === 'string' && v !== '' && v.length <= MAX_ENTRY_ID_CHARS;
+
+/**
+ * An entry another tab posted, within bounds: its id a key of at most
+ * `MAX_ENTRY_ID_CHARS` (any characters: an app chooses its keys), its `threadId` a wire id
+ * (`isWireId`: the server takes no other), its title at most `MAX_TITLE_CHARS`.
+ */
+function isTabEntry(value: unknown): value is ThreadEntry {
+  if (!isEntry(value)) return false;
+  const { id, threadId, token, title } = value;
+  return (
+    isLocalId(id) &&
+    (threadId === null || isWireId(threadId)) &&
+    (token === null || token.length <= MAX_TOKEN_CHARS) &&
+    // Measured in code points only once it is short enough in UTF-16 units to be cheap.
+    (title === null ||
+      (title.length <= 2 * MAX_TITLE_CHARS && [...title].length <= MAX_TITLE_CHARS))
   );
 }
 
@@ -178,10 +206,16 @@ export class ThreadIndex {
   private readonly channel: TabChannel | null;
   private loading: Promise<void> | null = null;
 
+  /** A message from another tab was dropped already (warned once per index). */
+  private warnedDrop = false;
+
   constructor(
     source: ThreadSource,
     private readonly env: { now(): number; randomUUID(): string } = createEnvironment(),
     channelName: string | null = 'resumable:threads',
+    /** Typed warnings (another tab's message dropped). @default console.warn */
+    private readonly onWarning: (warning: ResumableError) => void = (w) =>
+      console.warn(`[resumable] ${w.code}: ${w.message}`),
   ) {
     this.source = source;
     this.store = createStore<ThreadIndexState>()(() => ({
@@ -209,13 +243,22 @@ export class ThreadIndex {
     return this.loading;
   }
 
+  /** Another tab's change (a tab of another version, or a script, may post anything). */
   private onTabMessage(message: unknown): void {
     const m = message as { type?: unknown; entry?: unknown; id?: unknown } | null;
     const others = (id: string) => this.getState().threads.filter((t) => t.id !== id);
-    if (m?.type === 'put' && isEntry(m.entry)) {
+    if (m?.type === 'put' && isTabEntry(m.entry)) {
       this.store.setState({ threads: newestThreads([...others(m.entry.id), m.entry]) });
-    } else if (m?.type === 'remove' && typeof m.id === 'string') {
+    } else if (m?.type === 'remove' && isLocalId(m.id)) {
       this.store.setState({ threads: others(m.id) });
+    } else if ((m?.type === 'put' || m?.type === 'remove') && !this.warnedDrop) {
+      this.warnedDrop = true;
+      this.onWarning(
+        new ResumableError(
+          'bad_request',
+          `another tab's thread list ${m.type} was dropped: not an entry within bounds (ids, title ≤ ${MAX_TITLE_CHARS}); later ones are dropped without a warning`,
+        ),
+      );
     }
   }
 

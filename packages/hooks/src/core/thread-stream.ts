@@ -68,10 +68,11 @@ export class ThreadFollower {
 
   constructor(private readonly parts: ThreadFollowerParts) {
     this.life = new LoopLife(parts.env);
-    const { backoff } = parts.options;
+    const { backoff, maxAttemptsWithoutProgress } = parts.options;
     this.shared = new SharedPoint({
       env: parts.env,
-      ...(backoff ? { backoff } : {}),
+      backoff,
+      maxAttemptsWithoutProgress,
       point: () => this.offset,
       fold: (envelopes) => {
         // The first batch a follower sees sets its point; any later disagreement is checked.
@@ -311,10 +312,11 @@ export class ThreadFollower {
   }
 
   /**
-   * `GET /threads/{id}`'s `lastOffset`: where a client with nothing to resume starts; null
-   * when the answer has none (a server without thread streams).
+   * `GET /threads/{id}`'s `lastOffset`: where a client with nothing to resume starts (and
+   * what a follower's watch over its leader compares with, `leader-watch.ts`); null when
+   * the answer has none (a server without thread streams).
    */
-  private async serverOffset(): Promise<number | null> {
+  async serverOffset(): Promise<number | null> {
     const threadId = this.threadId as string;
     // Aborted by `stop()` like the stream: a stopped follower leaves no request behind.
     const controller = new AbortController();

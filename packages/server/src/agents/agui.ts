@@ -36,7 +36,7 @@ export function aguiProxyAgent(options: AguiProxyAgentOptions = {}): Agent {
   if (!url) throw new Error('aguiProxyAgent needs a url (or AGUI_UPSTREAM_URL)');
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const { timeoutMs, ...bounds } = upstreamTimeouts(options);
-  return async function* (input, { signal }) {
+  return async function* (input, { signal, keepAlive }) {
     const what = `the upstream AG-UI agent at ${url}`;
     const response = await fetchUpstream(
       fetchImpl,
@@ -56,7 +56,7 @@ export function aguiProxyAgent(options: AguiProxyAgentOptions = {}): Agent {
     );
     let progressAt = Date.now();
     let unknown = 0;
-    for await (const message of readSse(response, what, bounds)) {
+    for await (const message of readSse(response, what, bounds, keepAlive)) {
       const event = upstreamEvent(message.data, what, input);
       if (!isKnownEventType(event.type)) {
         // Not progress: a stream of them is a stall. The first few go to the manager, which

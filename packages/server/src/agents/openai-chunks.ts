@@ -13,6 +13,11 @@ export interface ToolCallDelta {
 /** What one Chat Completions chunk says, checked: its first choice's delta. */
 export interface ChunkDelta {
   content?: string;
+  /**
+   * The model's thinking, never empty: `delta.reasoning_content` (DeepSeek, vLLM, Qwen…),
+   * else `delta.reasoning` (OpenRouter, vLLM's newer name).
+   */
+  reasoning?: string;
   toolCalls: ToolCallDelta[];
   /** A `finish_reason` came: the answer is complete. */
   finished: boolean;
@@ -61,10 +66,18 @@ export function parseChunk(data: string, what: string, maxToolCalls: number): Ch
   if (finish !== null && typeof finish !== 'string') {
     throw fail(`a "finish_reason" that is ${kindOf(finish)}, not text`);
   }
-  const content = delta.content ?? undefined;
-  if (content !== undefined && typeof content !== 'string') {
-    throw fail(`a "delta.content" that is ${kindOf(content)}, not text`);
-  }
+  const text = (field: string): string | undefined => {
+    const value = delta[field] ?? undefined;
+    if (value !== undefined && typeof value !== 'string') {
+      throw fail(`a "delta.${field}" that is ${kindOf(value)}, not text`);
+    }
+    return value;
+  };
+  const content = text('content');
+  // Servers that send both carry the same text in each (OpenRouter also repeats it in
+  // `reasoning_details`, not read): both are checked, one is taken.
+  const [reasoningContent, reasoningAlias] = [text('reasoning_content'), text('reasoning')];
+  const reasoning = reasoningContent || reasoningAlias;
   const calls = delta.tool_calls ?? [];
   if (!Array.isArray(calls)) throw fail('a "delta.tool_calls" that is not an array');
   if (calls.length > maxToolCalls) {
@@ -105,6 +118,7 @@ export function parseChunk(data: string, what: string, maxToolCalls: number): Ch
   });
   return {
     ...(content === undefined ? {} : { content }),
+    ...(reasoning ? { reasoning } : {}),
     toolCalls,
     finished: typeof finish === 'string' && finish !== '',
   };

@@ -1,16 +1,11 @@
-import type { AGUIEvent, Message, RunAgentInput } from '@resumable/protocol';
-import { EventType, messageText, ResumableError } from '@resumable/protocol';
+import type { Message, RunAgentInput } from '@resumable/protocol';
+import { messageText, ResumableError } from '@resumable/protocol';
 import { dataUrl, hasFileParts, type PromptPart, promptParts } from '../files/prompt-files.js';
 import type { ReadFile } from '../files/references.js';
+import { OpenAIAnswer } from './openai-answer.js';
 import { openaiErrorMessage, parseChunk } from './openai-chunks.js';
 import { readSse, type UpstreamTimeouts, upstreamTimeouts } from './sse-reader.js';
-import {
-  type ClientToolAnswer,
-  clientToolAnswers,
-  clientToolInterrupt,
-  clientToolResult,
-  interruptIdOf,
-} from './tool-interrupts.js';
+import { type ClientToolAnswer, clientToolAnswers, clientToolResult } from './tool-interrupts.js';
 import type { Agent } from './types.js';
 import { fetchUpstream } from './upstream-fetch.js';
 
@@ -38,7 +33,9 @@ export interface OpenAIAgentOptions extends UpstreamTimeouts {
 
 /**
  * Any OpenAI-compatible Chat Completions endpoint, streamed: text deltas become
- * `TEXT_MESSAGE_*`, tool-call deltas `TOOL_CALL_*`. The tools are the client's (`tools`):
+ * `TEXT_MESSAGE_*`, tool-call deltas `TOOL_CALL_*`, the model's thinking
+ * (`reasoning_content` / `reasoning`) `REASONING_MESSAGE_*` (see openai-answer.ts; never
+ * sent back to the model on a later turn). The tools are the client's (`tools`):
  * a run that calls them ends with a `client_tool` interrupt per call, and the
  * continuation's `resume` answers go to the model as tool messages. Errors of the endpoint
  * end the run with `code:"upstream_failed"`.
@@ -54,7 +51,7 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const { timeoutMs, ...bounds } = upstreamTimeouts(options);
   const maxToolCalls = options.maxToolCalls ?? 128;
-  return async function* (input, { signal, readFile }) {
+  return async function* (input, { signal, readFile, keepAlive }) {
     const what = `the OpenAI-compatible endpoint ${baseUrl}`;
     const answers = clientToolAnswers(input, calledTools(input));
     for (const [toolCallId, answer] of answers) yield clientToolResult(toolCallId, answer);
@@ -86,52 +83,15 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
       openaiErrorMessage,
     );
 
-    const messageId = `msg-${input.runId}`;
-    let textOpen = false;
-    /** index → toolCallId, in the order they started. */
-    const calls = new Map<number, string>();
-    /** toolCallId → tool name: each call is a `client_tool` interrupt at the end. */
-    const names = new Map<string, string>();
-    const interruptIds = new Set<string>();
+    const answer = new OpenAIAnswer(input.runId, what);
     let finished = false;
-    for await (const message of readSse(response, what, bounds)) {
+    for await (const message of readSse(response, what, bounds, keepAlive)) {
       if (message.data.trim() === '[DONE]') {
         finished = true;
         break;
       }
       const delta = parseChunk(message.data, what, maxToolCalls);
-      if (delta.content) {
-        if (!textOpen) {
-          textOpen = true;
-          yield { type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' };
-        }
-        yield { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: delta.content };
-      }
-      for (const call of delta.toolCalls) {
-        let toolCallId = calls.get(call.index);
-        if (toolCallId === undefined) {
-          toolCallId = call.id ?? `call-${input.runId}-${call.index}`;
-          // Two calls under one id (or ids that make one interrupt id: `a/b` and `a_b`)
-          // would be one interrupt answering both: not a stream to guess at.
-          const interruptId = interruptIdOf('tool', toolCallId);
-          if (interruptIds.has(interruptId)) {
-            throw new ResumableError(
-              'upstream_failed',
-              `${what} sent two tool calls with the id ${JSON.stringify(toolCallId)}${names.has(toolCallId) ? '' : ` (as an interrupt: ${interruptId})`}`,
-            );
-          }
-          interruptIds.add(interruptId);
-          calls.set(call.index, toolCallId);
-          names.set(toolCallId, call.name ?? 'unknown');
-          yield {
-            type: EventType.TOOL_CALL_START,
-            toolCallId,
-            toolCallName: call.name ?? 'unknown',
-            parentMessageId: messageId,
-          };
-        }
-        if (call.args) yield { type: EventType.TOOL_CALL_ARGS, toolCallId, delta: call.args };
-      }
+      yield* answer.push(delta);
       // The answer is complete: what may follow (a usage chunk, `[DONE]`) is not waited for.
       if (delta.finished) {
         finished = true;
@@ -142,20 +102,7 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
     if (!finished) {
       throw new ResumableError('upstream_failed', `${what} ended its stream before finishing`);
     }
-    const closing: AGUIEvent[] = [];
-    if (textOpen) closing.push({ type: EventType.TEXT_MESSAGE_END, messageId });
-    for (const toolCallId of calls.values()) {
-      closing.push({ type: EventType.TOOL_CALL_END, toolCallId });
-    }
-    yield* closing;
-    if (names.size === 0) return;
-    const interrupts = [...names].map(([id, name]) => clientToolInterrupt(id, name));
-    yield {
-      type: EventType.RUN_FINISHED,
-      threadId: input.threadId,
-      runId: input.runId,
-      outcome: { type: 'interrupt', interrupts },
-    };
+    yield* answer.finish(input.threadId);
   };
 }
 

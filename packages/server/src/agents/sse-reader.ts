@@ -10,11 +10,19 @@ export interface UpstreamTimeouts {
    */
   timeoutMs?: number;
   /**
-   * Milliseconds the upstream's stream may go without completing an event; then the run
-   * ends `upstream_failed`. Bytes of an event that never completes are not progress.
+   * Milliseconds the upstream's stream may go without completing an event or an SSE
+   * comment line (a keep-alive); then the run ends `upstream_failed`. Bytes of an event
+   * or comment that never completes are not progress.
    * @default 60000
    */
   idleTimeoutMs?: number;
+  /**
+   * Milliseconds the upstream may keep its stream alive with SSE comment lines alone
+   * (`: OPENROUTER PROCESSING`, a model thinking out of sight) without an event; then the
+   * run ends `upstream_failed`. Keep-alives forever are a stuck upstream, not a slow one.
+   * @default 600000 (10 minutes)
+   */
+  keepAliveTimeoutMs?: number;
   /**
    * Longest SSE line or event (its `data:` lines together) the upstream may send, counted
    * in decoded characters (bytes, for ASCII); past it the run ends `upstream_failed` and
@@ -29,6 +37,7 @@ export function upstreamTimeouts(options: UpstreamTimeouts): Required<UpstreamTi
   return {
     timeoutMs: options.timeoutMs ?? 30_000,
     idleTimeoutMs: options.idleTimeoutMs ?? 60_000,
+    keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? 600_000,
     maxEventBytes: options.maxEventBytes ?? 4 * 1024 * 1024,
   };
 }
@@ -36,17 +45,23 @@ export function upstreamTimeouts(options: UpstreamTimeouts): Required<UpstreamTi
 /**
  * The SSE messages of a streaming HTTP response (an upstream agent). A stall, an event
  * over the bound and a transport failure mid-stream become `upstream_failed`; the caller
- * decides whether an ending is early. Leaving the loop cancels the body (the socket closes).
+ * decides whether an ending is early. A comment line (`: keep-alive`) is not a message: it
+ * proves the upstream alive for `idleTimeoutMs`, up to `keepAliveTimeoutMs` without a
+ * message, and is reported to `onKeepAlive`. Leaving the loop cancels the body (the
+ * socket closes).
  */
 export async function* readSse(
   response: Response,
   what: string,
-  bounds: Pick<Required<UpstreamTimeouts>, 'idleTimeoutMs' | 'maxEventBytes'>,
+  bounds: Omit<Required<UpstreamTimeouts>, 'timeoutMs'>,
+  onKeepAlive?: () => void,
 ): AsyncGenerator<EventSourceMessage> {
   if (!response.body) throw new ResumableError('upstream_failed', `${what} sent no body`);
-  const { idleTimeoutMs, maxEventBytes } = bounds;
-  /** Characters received while waiting for the current event (part of one, when stalled). */
+  const { idleTimeoutMs, keepAliveTimeoutMs, maxEventBytes } = bounds;
+  /** Characters received since the last complete comment or event (part of one, when stalled). */
   let received = 0;
+  /** When the last complete comment line came (0: none while waiting for this event). */
+  let keptAliveAt = 0;
   const reader = response.body
     .pipeThrough(new TextDecoderStream())
     .pipeThrough(
@@ -58,24 +73,49 @@ export async function* readSse(
       }),
     )
     // Bounded: one endless `data:` line must not be buffered whole.
-    .pipeThrough(new EventSourceParserStream({ maxBufferSize: maxEventBytes }))
+    .pipeThrough(
+      new EventSourceParserStream({
+        maxBufferSize: maxEventBytes,
+        onComment: () => {
+          received = 0;
+          keptAliveAt = performance.now();
+          onKeepAlive?.();
+        },
+      }),
+    )
     .getReader();
   try {
     for (;;) {
       let step: ReadableStreamReadResult<EventSourceMessage>;
       let timer: ReturnType<typeof setTimeout> | undefined;
       received = 0;
+      keptAliveAt = 0;
+      const waitingSince = performance.now();
       try {
         // A stalled upstream (socket open, nothing or only part of an event sent) must not
-        // hold the run forever: the wait is for a complete event.
+        // hold the run forever: the wait is for a complete event, or a keep-alive.
         const idle = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => {
+          const check = () => {
+            const now = performance.now();
+            const quiet = now - Math.max(waitingSince, keptAliveAt);
+            const waited = now - waitingSince;
+            const stall = stallOf(quiet, waited, keptAliveAt > 0, bounds);
+            if (stall === null) {
+              const idleLeft = idleTimeoutMs - quiet;
+              const left =
+                keptAliveAt > 0 ? Math.min(idleLeft, keepAliveTimeoutMs - waited) : idleLeft;
+              timer = setTimeout(check, Math.max(1, left));
+              return;
+            }
             const message =
-              received === 0
-                ? `${what} sent nothing for ${idleTimeoutMs} ms`
-                : `${what} sent no complete event for ${idleTimeoutMs} ms (only part of one)`;
+              stall === 'keep-alives'
+                ? `${what} sent only keep-alive comments for ${keepAliveTimeoutMs} ms`
+                : received === 0
+                  ? `${what} sent nothing for ${idleTimeoutMs} ms`
+                  : `${what} sent no complete event for ${idleTimeoutMs} ms (only part of one)`;
             reject(new ResumableError('upstream_failed', message));
-          }, idleTimeoutMs);
+          };
+          timer = setTimeout(check, idleTimeoutMs);
         });
         step = await Promise.race([reader.read(), idle]);
       } catch (error) {
@@ -100,6 +140,20 @@ export async function* readSse(
   } finally {
     reader.cancel().catch(() => {});
   }
+}
+
+/**
+ * Whether a wait for the next event is a stall: quiet (no event, no keep-alive) for
+ * `idleTimeoutMs`, or kept alive by comments alone for `keepAliveTimeoutMs`.
+ */
+function stallOf(
+  quietMs: number,
+  waitedMs: number,
+  keptAlive: boolean,
+  bounds: { idleTimeoutMs: number; keepAliveTimeoutMs: number },
+): 'idle' | 'keep-alives' | null {
+  if (keptAlive && waitedMs >= bounds.keepAliveTimeoutMs) return 'keep-alives';
+  return quietMs >= bounds.idleTimeoutMs ? 'idle' : null;
 }
 
 export function messageOf(error: unknown): string {

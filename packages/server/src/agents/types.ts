@@ -14,6 +14,14 @@ export interface AgentContext {
    * answer, n for the n-th regenerate (an agent may vary its answer with it).
    */
   answerIndex?: number;
+  /**
+   * Tells the server the agent is working though it has nothing to yield (an upstream's
+   * keep-alive comment while its model thinks out of sight): the run's agent-silence
+   * deadline (`agentTimeoutMs`) starts over; `maxRunMs` still holds. An agent calling it
+   * bounds on its own how long it goes on without yielding (the proxy agents:
+   * `keepAliveTimeoutMs`). Absent where the server does not offer it.
+   */
+  keepAlive?: () => void;
 }
 
 /** The server's limits on one run, for an agent's `validate`. */

@@ -1,3 +1,4 @@
+import { overAddressLimit } from '../client-address.js';
 import { RateWindow, tooMany } from '../runs/rate-window.js';
 
 /** Per-client limits on uploads (`POST /threads/{id}/files`), per server instance. */
@@ -32,8 +33,8 @@ export class UploadRate {
     this.bytesByAddress = new RateWindow(limits.maxUploadBytesPerMinutePerAddress, 60_000);
   }
 
-  /** Counts an upload to `threadId` from `address` (null: unknown), or throws its `429`. */
-  admit(threadId: string, address: string | null, now = Date.now()): void {
+  /** Counts an upload to `threadId` from the client `address` (`addressKeys`), or throws its `429`. */
+  admit(threadId: string, address: string, now = Date.now()): void {
     const threadWait = this.byThread.retryAfter(threadId, now);
     if (threadWait > 0) {
       throw tooMany(
@@ -41,26 +42,21 @@ export class UploadRate {
         threadWait,
       );
     }
-    const wait = address === null ? 0 : this.byAddress.retryAfter(address, now);
+    const wait = this.byAddress.retryAfter(address, now);
     if (wait > 0) {
-      throw tooMany(
-        `this client sent ${this.limits.maxUploadsPerMinutePerAddress} uploads in the last minute, its limit`,
-        wait,
-      );
+      const uploads = `sent ${this.limits.maxUploadsPerMinutePerAddress} uploads in the last minute`;
+      throw tooMany(overAddressLimit(address, uploads), wait);
     }
     this.byThread.record(threadId, now);
-    if (address !== null) this.byAddress.record(address, now);
+    this.byAddress.record(address, now);
   }
 
   /** Counts the bytes of an upload once read, or throws its `429`. */
-  admitBytes(address: string | null, bytes: number, now = Date.now()): void {
-    if (address === null) return;
+  admitBytes(address: string, bytes: number, now = Date.now()): void {
     const wait = this.bytesByAddress.retryAfter(address, now, bytes);
     if (wait > 0) {
-      throw tooMany(
-        `this client sent ${this.limits.maxUploadBytesPerMinutePerAddress} bytes of uploads in the last minute, its limit`,
-        wait,
-      );
+      const sent = `sent ${this.limits.maxUploadBytesPerMinutePerAddress} bytes of uploads in the last minute`;
+      throw tooMany(overAddressLimit(address, sent), wait);
     }
     this.bytesByAddress.record(address, now, bytes);
   }

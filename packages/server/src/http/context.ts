@@ -17,7 +17,7 @@ export class RouteContext {
     readonly manager: RunManager,
     readonly authorize: Authorize,
     /** Open streams per client address, and how to tell a request's address. */
-    private readonly streams: { quota: StreamQuota; address: (c: Context) => string | null },
+    private readonly streams: { quota: StreamQuota; address: (c: Context) => string },
   ) {
     this.store = manager.store;
   }

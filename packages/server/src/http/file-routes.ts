@@ -30,7 +30,7 @@ const MAX_NAME = 255;
 /** `POST /threads/:id/files?name=` (raw bytes) and `GET /threads/:id/files/:fileId`. */
 export function fileRoutes(
   ctx: RouteContext,
-  options: FileLimits & { clientAddress: (c: Context) => string | null },
+  options: FileLimits & { clientAddress: (c: Context) => string },
 ): Hono {
   const routes = new Hono();
   const allowed = new Set(options.allowedTypes);

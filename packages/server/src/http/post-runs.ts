@@ -15,8 +15,8 @@ export interface PostRunsOptions {
   /** Uploaded files (prompts may name only their own thread's) and the routes' mount point. */
   files: FileStore;
   basePath: string;
-  /** The client's address for the per-address limits; null when unknown. */
-  clientAddress: (c: Context) => string | null;
+  /** The client's key for the per-address limits (`addressKeys`: unknown ones share one). */
+  clientAddress: (c: Context) => string;
 }
 
 /** A run this request created, or one that existed (a retry, a racing duplicate). */

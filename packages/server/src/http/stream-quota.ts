@@ -1,18 +1,15 @@
 import { ResumableError } from '@resumable/protocol';
+import { overAddressLimit } from '../client-address.js';
 import { KeyCounts } from '../key-counts.js';
 
 /**
- * Open event streams per client address, by default. Enough for every run one address may
- * have running (`maxRunningRunsPerAddress`, 50) to be followed along with its thread's
- * stream; a 2-core server holds thousands of streams, so one address takes a small share.
+ * Open event streams per client address, by default. One address is often many people (an
+ * office or carrier NAT, every client behind a proxy when `clientAddress` is not set), each
+ * following a thread and a run, so the default is well above one user's needs (100 cut off
+ * the 101st user behind one NAT) and half the per-run limit: one address alone cannot hold
+ * every socket a run may have.
  */
-export const DEFAULT_MAX_STREAMS_PER_ADDRESS = 100;
-
-/**
- * The one key of every request whose address is unknown (`clientAddress` gave null): they
- * share one count rather than none. No address is empty, so it names no real client.
- */
-const UNKNOWN = '';
+export const DEFAULT_MAX_STREAMS_PER_ADDRESS = 1000;
 
 /**
  * Open event streams per client address on this instance. The per-run and per-thread
@@ -21,29 +18,17 @@ const UNKNOWN = '';
  */
 export class StreamQuota {
   private readonly open = new KeyCounts();
-  private warned = false;
 
-  constructor(
-    private readonly max: number,
-    private readonly log: (message: string) => void,
-  ) {}
+  constructor(private readonly max: number) {}
 
-  /** Counts a stream of `address` (null: the shared unknown one), or throws `429`; returns its release. */
-  take(address: string | null): () => void {
-    const key = address ?? UNKNOWN;
-    if (address === null && !this.warned) {
-      this.warned = true;
-      this.log(
-        `a stream's client address is unknown (set clientAddress on this host): such clients share one limit of ${this.max} open event streams`,
-      );
-    }
+  /** Counts a stream of the client `key` (`addressKeys`), or throws `429`; returns its release. */
+  take(key: string): () => void {
     const count = this.open.get(key);
     if (count >= this.max) {
+      const streams = `${count} open event streams`;
       throw new ResumableError(
         'too_many_requests',
-        address === null
-          ? `clients of unknown address have ${count} open event streams, their shared limit`
-          : `this client has ${count} open event streams, its limit`,
+        overAddressLimit(key, `has ${streams}`, `have ${streams}`),
         { retryAfter: 1 },
       );
     }

@@ -16,7 +16,7 @@ const MAX_EDIT_BODY = 4096;
 
 export interface ThreadEditOptions {
   files: FileStore;
-  clientAddress: (c: Context) => string | null;
+  clientAddress: (c: Context) => string;
 }
 
 /** `POST /threads` (an empty thread), `PATCH /threads/:id` (rename), `DELETE /threads/:id`. */

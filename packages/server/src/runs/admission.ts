@@ -1,4 +1,5 @@
 import { ResumableError } from '@resumable/protocol';
+import { overAddressLimit } from '../client-address.js';
 import type { EventStore } from '../stores/types.js';
 import { RateWindow, tooMany } from './rate-window.js';
 
@@ -56,12 +57,13 @@ export interface AdmissionOptions extends ClientLimits {
   store: EventStore;
 }
 
-/** Who asks to start a run: the thread (its token) and the client's address, if known. */
+/** Who asks to start a run: the thread (its token) and the client's address key. */
 export interface Applicant {
   runId: string;
   threadId: string;
   /** False for a thread this very request creates (nothing can run on it yet). */
   threadExists: boolean;
+  /** `StartingClient.address`: null only for a run the server starts itself. */
   address: string | null;
   /** Size of the request body. */
   bytes: number;
@@ -134,21 +136,18 @@ export class Admission {
     if (address === null) return null;
     const wait = this.addressRate.retryAfter(address, now);
     if (wait > 0) {
-      return tooMany(
-        `this client started ${o.maxRunsPerMinutePerAddress} runs in the last minute, its limit`,
-        wait,
-      );
+      const started = `started ${o.maxRunsPerMinutePerAddress} runs in the last minute`;
+      return tooMany(overAddressLimit(address, started), wait);
     }
     const bytesWait = this.addressBytes.retryAfter(address, now, who.bytes);
     if (bytesWait > 0) {
-      return tooMany(
-        `this client sent ${o.maxPromptBytesPerMinutePerAddress} bytes of prompts in the last minute, its limit`,
-        bytesWait,
-      );
+      const sent = `sent ${o.maxPromptBytesPerMinutePerAddress} bytes of prompts in the last minute`;
+      return tooMany(overAddressLimit(address, sent), bytesWait);
     }
     const count = this.byAddress.get(address) ?? 0;
     if (count >= o.maxRunningRunsPerAddress) {
-      return tooMany(`this client has ${count} runs running, its limit`, 1);
+      const running = `${count} runs running`;
+      return tooMany(overAddressLimit(address, `has ${running}`, `have ${running}`), 1);
     }
     return null;
   }
@@ -157,15 +156,12 @@ export class Admission {
    * An empty thread (`POST /threads`) counts as a run start against the client's
    * per-minute rate: creating threads is no cheaper a way to fill the store. Throws `429`.
    */
-  admitThread(address: string | null): void {
-    if (address === null) return;
+  admitThread(address: string): void {
     const now = Date.now();
     const wait = this.addressRate.retryAfter(address, now);
     if (wait > 0) {
-      throw tooMany(
-        `this client started ${this.options.maxRunsPerMinutePerAddress} runs or threads in the last minute, its limit`,
-        wait,
-      );
+      const started = `started ${this.options.maxRunsPerMinutePerAddress} runs or threads in the last minute`;
+      throw tooMany(overAddressLimit(address, started), wait);
     }
     this.addressRate.record(address, now);
   }

@@ -5,6 +5,7 @@ import {
   EventType,
   isTerminalEvent,
   ResumableError,
+  RUN_ERROR_CODES,
 } from '@resumable/protocol';
 import type { EventStore, RunEnd, RunRecord, StoredEvent } from '../stores/types.js';
 
@@ -69,10 +70,26 @@ export function finishedEvent(threadId: string, runId: string): AGUIEvent {
 }
 
 export function errorEvent(error: unknown): AGUIEvent {
-  const code = error instanceof ResumableError ? error.code : 'agent_failed';
+  const code = error instanceof ResumableError ? error.code : undefined;
   const message = error instanceof Error ? error.message : String(error);
-  return runError(code, message || 'the agent failed');
+  return agentRunError(code, message);
 }
+
+/**
+ * An error the agent raised or yielded, as the run's `RUN_ERROR`. Its code goes out only
+ * when it is a run outcome (`RUN_ERROR_CODES`): a client reads `thread_not_found` or
+ * `bad_request` as the server's answer about its own request, so any other code (or none)
+ * ends the run `agent_failed`, the agent's code kept in the message.
+ */
+export function agentRunError(code: unknown, message: unknown): AGUIEvent {
+  const text = typeof message === 'string' && message !== '' ? message : 'the agent failed';
+  if (isRunErrorCode(code)) return runError(code, text);
+  if (code === undefined || code === null) return runError('agent_failed', text);
+  return runError('agent_failed', `${text} (the agent's code: ${JSON.stringify(String(code))})`);
+}
+
+const isRunErrorCode = (code: unknown): code is (typeof RUN_ERROR_CODES)[number] =>
+  (RUN_ERROR_CODES as readonly unknown[]).includes(code);
 
 export function statusOf(event: AGUIEvent): RunEnd['status'] {
   if (event.type === EventType.RUN_ERROR) return 'error';

@@ -159,7 +159,10 @@ export interface RunManagerOptions {
 
 /** Who starts a run, for the per-client limits. */
 export interface StartingClient {
-  /** The client's address (per-address limits); null when unknown. */
+  /**
+   * The client's key for the per-address limits (`addressKeys`: requests of unknown address
+   * share one); null for a run the server starts itself, which no per-address limit counts.
+   */
   address: string | null;
   /** Size of the request body (the per-address byte budget). */
   bytes: number;

@@ -1,11 +1,24 @@
 import type { AGUIEvent, RunAgentInput } from '@resumable/protocol';
-import { checkEvent, EventType, isTerminalEvent, ResumableError } from '@resumable/protocol';
+import {
+  checkEvent,
+  EventType,
+  isTerminalEvent,
+  outcomeProblem,
+  ResumableError,
+} from '@resumable/protocol';
 import type { Agent } from '../agents/types.js';
 import type { ReadFile } from '../files/references.js';
 import type { RunRecord } from '../stores/types.js';
 import type { Hub } from '../subscription.js';
 import { startClocks } from './deadlines.js';
-import { cancelledEvent, errorEvent, finishedEvent, runError, startedEvent } from './events.js';
+import {
+  agentRunError,
+  cancelledEvent,
+  errorEvent,
+  finishedEvent,
+  runError,
+  startedEvent,
+} from './events.js';
 import { RunLog, type RunLogOptions } from './run-log.js';
 
 const ABORTED = Symbol('aborted');
@@ -93,6 +106,8 @@ export async function produce(
   try {
     const context = {
       signal: run.abort.signal,
+      // An upstream's keep-alive proves the agent is working: the silence deadline waits.
+      keepAlive: () => clocks.touch(),
       ...(options.readFile ? { readFile: options.readFile } : {}),
       ...(options.answerIndex ? { answerIndex: options.answerIndex } : {}),
     };
@@ -141,7 +156,8 @@ export async function produce(
       }
       started = true;
       if (isTerminalEvent(event)) {
-        if (event.type === EventType.RUN_FINISHED) event = { ...event, threadId, runId };
+        if (event.type === EventType.RUN_FINISHED) event = finishedAs(event, threadId, runId);
+        else event = agentRunError(event.code, event.message);
         log.queueTerminal(event);
         void iterator.return?.()?.catch(() => {});
         break;
@@ -157,4 +173,22 @@ export async function produce(
   clocks.stop();
   run.abort.abort();
   await log.settle();
+}
+
+/**
+ * The agent's `RUN_FINISHED` as stored: under this run's ids, or, when its outcome could not
+ * be answered (stored, it would break every later read of the thread), an `agent_failed`
+ * error naming the problem. Whatever the agent streamed before it is kept.
+ */
+function finishedAs(
+  event: Extract<AGUIEvent, { type: EventType.RUN_FINISHED }>,
+  threadId: string,
+  runId: string,
+): AGUIEvent {
+  const problem = outcomeProblem(event.outcome);
+  if (problem === null) return { ...event, threadId, runId };
+  return runError(
+    'agent_failed',
+    `the agent sent a RUN_FINISHED that cannot be answered: ${problem}`,
+  );
 }

@@ -57,23 +57,35 @@ export async function hostileUpstream(respond: Respond): Promise<HostileUpstream
   return { url: `http://127.0.0.1:${port}`, sockets, bodies };
 }
 
+/** The server limits a suite may set (the run clocks: `agentTimeoutMs`, `maxRunMs`). */
+type ServerLimits = NonNullable<NonNullable<Parameters<typeof startServer>[0]>['limits']>;
+
 /** A real server (memory store) running `agent`; what the manager logs is kept. */
-export async function serveAgent(agent: Agent): Promise<RunningServer & { logs: string[] }> {
+export async function serveAgent(
+  agent: Agent,
+  limits?: ServerLimits,
+): Promise<RunningServer & { logs: string[] }> {
   const logs: string[] = [];
   const server = await startServer({
     port: 0,
     store: 'memory',
     agent,
     log: (line) => logs.push(line),
+    ...(limits ? { limits } : {}),
   });
   servers.push(server);
   return Object.assign(server, { logs });
 }
 
 /** A hostile OpenAI-compatible upstream and a server whose `openaiAgent` calls it. */
-export async function openaiStack(respond: Respond, options: OpenAIAgentOptions) {
+export async function openaiStack(
+  respond: Respond,
+  options: OpenAIAgentOptions,
+  limits?: ServerLimits,
+) {
   const upstream = await hostileUpstream(respond);
-  const server = await serveAgent(openaiAgent({ baseUrl: upstream.url, apiKey: 'k', ...options }));
+  const agent = openaiAgent({ baseUrl: upstream.url, apiKey: 'k', ...options });
+  const server = await serveAgent(agent, limits);
   return { upstream, server, what: `the OpenAI-compatible endpoint ${upstream.url}` };
 }
 
@@ -125,6 +137,20 @@ export async function socketsClosed(upstream: HostileUpstream, from: number, wit
 }
 
 export { bearer };
+
+/** The events of one reasoning message `id` streaming `deltas`. */
+export const reasoningMessage = (id: string, deltas: string[]) => [
+  { type: 'REASONING_MESSAGE_START', messageId: id, role: 'reasoning' },
+  ...deltas.map((delta) => ({ type: 'REASONING_MESSAGE_CONTENT', messageId: id, delta })),
+  { type: 'REASONING_MESSAGE_END', messageId: id },
+];
+
+/** The events of one assistant text message `id` streaming `deltas`. */
+export const textMessage = (id: string, deltas: string[]) => [
+  { type: 'TEXT_MESSAGE_START', messageId: id, role: 'assistant' },
+  ...deltas.map((delta) => ({ type: 'TEXT_MESSAGE_CONTENT', messageId: id, delta })),
+  { type: 'TEXT_MESSAGE_END', messageId: id },
+];
 
 /** The two events every failed run of these suites has: its start and its error. */
 export function failed(run: { threadId: string; runId: string }, message: string) {
