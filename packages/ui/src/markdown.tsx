@@ -123,10 +123,10 @@ export interface Blocks {
  * only the rest is parsed, so a streamed reply costs its last blocks per token, not the
  * whole reply (the memoized blocks of streamdown and assistant-ui). CommonMark reads line by
  * line: a block is final once the first line of the block after it is whole — every block
- * but the last two, and the one before the last once the last holds two line breaks. (Until
- * then the last block's first line may change what it closes: `3` ends a list, `3.`
- * continues it; and a table's second line, its delimiter row, whether its first line
- * interrupts the paragraph before it: `|---|---|---|` under two cells does not.)
+ * but the last two, and the one before the last once the last holds a line break (two if it
+ * holds a `|`: a table's second line, its delimiter row, decides whether its first line
+ * interrupts the paragraph before it; `|---|---|---|` under two cells does not). Until then
+ * the last block's first line may change what it closes: `3` ends a list, `3.` continues it.
  * A last block shown as plain text was the rest of the text before: the blocks before it are
  * kept as they were. Reference-style link or footnote definitions (any `definition` node of the
  * tail's tree, in a quote or a list item too) need the whole document, so such text stays
@@ -140,7 +140,7 @@ export function splitBlocks(
   const last = before?.blocks[before.blocks.length - 1] ?? '';
   const kept =
     before && text.startsWith(before.text)
-      ? before.blocks.slice(0, before.plainLast || /\n.*\n/s.test(last) ? -1 : -2)
+      ? before.blocks.slice(0, before.plainLast || lineDecided(last) ? -1 : -2)
       : [];
   const tail = text.slice(kept.reduce((n, block) => n + block.length, 0));
   const blocks = (rest: string[], plainLast = false) => ({
@@ -161,6 +161,10 @@ export function splitBlocks(
   }
   return blocks(starts.map((start, i) => tail.slice(start, starts[i + 1])));
 }
+
+/** The first line of a last block is whole, and (a table's header) so is its second. */
+const lineDecided = (last: string): boolean =>
+  last.includes('\n') && (!last.includes('|') || /\n.*\n/s.test(last));
 
 /** A reference or footnote definition anywhere in the tree (in a quote, a list item…). */
 const defines = (node: Nodes): boolean =>

@@ -56,23 +56,6 @@ describe('splitBlocks review', () => {
     expect(blockwise.container.innerHTML).toBe(whole.container.innerHTML);
   });
 
-  // micromark reads a line by what it would interrupt: an empty list item after indented code
-  // or a paragraph is not a list there, but each block is parsed again alone.
-  const contextual: [string, string][] = [
-    ['an empty list item after indented code', '    code\n-\nnext\n'],
-    ['an empty nested list item after a paragraph', 'para\n* *\n'],
-  ];
-  it.each(contextual)('%s: the whole text renders as a whole parse', (_n, doc) => {
-    const blockwise = render(<Markdown text={doc} renderCode={renderCode} />);
-    const whole = render(<Whole text={doc} />);
-    expect(blockwise.container.innerHTML).toBe(whole.container.innerHTML);
-  });
-
-  it('indented lines after an empty quote, streamed: the tail parsed alone joins them', () => {
-    // Whole: two code blocks ('a', 'b'); once '>\n' is kept, the tail is one ('a\nb').
-    expectPrefixesEqual('>\n    a\n    b\n');
-  });
-
   it('a table that stops being one (its delimiter row grows past the header): streamed', () => {
     // At '|---|---' the table interrupts the paragraph and 'Intro:' is kept as its own block;
     // at '|---|---|---' (three cells, two in the header) it is no table: one paragraph again,
