@@ -26,6 +26,19 @@ function Whole({ text }: { text: string }) {
   return <div className="rc-markdown">{renderRoot(parseMarkdown(text), r)}</div>;
 }
 
+/** Every prefix of `doc`, fed to one mounted <Markdown>, renders as a whole parse. */
+function expectPrefixesEqual(doc: string) {
+  const blockwise = render(<Markdown text="" renderCode={renderCode} />);
+  const whole = render(<Whole text="" />);
+  // One mounted <Markdown>, fed prefix after prefix: its kept blocks are reused.
+  for (let end = 1; end <= doc.length; end++) {
+    const text = doc.slice(0, end);
+    blockwise.rerender(<Markdown text={text} renderCode={renderCode} />);
+    whole.rerender(<Whole text={text} />);
+    expect(blockwise.container.innerHTML, JSON.stringify(text)).toBe(whole.container.innerHTML);
+  }
+}
+
 const tricky: [string, string][] = [
   ['loose and tight lists', '- a\n- b\n\n- c\n\npara\n\n1. x\n2. y\n\n   continued\n\n3. z\n'],
   ['a fence in a list item', '1. Install:\n\n   ```bash\n   npm i\n\n   npm t\n   ```\n2. Run\n'],
@@ -54,17 +67,9 @@ const tricky: [string, string][] = [
 ];
 
 describe('<Markdown> block by block', () => {
-  it.each(tricky)('%s: every prefix renders as the whole document parsed at once', (_n, doc) => {
-    const blockwise = render(<Markdown text="" renderCode={renderCode} />);
-    const whole = render(<Whole text="" />);
-    for (let end = 1; end <= doc.length; end++) {
-      const text = doc.slice(0, end);
-      // One mounted <Markdown>, fed prefix after prefix: its kept blocks are reused.
-      blockwise.rerender(<Markdown text={text} renderCode={renderCode} />);
-      whole.rerender(<Whole text={text} />);
-      expect(blockwise.container.innerHTML, JSON.stringify(text)).toBe(whole.container.innerHTML);
-    }
-  });
+  it.each(tricky)('%s: every prefix renders as the whole document parsed at once', (_n, doc) =>
+    expectPrefixesEqual(doc),
+  );
 
   it('parses only the last block per token, never the finished ones again', () => {
     const doc = Array.from(
@@ -90,5 +95,83 @@ describe('<Markdown> block by block', () => {
     expect([...container.querySelectorAll('p')].map((p) => p.textContent)).toEqual(
       Array.from({ length: 40 }, (_, i) => `Paragraph ${i} says something in words.`),
     );
+  });
+
+  it('a TypeScript mapped type in a code block does not turn block-wise parsing off', () => {
+    // '  [K in keyof T]: …' inside a fence matched the line check for definitions once used
+    // (/^ {0,3}\[[^\]\n]+\]:/m): from then on every token re-parsed the whole reply.
+    const code = '```ts\ntype Ro<T> = {\n  [K in keyof T]: T[K];\n};\n```\n\n';
+    const paras = Array.from({ length: 40 }, (_, i) => `Paragraph ${i} says words.\n\n`).join('');
+    const doc = code + paras;
+    const { rerender } = render(<Markdown text="" streaming />);
+    for (let end = 4; end <= doc.length; end += 4) {
+      rerender(<Markdown text={doc.slice(0, end)} streaming />);
+    }
+    parsed.length = 0;
+    rerender(<Markdown text={`${doc}One more.`} streaming />);
+    // One more token: the last block or two, not the 40 paragraphs and the fence again.
+    expect(Math.max(...parsed.map((t) => t.length))).toBeLessThan(100);
+  });
+});
+
+const fine: [string, string][] = [
+  ['a loose list across blank lines', '- a\n\n- b\n\n- c\n'],
+  ['setext after a blank-separated paragraph', 'Para\n\nTitle\n---\n\nNext\n===\n'],
+  ['an ordered list interrupted and resumed', '1. a\n2. b\n\npara\n\n3. c\n4. d\n'],
+  ['HTML blocks', '<div>\n*a*\n</div>\n\n<!--\n\ncomment\n\n-->\n\n*b*\n'],
+  ['a table after a paragraph', 'text\n\n| a | b |\n| - | - |\n| 1 | 2 |\n'],
+  ['a fence never closed', 'p\n\n```js\nlet a;\n\nlet b;\n'],
+  ['indented code after a paragraph', 'p\n    not code\n\n    code\n'],
+  ['footnotes', 'A[^1] and B[^2].\n\n[^1]: one\n\n[^2]: two\n'],
+  ['thematic breaks vs list items', '* a\n* * *\n* b\n\n- - -\n'],
+  ['hard line breaks', 'a  \nb\\\nc\n'],
+  ['CR line endings', 'a\r\rb\r- c\r'],
+];
+
+describe('<Markdown> block by block: texts a split once got wrong', () => {
+  it.each(fine)('%s: every prefix renders as a whole parse', (_n, doc) => expectPrefixesEqual(doc));
+
+  const defs: [string, string][] = [
+    ['a definition inside a block quote', '> [x]: https://a.example\n\nSee [x].\n'],
+    ['a definition as a list item', '- [x]: https://a.example\n\nSee [x].\n'],
+    ['a definition whose label escapes a bracket', '[a\\]b]: https://a.example\n\nSee [a\\]b].\n'],
+    [
+      'a definition whose label spans two lines',
+      '[foo\nbar]: https://a.example\n\nSee [foo bar].\n',
+    ],
+    ['a footnote defined inside a block quote', 'See[^1].\n\n> [^1]: note\n'],
+  ];
+  it.each(defs)('%s: the whole text renders as a whole parse', (_n, doc) => {
+    const blockwise = render(<Markdown text={doc} renderCode={renderCode} />);
+    const whole = render(<Whole text={doc} />);
+    expect(blockwise.container.innerHTML).toBe(whole.container.innerHTML);
+  });
+
+  it('a table that stops being one (its delimiter row grows past the header): streamed', () => {
+    // At '|---|---' the table interrupts the paragraph and 'Intro:' is kept as its own block;
+    // at '|---|---|---' (three cells, two in the header) it is no table: one paragraph again,
+    // but the kept block stays split, also once the reply is complete.
+    const doc = 'Intro:\n| A | B |\n|---|---|---|\n';
+    const streamed = render(<Markdown text="" renderCode={renderCode} />);
+    for (let end = 1; end <= doc.length; end++) {
+      streamed.rerender(<Markdown text={doc.slice(0, end)} renderCode={renderCode} />);
+    }
+    const fresh = render(<Markdown text={doc} renderCode={renderCode} />);
+    expect(fresh.container.innerHTML).toBe(
+      '<div class="rc-markdown"><p>Intro:\n| A | B |\n|---|---|---|</p></div>',
+    );
+    expect(streamed.container.innerHTML).toBe(fresh.container.innerHTML);
+  });
+
+  it('a text replaced by a shorter or different one is split afresh', () => {
+    const a = '# One\n\nfirst para\n\nsecond para\n';
+    const pairs = [a, 'Title\n---\n', a, '# One\n\nfirst para\n\nsecond pare\n', '> x\n'];
+    const blockwise = render(<Markdown text="" renderCode={renderCode} />);
+    const whole = render(<Whole text="" />);
+    for (const text of pairs) {
+      blockwise.rerender(<Markdown text={text} renderCode={renderCode} />);
+      whole.rerender(<Whole text={text} />);
+      expect(blockwise.container.innerHTML, JSON.stringify(text)).toBe(whole.container.innerHTML);
+    }
   });
 });

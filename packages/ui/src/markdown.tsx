@@ -1,3 +1,4 @@
+import type { Nodes } from 'mdast';
 import { memo, type ReactNode, useMemo, useRef, useState } from 'react';
 import remend, { INCOMPLETE_IMAGE_PLACEHOLDER } from 'remend';
 import { CodeBlock } from './code-block.js';
@@ -122,12 +123,14 @@ export interface Blocks {
  * only the rest is parsed, so a streamed reply costs its last blocks per token, not the
  * whole reply (the memoized blocks of streamdown and assistant-ui). CommonMark reads line by
  * line: a block is final once the first line of the block after it is whole — every block
- * but the last two, and the one before the last once the last holds a line break. (Until
- * then the last block's first line may change what it closes: `3` ends a list, `3.`
- * continues it.)
+ * but the last two, and the one before the last once the last holds a line break (two if it
+ * holds a `|`: a table's second line, its delimiter row, decides whether its first line
+ * interrupts the paragraph before it; `|---|---|---|` under two cells does not). Until then
+ * the last block's first line may change what it closes: `3` ends a list, `3.` continues it.
  * A last block shown as plain text was the rest of the text before: the blocks before it are
- * kept as they were. Reference-style link or footnote definitions need the whole document,
- * so such text stays one block.
+ * kept as they were. Reference-style link or footnote definitions (any `definition` node of the
+ * tail's tree, in a quote or a list item too) need the whole document, so such text stays
+ * one block.
  */
 export function splitBlocks(
   text: string,
@@ -137,7 +140,7 @@ export function splitBlocks(
   const last = before?.blocks[before.blocks.length - 1] ?? '';
   const kept =
     before && text.startsWith(before.text)
-      ? before.blocks.slice(0, before.plainLast || last.includes('\n') ? -1 : -2)
+      ? before.blocks.slice(0, before.plainLast || lineDecided(last) ? -1 : -2)
       : [];
   const tail = text.slice(kept.reduce((n, block) => n + block.length, 0));
   const blocks = (rest: string[], plainLast = false) => ({
@@ -147,16 +150,32 @@ export function splitBlocks(
   });
   if (tail === '') return blocks([]);
   if (tooHostileToParse(tail, outsideCode)) return blocks([tail], true);
-  if (/^ {0,3}\[[^\]\n]+\]:/m.test(tail))
-    return kept.length > 0 ? splitBlocks(text, null, outsideCode) : blocks([tail]);
+  const root = parseMarkdown(tail);
+  // Kept blocks were parsed in a tail before: a definition is found where it arrives.
+  if (defines(root)) return kept.length > 0 ? splitBlocks(text, null, outsideCode) : blocks([tail]);
   // Where each child's first line starts (the first block from the start of the text).
   const starts = [0];
-  for (const node of parseMarkdown(tail).children.slice(1)) {
+  for (const node of root.children.slice(1)) {
     const line = tail.lastIndexOf('\n', (node.position?.start.offset ?? 0) - 1) + 1;
     if (line > starts[starts.length - 1]!) starts.push(line);
   }
   return blocks(starts.map((start, i) => tail.slice(start, starts[i + 1])));
 }
+
+/** The first line of a last block is whole, and (a table's header) so is its second. */
+const lineDecided = (last: string): boolean =>
+  last.includes('\n') && (!last.includes('|') || /\n.*\n/s.test(last));
+
+/** A reference or footnote definition anywhere in the tree (in a quote, a list item…). */
+const defines = (node: Nodes): boolean =>
+  node.type === 'definition' ||
+  node.type === 'footnoteDefinition' ||
+  // Only block containers hold them: phrasing is not walked.
+  ((node.type === 'root' ||
+    node.type === 'blockquote' ||
+    node.type === 'list' ||
+    node.type === 'listItem') &&
+    (node.children as Nodes[]).some(defines));
 
 export function makeRenderers(
   labels: Pick<ChatLabels, 'copyCode' | 'copied' | 'imageBlocked'>,

@@ -12,6 +12,8 @@ export function outsideCode(text: string): string {
   const out: string[] = [];
   // The open fence (```, ~~~~…), '' when none.
   let fence = '';
+  // Its lines count (an indented fence).
+  let counted = false;
   let indented = false;
   // A list item or footnote may still be open.
   let container = false;
@@ -24,14 +26,21 @@ export function outsideCode(text: string): string {
       // many times, nothing after but spaces.
       const close = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(line)?.[1];
       if (close && close[0] === fence[0] && close.length >= fence.length) fence = '';
+      if (counted) out.push(line);
       continue;
     }
     if (indented && (isBlank || /^(?: {4}| {0,3}\t)/.test(line))) continue;
     indented = false;
     if (/^[ \t>*+\-.)\d]*</.test(line)) return out.concat(lines.slice(i)).join('\n');
-    const open = /^(`{3,}|~{3,})(.*)/s.exec(line);
-    if (open && !(open[1]![0] === '`' && open[2]!.includes('`'))) fence = open[1]!;
-    else if (blank && !container && /^(?: {4}| {0,3}\t)/.test(line)) {
+    // A fence opens after up to 3 spaces (CommonMark). One indented at all could belong to a
+    // list item, which a later unindented line ends (and the fence with it): it is known
+    // only to find its closing line (not to take that for an opening one) and only where
+    // no list item can be open, and its lines still count.
+    const open = /^( {0,3})(`{3,}|~{3,})(.*)/s.exec(line);
+    if (open && !(open[2]![0] === '`' && open[3]!.includes('`')) && (!open[1] || !container)) {
+      fence = open[2]!;
+      counted = open[1] !== '';
+    } else if (blank && !container && /^(?: {4}| {0,3}\t)/.test(line)) {
       indented = true;
       continue;
     }
