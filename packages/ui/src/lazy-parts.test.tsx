@@ -69,14 +69,18 @@ describe('an open interrupt card', () => {
     const audit = await axe.run(root, { rules: { 'color-contrast': { enabled: false } } });
     expect(audit.violations.map((v) => v.id)).toEqual([]);
     const errors: unknown[] = [];
+    let hydrated: ReturnType<typeof hydrateRoot> | undefined;
     await act(async () => {
-      hydrateRoot(root, <ResumableChatView controller={c} />, {
+      hydrated = hydrateRoot(root, <ResumableChatView controller={c} />, {
         onRecoverableError: (e) => errors.push(e),
       });
     });
     expect(errors).toEqual([]);
     expect(root.querySelector('section[data-interrupt-id="i1"]')).not.toBeNull();
     expect(root.querySelector('[data-part="interrupt-placeholder"]')).toBeNull();
+    // Unmounted, not just detached: the list's lazy scroll chunk may arrive after this file's
+    // window is gone, and a mounted root would render it there ("window is not defined").
+    act(() => hydrated?.unmount());
     root.remove();
   });
 });
