@@ -58,6 +58,17 @@ describe('LeaderWatch', () => {
     expect(w.takeovers).toEqual([]);
   });
 
+  it('a quiet thread (no live run): checks space out, doubling staleMs up to 5 min', async () => {
+    const w = watched({ at: 4 });
+    w.point.p = { kind: 'thread', id: 't1', token: 'tk', offset: 4 };
+    w.watch.reset();
+    await w.run(20_000);
+    // At 1000, then staleMs·2^(n-1) + retryDelay(n) (200, 400, 800, 1000) after each answer,
+    // on the next 500 ms tick; a quiet run's reads stay every staleMs + retryDelay (above).
+    expect(w.reads).toEqual([1000, 2500, 5000, 10_000, 19_000]);
+    expect(w.takeovers).toEqual([]);
+  });
+
   it('the leader delivers within the grace, or the point moves: no takeover, the watch starts over', async () => {
     const w = watched({ at: 7 });
     await w.run(1500, (at) => {

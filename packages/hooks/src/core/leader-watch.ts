@@ -49,6 +49,9 @@ export interface LeaderWatchParts {
 }
 
 /** After a check found the server ahead, the leader has this long to deliver what it had. */
+/** The longest wait between checks of a quiet thread (see `check`). */
+export const IDLE_THREAD_MAX_MS = 300_000;
+
 export const LEADER_GRACE_MS = 1000;
 
 export type WatchPhase =
@@ -113,7 +116,13 @@ export class LeaderWatch {
         return;
       }
       this.idle++;
-      this.notBefore = env.now() + staleMs + retryDelay(this.idle, env.random, backoff);
+      // A quiet thread may stay quiet all day: its checks space out (doubling, up to 5 min)
+      // instead of costing every visible follower a read per staleMs for as long as it is open.
+      const wait =
+        p.kind === 'thread'
+          ? Math.min(staleMs * 2 ** (this.idle - 1), IDLE_THREAD_MAX_MS)
+          : staleMs;
+      this.notBefore = env.now() + wait + retryDelay(this.idle, env.random, backoff);
       this.phase = refused ? { name: 'refused' } : { name: 'watching' };
     };
     this.parts.serverOffset(p).then(
