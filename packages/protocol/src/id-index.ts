@@ -1,41 +1,31 @@
-/** Shards per index: one bit each in an int32 mask, and ~60k ids stay under 4k per shard. */
-const SHARDS = 32;
+import { IdSlots, idHash } from './id-slots.js';
 
 /**
- * A cheap, stable shard for an id: its length, its last 3 characters (where counters change)
- * and its middle one (random ids change everywhere). Four reads: it runs twice per new id.
- * Not a defence: ids that differ only elsewhere (a counter mid-id) share a shard, which is
- * then one plain Map, as before (each Map's own hash is V8's, seeded).
+ * The shard of a 30-bit hash: its top 5 bits, so 32 shards (one bit each in an int32 mask)
+ * and ~60k ids stay under 2k per shard; the low bits pick the slot inside it.
  */
-function shardOf(id: string): number {
-  if (typeof id !== 'string') return 0;
-  const n = id.length;
-  let h = n;
-  if (n >= 4) {
-    h ^=
-      id.charCodeAt(n - 1) ^
-      (id.charCodeAt(n - 2) << 3) ^
-      (id.charCodeAt(n - 3) << 6) ^
-      (id.charCodeAt(n >> 1) << 1);
-  } else {
-    for (let i = 0; i < n; i++) h = (h * 31 + id.charCodeAt(i)) | 0;
-  }
-  return (h ^ (h >>> 5)) & (SHARDS - 1);
-}
+const shardOf = (h: number) => h >>> 25;
 
 /**
- * The fold's id tables (`messageIndex`, `toolCallOwner`): a `ReadonlyMap` over 32 Maps
- * picked by a cheap hash of the id, so ids are data, never object keys. Why not one Map:
- * V8 grows a Map by rehashing it into a table twice the size, and past 4,096 entries that
- * table is a large object on freshly mapped pages — a join over 30k unknown ids spent most
- * of its time in page faults and rehashes of one index (`pnpm bench linearity`). Shards of
- * a few thousand stay in the young generation. A batch copies only the shards it writes
- * (`writable`), never the whole index. Ids that defeat the hash share one shard: one plain
- * Map, as before. It iterates shard by shard, not in insertion order (`messages` has the order).
+ * The id last hashed and its hash, for every index (a module's, not an index's: states are
+ * frozen in tests, and the fold looks an id up in the base's index, then adds it to its own).
+ */
+let lastId: unknown = null;
+let lastHash = 0;
+
+/**
+ * The fold's id tables (`messageIndex`, `toolCallOwner`): a `ReadonlyMap` over 32 shards
+ * picked by a cheap sampled hash of the id (`id-slots.ts`), so ids are data, never object
+ * keys. Why shards: one table grows by rehashing into one twice the size, and past a few
+ * thousand entries that is a large object on freshly mapped pages — a join over 30k unknown
+ * ids spent most of its time in page faults and rehashes of one index (`pnpm bench
+ * linearity`). Shards of a few thousand stay in the young generation, and a batch copies
+ * only the shards it writes (`writable`), never the whole index. It iterates shard by
+ * shard, not in insertion order (`messages` has the order).
  */
 export class IdIndex<V> implements ReadonlyMap<string, V> {
   private constructor(
-    private readonly shards: (Map<string, V> | undefined)[],
+    private readonly shards: (IdSlots<V> | undefined)[],
     public size: number,
     /** Bit k set: shard k was made by this copy, which may write it. */
     private own: number,
@@ -49,36 +39,44 @@ export class IdIndex<V> implements ReadonlyMap<string, V> {
     return index;
   }
 
+  private hash(id: string): number {
+    if (id === lastId) return lastHash;
+    lastId = id;
+    lastHash = idHash(id);
+    return lastHash;
+  }
+
   set(id: string, value: V): this {
-    const shard = this.writable(shardOf(id));
-    const before = shard.size;
-    shard.set(id, value);
-    this.size += shard.size - before;
+    const h = this.hash(id);
+    if (this.writable(shardOf(h)).set(id, h, value)) this.size++;
     return this;
   }
 
   delete(id: string): boolean {
-    if (!this.has(id)) return false;
-    this.writable(shardOf(id)).delete(id);
+    const h = this.hash(id);
+    if (!this.shards[shardOf(h)]?.has(id, h)) return false;
+    this.writable(shardOf(h)).delete(id, h);
     this.size--;
     return true;
   }
 
   /** Shard `k`, copied first unless this index made it (another index may share it). */
-  private writable(k: number): Map<string, V> {
+  private writable(k: number): IdSlots<V> {
     if ((this.own & (1 << k)) === 0) {
-      this.shards[k] = new Map(this.shards[k]);
+      this.shards[k] = this.shards[k]?.copy() ?? IdSlots.empty();
       this.own |= 1 << k;
     }
     return this.shards[k]!;
   }
 
   get(id: string): V | undefined {
-    return this.shards[shardOf(id)]?.get(id);
+    const h = this.hash(id);
+    return this.shards[shardOf(h)]?.get(id, h);
   }
 
   has(id: string): boolean {
-    return this.shards[shardOf(id)]?.has(id) === true;
+    const h = this.hash(id);
+    return this.shards[shardOf(h)]?.has(id, h) === true;
   }
 
   *entries(): MapIterator<[string, V]> {
