@@ -16,8 +16,10 @@ export class OpenAIAnswer {
   private reasoningId: string | null = null;
   private reasonings = 0;
   private textOpen = false;
-  /** index → toolCallId, in the order they started. */
+  /** index → the toolCallId its deltas continue (a new id at an index starts a new call). */
   private readonly calls = new Map<number, string>();
+  /** Every call's id, in the order they started. */
+  private readonly started: string[] = [];
   /** toolCallId → tool name: each call is a `client_tool` interrupt at the end. */
   private readonly names = new Map<string, string>();
   private readonly interruptIds = new Set<string>();
@@ -26,6 +28,8 @@ export class OpenAIAnswer {
     private readonly runId: string,
     /** Names the upstream in errors. */
     private readonly what: string,
+    /** Calls one answer may make (`maxToolCalls`): one POST must answer them all. */
+    private readonly maxToolCalls: number,
   ) {
     this.messageId = `msg-${runId}`;
   }
@@ -58,10 +62,12 @@ export class OpenAIAnswer {
     }
     for (const call of delta.toolCalls) {
       let toolCallId = this.calls.get(call.index);
-      if (toolCallId === undefined) {
+      // Servers that number every call 0 (older vLLM, Ollama) tell calls apart by id only.
+      if (toolCallId === undefined || (call.id !== undefined && call.id !== toolCallId)) {
         toolCallId = call.id ?? `call-${this.runId}-${call.index}`;
         this.claim(toolCallId);
         this.calls.set(call.index, toolCallId);
+        this.started.push(toolCallId);
         this.names.set(toolCallId, call.name ?? 'unknown');
         yield {
           type: EventType.TOOL_CALL_START,
@@ -81,9 +87,7 @@ export class OpenAIAnswer {
   *finish(threadId: string): Generator<AGUIEvent> {
     yield* this.endReasoning();
     if (this.textOpen) yield { type: EventType.TEXT_MESSAGE_END, messageId: this.messageId };
-    for (const toolCallId of this.calls.values()) {
-      yield { type: EventType.TOOL_CALL_END, toolCallId };
-    }
+    for (const toolCallId of this.started) yield { type: EventType.TOOL_CALL_END, toolCallId };
     if (this.names.size === 0) return;
     const interrupts = [...this.names].map(([id, name]) => clientToolInterrupt(id, name));
     yield {
@@ -105,6 +109,12 @@ export class OpenAIAnswer {
    * one interrupt answering both: not a stream to guess at.
    */
   private claim(toolCallId: string): void {
+    if (this.started.length === this.maxToolCalls) {
+      throw new ResumableError(
+        'upstream_failed',
+        `${this.what} sent ${this.maxToolCalls + 1} tool calls (at most ${this.maxToolCalls}: maxToolCalls)`,
+      );
+    }
     const interruptId = interruptIdOf('tool', toolCallId);
     if (this.interruptIds.has(interruptId)) {
       throw new ResumableError(

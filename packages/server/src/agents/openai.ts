@@ -91,7 +91,7 @@ export function openaiAgent(options: OpenAIAgentOptions = {}): Agent {
       openaiErrorMessage,
     );
 
-    const answer = new OpenAIAnswer(input.runId, what);
+    const answer = new OpenAIAnswer(input.runId, what, maxToolCalls);
     let finished = false;
     for await (const message of readSse(response, what, bounds, keepAlive)) {
       if (message.data.trim() === '[DONE]') {
