@@ -1,8 +1,15 @@
 import type { RunSnapshot } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
-import * as announced from './announced-run.js';
-import { DELETE_CHECKS, knownRun, MAX_IN_FLIGHT, MAX_KNOWN, threadGone } from './announced-run.js';
+import {
+  READ_BUDGET as BUDGET,
+  DELETE_CHECKS,
+  knownRun,
+  MAX_IN_FLIGHT,
+  MAX_KNOWN,
+  threadGone,
+  READ_WINDOW_MS as WINDOW_MS,
+} from './announced-run.js';
 import type { BackoffOptions } from './backoff.js';
 import { parseTabMessage } from './chat-state.js';
 import type { RunSession } from './session.js';
@@ -76,16 +83,6 @@ describe('threadGone', () => {
 
 /** The policy the stand-in chat was given: retryDelay(n) is 500, 1000, 2000, 4000, 4000… (random 0.5). */
 const BACKOFF: BackoffOptions = { initialMs: 1000, maxMs: 8000, minMs: 100 };
-/** Reads of announced runs per window (the bound on ids that cycle past the answers kept). */
-const BUDGET = (announced as { READ_BUDGET?: number }).READ_BUDGET ?? 8;
-const WINDOW_MS = (announced as { READ_WINDOW_MS?: number }).READ_WINDOW_MS ?? 10_000;
-const known: (
-  run: RunSession,
-  runId: string,
-  threadId: string,
-  token: string | null,
-  backoff?: BackoffOptions,
-) => Promise<boolean> = knownRun;
 
 /**
  * `knownRun` over a stand-in session following run `own`: each read answers `answer(runId)`
@@ -120,7 +117,7 @@ function knownOver(answer: (runId: string) => string | ResumableError) {
     for (const go of pending.splice(0)) go();
   };
   const ask = async (runId: string, threadId = 't') => {
-    const answer = known(run, runId, threadId, 'tok', BACKOFF);
+    const answer = knownRun(run, runId, threadId, 'tok', BACKOFF);
     release();
     return answer;
   };
@@ -237,8 +234,9 @@ describe('knownRun', () => {
       ...[0, 3000, 6000, 9000],
       // 3600 s: the policy's 8 s at most.
       ...[100_000, 108_000],
-      // 0 s: the policy's 100 ms at least (each 500 ms lead reads again).
-      ...Array.from({ length: 20 }, (_, n) => 200_000 + n * 500),
+      // 0 s: the policy's 100 ms at least, so each 500 ms lead reads again — until the
+      // read budget is spent for the window.
+      ...Array.from({ length: BUDGET }, (_, n) => 200_000 + n * 500),
     ]);
   });
 

@@ -129,9 +129,13 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
       // Another tab's thread batch names a run the server is asked about first.
       if (ownNetwork()) go();
       else
-        void knownRun(run, runId, threadId, ref.token ?? store.getState().token).then(
-          (k) => k && go(),
-        );
+        void knownRun(
+          run,
+          runId,
+          threadId,
+          ref.token ?? store.getState().token,
+          options.backoff,
+        ).then((k) => k && go());
     }
   }
 
@@ -195,7 +199,7 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
           const token = ref.token ?? store.getState().token;
           // Marked followed only once the server knows it: a read that failed (or was over
           // `knownRun`'s bound) is asked again at the leader's next `lead`.
-          void knownRun(run, ref.runId, ref.threadId, token).then((known) => {
+          void knownRun(run, ref.runId, ref.threadId, token, options.backoff).then((known) => {
             if (!known || lastLeadRun === ref.runId) return;
             lastLeadRun = ref.runId;
             follow(ref);
