@@ -94,4 +94,18 @@ describe('LeaderWatch', () => {
     expect(failing.reads).toEqual([1000, 2500, 4000]);
     expect(failing.takeovers).toEqual([]);
   });
+
+  it('a 429 or 503 with Retry-After spaces the next check by it (clamped to the policy), not by the backoff alone', async () => {
+    const cases = [
+      // 1.5 s: staleMs + 1500 after each failed read, on the next 500 ms tick.
+      ['too_many_requests', 429, 1.5, [1000, 3500, 6000, 8500]],
+      // An hour: the policy's maxMs (2 s) at most.
+      ['store_unavailable', 503, 3600, [1000, 4000, 7000, 10_000]],
+    ] as const;
+    for (const [code, status, retryAfter, reads] of cases) {
+      const w = watched({ at: 7, error: new ResumableError(code, 'busy', { status, retryAfter }) });
+      await w.run(10_000);
+      expect([code, w.reads, w.takeovers]).toEqual([code, reads, []]);
+    }
+  });
 });
