@@ -108,7 +108,7 @@ export class LeaderWatch {
   private check(p: WatchedPoint): void {
     const token = {};
     this.phase = { name: 'checking', token };
-    const settle = (server: number | null, refused: boolean) => {
+    const settle = (server: number | null, refused: boolean, retryAfter?: number) => {
       if (this.phase.name !== 'checking' || this.phase.token !== token) return;
       const { env, backoff, staleMs } = this.parts;
       if (server !== null && server > p.offset) {
@@ -122,14 +122,16 @@ export class LeaderWatch {
         p.kind === 'thread'
           ? Math.min(staleMs * 2 ** (this.idle - 1), IDLE_THREAD_MAX_MS)
           : staleMs;
-      this.notBefore = env.now() + wait + retryDelay(this.idle, env.random, backoff);
+      // A 429/503's Retry-After (clamped by the policy) replaces the backoff's part.
+      this.notBefore = env.now() + wait + retryDelay(this.idle, env.random, backoff, retryAfter);
       this.phase = refused ? { name: 'refused' } : { name: 'watching' };
     };
     this.parts.serverOffset(p).then(
       (server) => settle(server, false),
       (error) => {
-        const action = errorAction(toResumable(error));
-        settle(null, action === 'stop' || action === 'forget');
+        const typed = toResumable(error);
+        const action = errorAction(typed);
+        settle(null, action === 'stop' || action === 'forget', typed.retryAfter);
       },
     );
   }
