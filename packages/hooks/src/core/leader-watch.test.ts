@@ -1,9 +1,16 @@
 import { ResumableError } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
 import type { WatchedPoint } from './leader-watch.js';
+import * as leaderWatch from './leader-watch.js';
 import { LEADER_GRACE_MS, LeaderWatch } from './leader-watch.js';
 
 const STALE_MS = 1000;
+/** A leader silent this long (a visible follower's bound when the server cannot tell). */
+const SILENT_MS = (leaderWatch as { LEADER_SILENT_MS?: number }).LEADER_SILENT_MS ?? 90_000;
+
+/** What another tab's message says it delivered (a `lead`'s run offset, a batch's last). */
+type Delivered = { kind: 'run' | 'thread'; id: string; offset: number } | null;
+type Hear = (tab: string, lead: boolean, delivered: Delivered) => void;
 
 /**
  * A follower at `point` (offset 4) whose server is at `server.at` (or refuses with
@@ -16,8 +23,10 @@ function watched(server: { at: number; error?: ResumableError }) {
   };
   const reads: number[] = [];
   const takeovers: number[] = [];
-  const watch = new LeaderWatch({
+  const view = { visible: true };
+  const parts = {
     env: { now: () => now, random: () => 0.5 },
+    visible: () => view.visible,
     backoff: { initialMs: 400, maxMs: 2000, minMs: 100 },
     staleMs: STALE_MS,
     point: () => point.p,
@@ -27,8 +36,12 @@ function watched(server: { at: number; error?: ResumableError }) {
       return server.at;
     },
     takeOver: () => takeovers.push(now),
-  });
+  };
+  const watch = new LeaderWatch(parts);
   watch.reset();
+  /** Another tab's message, as `conversation.ts` tells the watch. */
+  const hear: Hear = (tab, lead, delivered) =>
+    (watch as unknown as { heard?: Hear }).heard?.(tab, lead, delivered);
   const run = async (ms: number, each?: (at: number) => void) => {
     for (const end = now + ms; now < end; ) {
       now += 500;
@@ -38,7 +51,7 @@ function watched(server: { at: number; error?: ResumableError }) {
       await Promise.resolve();
     }
   };
-  return { watch, point, reads, takeovers, run };
+  return { watch, point, reads, takeovers, run, hear, view };
 }
 
 describe('LeaderWatch', () => {
@@ -107,5 +120,58 @@ describe('LeaderWatch', () => {
       await w.run(10_000);
       expect([code, w.reads, w.takeovers]).toEqual([code, reads, []]);
     }
+  });
+
+  it('a new leader (another tab took the lock) gets its own staleMs: the follower that found the old one behind does not steal from it — once, until the watch sees progress', async () => {
+    const w = watched({ at: 7 });
+    const at4 = { kind: 'run', id: 'r1', offset: 4 } as const;
+    w.hear('a', true, at4);
+    await w.run(4000, (at) => {
+      // a (hung) posts nothing after 0; b took the lock at 1500 and leads, at 4 as well;
+      // c says it leads at 3000 (a second change in the same streak does not hold off again).
+      if (at >= 1500) w.hear('b', true, at4);
+      if (at === 3000) w.hear('c', true, at4);
+    });
+    // Behind at 1000; b's lead at 1500 starts the watch over: read at 2500, behind, the grace.
+    expect(w.reads).toEqual([1000, 2500]);
+    expect(w.takeovers).toEqual([2500 + LEADER_GRACE_MS]);
+  });
+
+  it('the leader delivered what the server has while this tab’s own point lags (its gap check backing off): no takeover; a leader really behind the server loses the lock', async () => {
+    const w = watched({ at: 7 });
+    await w.run(10_000, () => w.hear('a', true, { kind: 'run', id: 'r1', offset: 7 }));
+    // The leader's 7 moved the watched point at 500: read at 1500, then spaced (not ahead).
+    expect(w.reads).toEqual([1500, 3000, 4500, 6500, 8500]);
+    expect(w.takeovers).toEqual([]);
+
+    const behind = watched({ at: 7 });
+    await behind.run(3000, () => {
+      behind.hear('a', true, { kind: 'run', id: 'r1', offset: 5 });
+      // Another run's batch says nothing about this one.
+      behind.hear('a', false, { kind: 'run', id: 'r0', offset: 9 });
+    });
+    expect(behind.reads).toEqual([1500]);
+    expect(behind.takeovers).toEqual([1500 + LEADER_GRACE_MS]);
+  });
+
+  it(`a silent leader (a hidden tab the browser throttles to a tick a minute) is not stolen from while the server is not past it; a visible follower takes over after ${SILENT_MS} ms of silence`, async () => {
+    const w = watched({ at: 4 });
+    await w.run(SILENT_MS + 500);
+    const spaced = Array.from({ length: (SILENT_MS - 4000) / 2000 + 1 }, (_, n) => 4000 + n * 2000);
+    expect(w.reads).toEqual([1000, 2500, ...spaced]);
+    expect(w.takeovers).toEqual([SILENT_MS + 500]);
+
+    // Nothing to ask the server (no live run, no thread): the silence bound alone.
+    const idle = watched({ at: 4 });
+    idle.point.p = null;
+    idle.watch.reset();
+    await idle.run(SILENT_MS + 500);
+    expect([idle.reads, idle.takeovers]).toEqual([[], [SILENT_MS + 500]]);
+
+    // A hidden follower never takes over for silence (its run's server check still does).
+    const hidden = watched({ at: 4 });
+    hidden.view.visible = false;
+    await hidden.run(SILENT_MS + 500);
+    expect(hidden.takeovers).toEqual([]);
   });
 });
