@@ -1,16 +1,9 @@
 import { ResumableError } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
-import type { WatchedPoint } from './leader-watch.js';
-import * as leaderWatch from './leader-watch.js';
-import { LEADER_GRACE_MS, LeaderWatch } from './leader-watch.js';
+import type { Delivered, WatchedPoint } from './leader-watch.js';
+import { LEADER_GRACE_MS, LeaderWatch, LEADER_SILENT_MS as SILENT_MS } from './leader-watch.js';
 
 const STALE_MS = 1000;
-/** A leader silent this long (a visible follower's bound when the server cannot tell). */
-const SILENT_MS = (leaderWatch as { LEADER_SILENT_MS?: number }).LEADER_SILENT_MS ?? 90_000;
-
-/** What another tab's message says it delivered (a `lead`'s run offset, a batch's last). */
-type Delivered = { kind: 'run' | 'thread'; id: string; offset: number } | null;
-type Hear = (tab: string, lead: boolean, delivered: Delivered) => void;
 
 /**
  * A follower at `point` (offset 4) whose server is at `server.at` (or refuses with
@@ -24,7 +17,7 @@ function watched(server: { at: number; error?: ResumableError }) {
   const reads: number[] = [];
   const takeovers: number[] = [];
   const view = { visible: true };
-  const parts = {
+  const watch = new LeaderWatch({
     env: { now: () => now, random: () => 0.5 },
     visible: () => view.visible,
     backoff: { initialMs: 400, maxMs: 2000, minMs: 100 },
@@ -36,12 +29,11 @@ function watched(server: { at: number; error?: ResumableError }) {
       return server.at;
     },
     takeOver: () => takeovers.push(now),
-  };
-  const watch = new LeaderWatch(parts);
+  });
   watch.reset();
   /** Another tab's message, as `conversation.ts` tells the watch. */
-  const hear: Hear = (tab, lead, delivered) =>
-    (watch as unknown as { heard?: Hear }).heard?.(tab, lead, delivered);
+  const hear = (tab: string, lead: boolean, delivered: Delivered | null) =>
+    watch.heard(tab, lead, delivered);
   const run = async (ms: number, each?: (at: number) => void) => {
     for (const end = now + ms; now < end; ) {
       now += 500;
@@ -140,18 +132,55 @@ describe('LeaderWatch', () => {
   it('the leader delivered what the server has while this tab’s own point lags (its gap check backing off): no takeover; a leader really behind the server loses the lock', async () => {
     const w = watched({ at: 7 });
     await w.run(10_000, () => w.hear('a', true, { kind: 'run', id: 'r1', offset: 7 }));
-    // The leader's 7 moved the watched point at 500: read at 1500, then spaced (not ahead).
-    expect(w.reads).toEqual([1500, 3000, 4500, 6500, 8500]);
+    // This tab's own 4 stands still: reads as for a quiet run, none of them a takeover.
+    expect(w.reads).toEqual([1000, 2500, 4000, 6000, 8000, 10_000]);
     expect(w.takeovers).toEqual([]);
 
     const behind = watched({ at: 7 });
-    await behind.run(3000, () => {
+    await behind.run(2500, () => {
       behind.hear('a', true, { kind: 'run', id: 'r1', offset: 5 });
       // Another run's batch says nothing about this one.
       behind.hear('a', false, { kind: 'run', id: 'r0', offset: 9 });
     });
-    expect(behind.reads).toEqual([1500]);
-    expect(behind.takeovers).toEqual([1500 + LEADER_GRACE_MS]);
+    expect(behind.reads).toEqual([1000]);
+    expect(behind.takeovers).toEqual([1000 + LEADER_GRACE_MS]);
+
+    // Behind at the read, it delivers what the server had within the grace: not taken over.
+    const late = watched({ at: 7 });
+    await late.run(3000, (at) => {
+      if (at >= 1500) late.hear('a', true, { kind: 'run', id: 'r1', offset: 7 });
+    });
+    expect([late.reads, late.takeovers]).toEqual([[1000, 2500], []]);
+  });
+
+  it('a claim past the server’s answer is made up (the leader’s events come from that server): it holds nothing off, and claims count again only once this tab’s own point moves', async () => {
+    const w = watched({ at: 7 });
+    // Another tab claims ever higher offsets of the run (1000 + the time).
+    await w.run(2500, (at) => w.hear('x', false, { kind: 'run', id: 'r1', offset: 1000 + at }));
+    expect(w.reads).toEqual([1000]);
+    expect(w.takeovers).toEqual([1000 + LEADER_GRACE_MS]);
+
+    // Doubted, a claim of the server's own 7 counts only once this tab's point moved (to 5).
+    const doubted = watched({ at: 7 });
+    await doubted.run(2000, (at) =>
+      doubted.hear('x', false, { kind: 'run', id: 'r1', offset: at === 1000 ? 1000 : 7 }),
+    );
+    expect(doubted.takeovers).toEqual([2000]);
+    doubted.point.p = { kind: 'run', id: 'r1', token: 'tk', offset: 5 };
+    await doubted.run(5000, () => doubted.hear('a', true, { kind: 'run', id: 'r1', offset: 7 }));
+    // Reads at 1000 (the 1000 made up), then spaced as for a quiet run: 5 stands still, and
+    // the leader's 7 is the server's.
+    expect(doubted.reads).toEqual([1000, 3500, 5000, 6500]);
+    expect(doubted.takeovers).toEqual([2000]);
+
+    // This tab's own point past the server too (it folded made-up events): not behind.
+    const past = watched({ at: 7 });
+    past.point.p = { kind: 'run', id: 'r1', token: 'tk', offset: 9 };
+    past.watch.reset();
+    await past.run(2000, (at) =>
+      past.hear('x', false, { kind: 'run', id: 'r1', offset: 1000 + at }),
+    );
+    expect([past.reads, past.takeovers]).toEqual([[1000], []]);
   });
 
   it(`a silent leader (a hidden tab the browser throttles to a tick a minute) is not stolen from while the server is not past it; a visible follower takes over after ${SILENT_MS} ms of silence`, async () => {
