@@ -1,7 +1,16 @@
 import type { RunSnapshot } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
-import { DELETE_CHECKS, knownRun, MAX_IN_FLIGHT, MAX_KNOWN, threadGone } from './announced-run.js';
+import {
+  READ_BUDGET as BUDGET,
+  DELETE_CHECKS,
+  knownRun,
+  MAX_IN_FLIGHT,
+  MAX_KNOWN,
+  threadGone,
+  READ_WINDOW_MS as WINDOW_MS,
+} from './announced-run.js';
+import type { BackoffOptions } from './backoff.js';
 import { parseTabMessage } from './chat-state.js';
 import type { RunSession } from './session.js';
 
@@ -72,19 +81,27 @@ describe('threadGone', () => {
   });
 });
 
+/** The policy the stand-in chat was given: retryDelay(n) is 500, 1000, 2000, 4000, 4000… (random 0.5). */
+const BACKOFF: BackoffOptions = { initialMs: 1000, maxMs: 8000, minMs: 100 };
+
 /**
  * `knownRun` over a stand-in session following run `own`: each read answers `answer(runId)`
- * (a snapshot's thread, or an error) once `release()` lets it; reads and kept snapshots logged.
+ * (a snapshot's thread, or an error) once `release()` lets it; reads (with the clock's time)
+ * and kept snapshots logged; `clock.now` moves only when a test moves it.
  */
 function knownOver(answer: (runId: string) => string | ResumableError) {
   const reads: string[] = [];
+  const readAt: number[] = [];
   const kept: string[] = [];
+  const clock = { now: 0 };
   let pending: (() => void)[] = [];
   const run = {
+    env: { now: () => clock.now, random: () => 0.5 },
     getState: () => ({ runId: 'own' }),
     api: {
       getRun: (runId: string) => {
         reads.push(runId);
+        readAt.push(clock.now);
         return new Promise<RunSnapshot>((resolve, reject) => {
           pending.push(() => {
             const a = answer(runId);
@@ -100,11 +117,11 @@ function knownOver(answer: (runId: string) => string | ResumableError) {
     for (const go of pending.splice(0)) go();
   };
   const ask = async (runId: string, threadId = 't') => {
-    const answer = knownRun(run, runId, threadId, 'tok');
+    const answer = knownRun(run, runId, threadId, 'tok', BACKOFF);
     release();
     return answer;
   };
-  return { run, reads, kept, ask, release, reset: () => (pending = []) };
+  return { run, reads, readAt, kept, clock, ask, release, reset: () => (pending = []) };
 }
 
 describe('knownRun', () => {
@@ -141,6 +158,8 @@ describe('knownRun', () => {
       (runId) => new ResumableError(codes.get(runId as 'gone') ?? 'internal', 'no'),
     );
     for (const round of [1, 2]) {
+      // The second round after the retry policy's delay (a failed check is kept that long).
+      k.clock.now = (round - 1) * 60_000;
       for (const runId of codes.keys())
         expect([round, runId, await k.ask(runId)]).toEqual([round, runId, false]);
     }
@@ -162,12 +181,79 @@ describe('knownRun', () => {
 
   it(`keeps ${MAX_KNOWN} answers: the oldest is asked again`, async () => {
     const k = knownOver(() => 't');
-    for (let i = 0; i <= MAX_KNOWN; i++) expect(await k.ask(`r${i}`)).toBe(true);
-    expect(await k.ask(`r${MAX_KNOWN}`)).toBe(true); // kept
-    expect(await k.ask('r1')).toBe(true); // kept
+    // Spaced past the read budget's window: only the answers kept are tested here.
+    const later = async (runId: string) => {
+      k.clock.now += WINDOW_MS;
+      return k.ask(runId);
+    };
+    for (let i = 0; i <= MAX_KNOWN; i++) expect(await later(`r${i}`)).toBe(true);
+    expect(await later(`r${MAX_KNOWN}`)).toBe(true); // kept
+    expect(await later('r1')).toBe(true); // kept
     expect(k.reads).toHaveLength(MAX_KNOWN + 1);
-    expect(await k.ask('r0')).toBe(true); // dropped for r16: read again
+    expect(await later('r0')).toBe(true); // dropped for r16: read again
     expect(k.reads).toHaveLength(MAX_KNOWN + 2);
     expect(k.reads.at(-1)).toBe('r0');
+  });
+
+  it('a failed check (503, network) is kept for the retry policy’s delay, growing while it fails: a lead every 500 ms is not a read every 500 ms', async () => {
+    const k = knownOver(
+      (runId) => new ResumableError(runId === 'busy' ? 'store_unavailable' : 'network', 'no'),
+    );
+    for (const runId of ['busy', 'offline']) {
+      for (let at = 0; at < 10_000; at += 500) {
+        k.clock.now = (runId === 'busy' ? 0 : 100_000) + at;
+        expect(await k.ask(runId)).toBe(false);
+      }
+    }
+    // retryDelay(1..5): 500, 1000, 2000, 4000, 4000 after each failed read; 20 asks each.
+    const times = [0, 500, 1500, 3500, 7500];
+    expect(k.readAt).toEqual([...times, ...times.map((at) => 100_000 + at)]);
+    expect(k.reads).toEqual([...Array(5).fill('busy'), ...Array(5).fill('offline')]);
+  });
+
+  it('a Retry-After sets the delay, clamped to the policy’s [minMs, maxMs]', async () => {
+    const after = new Map([
+      ['soon', 3],
+      ['late', 3600],
+      ['now', 0],
+    ]);
+    const k = knownOver(
+      (runId) =>
+        new ResumableError('too_many_requests', 'slow down', {
+          status: 429,
+          retryAfter: after.get(runId) as number,
+        }),
+    );
+    for (const [i, runId] of ['soon', 'late', 'now'].entries()) {
+      for (let at = 0; at < 10_000; at += 500) {
+        k.clock.now = i * 100_000 + at;
+        expect(await k.ask(runId)).toBe(false);
+      }
+    }
+    expect(k.readAt).toEqual([
+      ...[0, 3000, 6000, 9000],
+      // 3600 s: the policy's 8 s at most.
+      ...[100_000, 108_000],
+      // 0 s: the policy's 100 ms at least, so each 500 ms lead reads again — until the
+      // read budget is spent for the window.
+      ...Array.from({ length: BUDGET }, (_, n) => 200_000 + n * 500),
+    ]);
+  });
+
+  it(`ids that cycle past the ${MAX_KNOWN} answers kept cost at most ${BUDGET} reads per ${WINDOW_MS} ms`, async () => {
+    const k = knownOver(() => 't');
+    const answers: boolean[] = [];
+    for (let i = 0; i < 40; i++) {
+      k.clock.now = i * 100;
+      answers.push(await k.ask(`r${i % (MAX_KNOWN + 4)}`));
+    }
+    expect(k.reads).toEqual(Array.from({ length: BUDGET }, (_, i) => `r${i}`));
+    // The ones read are kept (r0–r7 again at 20–27); the others were not read, nor remembered.
+    const round = [...Array(BUDGET).fill(true), ...Array(MAX_KNOWN + 4 - BUDGET).fill(false)];
+    expect(answers).toEqual([...round, ...round]);
+    // The next window: reads again (the ones not read are not remembered as unknown).
+    k.clock.now = WINDOW_MS;
+    expect(await k.ask('r12')).toBe(true);
+    expect(k.reads).toHaveLength(BUDGET + 1);
   });
 });

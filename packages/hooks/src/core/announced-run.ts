@@ -12,17 +12,32 @@ import { toResumable } from './session.js';
  * leaving the one shown, so a made-up or stale announcement (a buggy tab, another version)
  * would otherwise take the chat off its live reply. One `GET /runs/{id}` per announced run,
  * shared by every way it was heard of and by its join (`SharedStream.keepFresh`); at most
- * `MAX_IN_FLIGHT` at a time.
+ * `MAX_IN_FLIGHT` at a time, and `READ_BUDGET` per `READ_WINDOW_MS` whatever the ids (ids
+ * cycling past the `MAX_KNOWN` answers kept would otherwise each cost a read).
  */
 
 /** Answers kept per session (a run is announced a few times: the message, `lead`, the thread). */
 export const MAX_KNOWN = 16;
 /** Checks in flight per session: more announcements meanwhile are dropped. */
 export const MAX_IN_FLIGHT = 4;
+/** Reads per session per window: announcements past it are dropped (not remembered). */
+export const READ_BUDGET = 8;
+export const READ_WINDOW_MS = 10_000;
+
+interface Answer {
+  known: Promise<boolean>;
+  /** Asked again from then on: a failed read's (the retry policy's delay); else never. */
+  until: number;
+  /** Failed reads in a row of this run (the policy's attempt). */
+  failures: number;
+}
 
 interface Known {
-  answers: Map<string, Promise<boolean>>;
+  answers: Map<string, Answer>;
   inFlight: number;
+  /** The read budget's window: its start and the reads in it. */
+  windowAt: number;
+  reads: number;
 }
 
 const bySession = new WeakMap<RunSession, Known>();
@@ -30,27 +45,43 @@ const bySession = new WeakMap<RunSession, Known>();
 /**
  * True when the server answers run `runId`'s snapshot in thread `threadId` (or the session
  * follows it already). A server's refusal (404, another thread) is remembered; a failed read
- * is not (a later announcement asks again).
+ * (network, 5xx, 429) is remembered for the retry policy's delay (its `Retry-After` when it
+ * gave one, clamped by `backoff`), growing while it keeps failing: the leader's `lead` every
+ * 500 ms asks again only then.
  */
 export function knownRun(
   run: RunSession,
   runId: string,
   threadId: string,
   token: string | null,
+  backoff?: BackoffOptions,
 ): Promise<boolean> {
   if (run.getState().runId === runId) return Promise.resolve(true);
+  const { env } = run;
+  const now = env.now();
   let known = bySession.get(run);
   if (!known) {
-    known = { answers: new Map(), inFlight: 0 };
+    known = { answers: new Map(), inFlight: 0, windowAt: now, reads: 0 };
     bySession.set(run, known);
   }
   const { answers } = known;
   const kept = answers.get(runId);
-  if (kept) return kept;
+  if (kept && now < kept.until) return kept.known;
   if (known.inFlight >= MAX_IN_FLIGHT) return Promise.resolve(false);
+  if (now - known.windowAt >= READ_WINDOW_MS) {
+    known.windowAt = now;
+    known.reads = 0;
+  }
+  if (known.reads >= READ_BUDGET) return Promise.resolve(false);
+  known.reads++;
   const state = known;
   state.inFlight++;
-  const answer = run.api.getRun(runId, token).then(
+  const entry: Answer = {
+    known: Promise.resolve(false),
+    until: Infinity,
+    failures: kept?.failures ?? 0,
+  };
+  entry.known = run.api.getRun(runId, token).then(
     (snapshot) => {
       // A snapshot before the run's first event may not name its thread yet.
       const known = snapshot.threadId === threadId || snapshot.threadId === '';
@@ -59,18 +90,25 @@ export function knownRun(
       return known;
     },
     (error) => {
-      // The server's own no (404, 401, 403) is final; a read that failed may be asked again.
-      const action = errorAction(toResumable(error));
-      if (action !== 'forget' && action !== 'stop') answers.delete(runId);
+      // The server's own no (404, 401, 403) is final; a read that failed is asked again
+      // after the policy's delay.
+      const typed = toResumable(error);
+      const action = errorAction(typed);
+      if (action !== 'forget' && action !== 'stop') {
+        entry.failures++;
+        const delay = retryDelay(entry.failures, env.random, backoff, typed.retryAfter);
+        entry.until = env.now() + delay;
+      }
       return false;
     },
   );
-  void answer.finally(() => {
+  void entry.known.finally(() => {
     state.inFlight--;
   });
-  answers.set(runId, answer);
+  answers.delete(runId);
+  answers.set(runId, entry);
   if (answers.size > MAX_KNOWN) answers.delete(answers.keys().next().value as string);
-  return answer;
+  return entry.known;
 }
 
 /** What following an announced run needs of its chat. */

@@ -34,10 +34,11 @@ export interface ChatSessionOptions extends RunSessionOptions {
    */
   shareTabs?: boolean;
   /**
-   * A follower whose live run had no new event this long while the server's went on (one
-   * `GET /runs/{id}` tells), or a visible one that heard nothing from the leader this long,
-   * takes over: a hung leader, or another tab's made-up heartbeats, cannot hold the chat. A
-   * closed, crashed or frozen leader lets go of its lock at once. @default 5000
+   * A follower whose live run had no new event this long while the server's went past what
+   * the leader delivered (one `GET /runs/{id}` tells) takes over: a hung leader, or another
+   * tab's made-up heartbeats, cannot hold the chat. Silence alone takes over only after 90 s
+   * (a hidden leader's throttled timers tick about once a minute). A closed, crashed or
+   * frozen leader lets go of its lock at once. @default 5000
    */
   leaderStaleMs?: number;
 }

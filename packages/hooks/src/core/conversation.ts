@@ -2,7 +2,7 @@ import type { Envelope } from '@resumable/protocol';
 import { isTerminalStatus } from '@resumable/protocol';
 import { knownRun, threadGone } from './announced-run.js';
 import type { ConversationHost } from './conversation-start.js';
-import { LeaderWatch } from './leader-watch.js';
+import { deliveredBy, LeaderWatch } from './leader-watch.js';
 import type { RunRef, TabShareMessage } from './tab-channel.js';
 import { chunkEnvelopes, parseTabShareMessage, post } from './tab-channel.js';
 import type { StreamRole } from './tab-leader.js';
@@ -13,7 +13,7 @@ import { ThreadFollower } from './thread-stream.js';
 
 /** The leader's heartbeat period (a hidden tab's timers may run only once a second). */
 export const HEARTBEAT_MS = 500;
-/** A visible follower that heard nothing from the leader this long takes the lock. */
+/** A follower whose point stood still this long asks the server (`leader-watch.ts`). */
 export const DEFAULT_LEADER_STALE_MS = 5000;
 /**
  * A leader answers a `sync` (a follower of an earlier version of this kit asking for its
@@ -40,7 +40,6 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
   const offs: (() => void)[] = [];
   let role: StreamRole = 'solo';
   let closed = false;
-  let lastHeard = env.now();
   let lastSnapshotAt = Number.NEGATIVE_INFINITY;
   let lastLeadRun: string | null = null;
   /** The thread a deletion check (`threadGone`) runs for. */
@@ -129,9 +128,13 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
       // Another tab's thread batch names a run the server is asked about first.
       if (ownNetwork()) go();
       else
-        void knownRun(run, runId, threadId, ref.token ?? store.getState().token).then(
-          (k) => k && go(),
-        );
+        void knownRun(
+          run,
+          runId,
+          threadId,
+          ref.token ?? store.getState().token,
+          options.backoff,
+        ).then((k) => k && go());
     }
   }
 
@@ -171,7 +174,6 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
       thread.stop();
     }
     if (next === 'follower') {
-      lastHeard = env.now();
       watch.reset();
       send({ v: 1, t: 'hello', tab, key });
     }
@@ -184,7 +186,7 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
       leaderDuty(m);
       return;
     }
-    lastHeard = env.now();
+    watch.heard(m.tab, m.t === 'lead', deliveredBy(m));
     if (role !== 'follower' && role !== 'pending') return;
     switch (m.t) {
       case 'lead':
@@ -195,7 +197,7 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
           const token = ref.token ?? store.getState().token;
           // Marked followed only once the server knows it: a read that failed (or was over
           // `knownRun`'s bound) is asked again at the leader's next `lead`.
-          void knownRun(run, ref.runId, ref.threadId, token).then((known) => {
+          void knownRun(run, ref.runId, ref.threadId, token, options.backoff).then((known) => {
             if (!known || lastLeadRun === ref.runId) return;
             lastLeadRun = ref.runId;
             follow(ref);
@@ -261,6 +263,7 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
     env,
     backoff: options.backoff,
     staleMs,
+    visible: () => env.visible.get(),
     point() {
       const p = run.shared.point;
       if (p !== null && !isTerminalStatus(run.getState().status)) {
@@ -297,10 +300,8 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
     const tick = () => {
       timer = env.setTimeout(tick, HEARTBEAT_MS);
       if (role === 'leader') announce();
-      else if (election.phase === 'follower') {
-        watch.tick();
-        if (env.visible.get() && env.now() - lastHeard > staleMs) election.dispatch('stale');
-      }
+      // Silence alone is not enough to steal: the watch asks the server first.
+      else if (election.phase === 'follower') watch.tick();
     };
     timer = env.setTimeout(tick, HEARTBEAT_MS);
     return () => env.clearTimeout(timer);

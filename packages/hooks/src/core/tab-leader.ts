@@ -5,7 +5,8 @@ import type { TabLocks } from './env.js';
  * the tabs of an origin, elected with the Web Locks API. The lock is the truth — the
  * browser releases it when its tab closes, crashes or navigates — so a queued follower is
  * granted it within milliseconds. A tab that freezes (or goes into the back-forward cache)
- * gives it up itself; a leader that hangs is stolen from after `staleMs` of silence.
+ * gives it up itself; a leader that hangs is stolen from when the server shows it behind
+ * (`leader-watch.ts`), or after `LEADER_SILENT_MS` of silence.
  *
  * ```
  *           start                     busy
@@ -40,7 +41,7 @@ export type LeaderEvent =
   | 'busy'
   /** The lock was stolen from this tab (it had hung, or was thought to). */
   | 'lost'
-  /** No word from the leader for `staleMs` while this tab is visible. */
+  /** The leader is behind the server, or silent too long (`leader-watch.ts` decides). */
   | 'stale'
   | 'freeze'
   | 'resume'
