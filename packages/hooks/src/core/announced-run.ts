@@ -118,11 +118,12 @@ export type AnnouncedHost = Pick<OutboxHost, 'run' | 'store' | 'followRun'>;
 export function followAnnounced(
   host: AnnouncedHost,
   m: (Omit<TabRunMessage, 'token' | 'prompt'> & Partial<TabRunMessage>) | null,
+  backoff?: BackoffOptions,
 ): void {
   // Ids the server would not take cost no read (`parseTabMessage` bounds only their length).
   if (m === null || !isWireId(m.runId) || !isWireId(m.threadId)) return;
   const token = m.token ?? host.store.getState().token;
-  void knownRun(host.run, m.runId, m.threadId, token).then((known) => {
+  void knownRun(host.run, m.runId, m.threadId, token, backoff).then((known) => {
     if (!known) return;
     const prompt = m.prompt ? { runId: m.runId, message: m.prompt } : null;
     void host.followRun(m.runId, m.threadId, token, prompt);

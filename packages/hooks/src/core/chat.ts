@@ -345,7 +345,7 @@ export class ChatSession {
     // Followed once the server knows it (a made-up one would take the chat off its run).
     const m = parseTabMessage(message, this.options.key);
     const follow = (a: typeof import('./announced-run.js')) =>
-      a.followAnnounced(this.outboxHost, m);
+      a.followAnnounced(this.outboxHost, m, this.options.backoff);
     if (m) void import('./announced-run.js').then(follow, () => {});
   }
 
