@@ -94,14 +94,16 @@ describe('a model thinking for long', () => {
     expect(log).toEqual(finishedLog(run, []));
   });
 
-  it("keep-alives hold the run's own silence deadline too: 1.2 s of them outlast a 400 ms agentTimeoutMs", async () => {
+  // Deadlines 6–8 keep-alive periods long: a loaded machine delays timers by a few hundred
+  // ms (at 3–4 periods this failed at load 10), and 2 s of keep-alives still outlast both.
+  it("keep-alives hold the run's own silence deadline too: 2 s of them outlast an 800 ms agentTimeoutMs", async () => {
     const { server } = await openaiStack(
       (_req, _body, res) => {
         sse(res);
-        every(res, ': OPENROUTER PROCESSING\n\n', 100, 1_200, () => answer(res));
+        every(res, ': OPENROUTER PROCESSING\n\n', 100, 2_000, () => answer(res));
       },
-      { timeoutMs: 5_000, idleTimeoutMs: 300 },
-      { agentTimeoutMs: 400 },
+      { timeoutMs: 5_000, idleTimeoutMs: 600 },
+      { agentTimeoutMs: 800 },
     );
     const { run, log } = await runToEnd(server);
     expect(log).toEqual(finishedLog(run, []));
