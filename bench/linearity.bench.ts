@@ -20,36 +20,34 @@
  *
  * Method. A fold of 30k events takes a few ms, and what the heap holds when it starts moves
  * that by several times, so each series is timed apart from the others' garbage, twice:
- * - `settled` (the goal figure): before every timed call a full collection, three untimed calls
- *   of the same series, a minor collection and a 10 ms pause (`pnpm bench` passes
- *   `--expose-gc`), so each call starts with both generations clean, no collection of
- *   another series' garbage pending, and its code optimized, and pays only for what it
- *   does (with the minor collections its own allocation triggers). The untimed calls (three)
- *   are needed because a full `gc()` also drops V8's optimized code for the fold ("marking
- *   dependent code … reason: weak objects"): timed straight after one, every call ran
- *   unoptimized first and re-optimized, which measured the compiler. The full collection
- *   is `gc()`: Node 20's `gc({ type: 'major' })` runs a scavenge (`--trace-gc`), which the
- *   figures before this note used, so old garbage piled up between calls.
+ * - `settled` (the goal figure): each series in processes of its own, a few rounds per
+ *   process (`lib/linearity-settled.ts`); before every timed call a full collection, three
+ *   untimed calls of the same series, a minor collection and a 10 ms pause (`--expose-gc`),
+ *   so each call starts with both generations clean and its code optimized, in a heap
+ *   sized by its own series only, and pays only for what it does (with the minor
+ *   collections its own allocation triggers). The untimed calls (three) are needed because
+ *   a full `gc()` also drops V8's optimized code for the fold ("marking dependent code …
+ *   reason: weak objects"): timed straight after one, every call ran unoptimized first and
+ *   re-optimized, which measured the compiler. The full collection is `gc()`: Node 20's
+ *   `gc({ type: 'major' })` runs a scavenge (`--trace-gc`).
  * - `batched`: no forced collection; k calls of one series back to back (each on its own
  *   freshly decoded log), timed together and divided by k, so each series also pays the
  *   collections its own garbage causes (what a long-lived client pays).
- * Fresh pages. The ~8 ms a 30k unknown-id fold costs in some settled calls (in some runs
- * half, in others all; not growing with N) is the kernel mapping memory for its messages: V8 pretenures the N message
- * objects (56 B each; they outlive every scavenge of the untimed calls) into the old space,
- * and when the last full collection left it no free room the call maps ~1.8 MB of new pages
- * (~470 minor faults, +7–10 ms on this VM; otherwise only the result array's ~60): in this
- * bench the three untimed calls' dead messages (~4.5 MB) fill the room. V8 decides per
- * allocation site: here it keeps the floor's literal young, so the floor's call ends before
- * any scavenge and never pays for moving its messages to the old generation (it pays the
- * same +7–10 ms when pretenured without room, as in a standalone probe). The one-id fold
- * keeps one message and never does. It is memory a client needs to hold N messages (without pretenuring it pays it when a
- * scavenge promotes them), so it stays in the timed call; each call's minor page faults are
- * recorded and the settled figures are also given split by them (`unknownByRoom`,
- * `floorByRoom`: calls within twice the result array's pages + 32, or beyond).
+ * Fresh pages. V8 pretenures the unknown-id fold's N message objects (56 B each; they
+ *   outlive every scavenge of the untimed calls) into the old space; a call that finds no
+ *   room there maps ~1.8 MB of new pages (~470 minor faults, +7–10 ms on this VM, against
+ *   the result array's ~60 otherwise). Until this bench ran each series in its own process,
+ *   the series took turns in one: V8 had sized the old space for whichever ran before, and
+ *   23 of 25 settled calls of the unknown-id fold paid to regrow it (5–6.5× one id; two
+ *   series alternating gave 60, 474, 115, 475, … faults; the fold alone, 60 every call).
+ *   The memory is still the client's to pay once (without pretenuring, when a scavenge
+ *   promotes the messages): `cold` and `batched` keep it. Each call's minor page faults are
+ *   recorded and the settled figures are also given split by them (`unknownByRoom`,
+ *   `floorByRoom`: calls within twice the result array's pages + 32, or beyond).
  * Each call is timed by `process.cpuUsage` (user + system of the process: the page faults
  * of fresh memory and the GC helper threads are part of the cost). Series take turns
- * (rotated each settled round) so load that shifts during the run skews all of them
- * alike; figures are medians over the rounds, ratios the median of the rounds' ratios.
+ * (rotated each settled chunk of rounds) so load that shifts during the run skews all of
+ * them alike; figures are medians over the rounds, ratios the median of the rounds' ratios.
  * `cold` (beside the goal figure, not instead of it): each call the first fold of a fresh
  * process, as a page load's join runs — code not yet optimized, no earlier calls'
  * pretenuring feedback. The bench also records what one minor page fault costs this
@@ -58,86 +56,14 @@
  */
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { Envelope, RunMessage } from '@resumable/protocol';
-import { foldLog, IdIndex } from '@resumable/protocol';
-import { BatchMessages } from '../packages/protocol/src/batch-messages.js';
 import type { Ids } from './lib/linearity-logs.js';
-import { decodeLog, linearityTexts, pageFaultMicros } from './lib/linearity-logs.js';
+import { pageFaultMicros } from './lib/linearity-logs.js';
+import type { Series } from './lib/linearity-series.js';
+import { cpuMs, logs, SERIES } from './lib/linearity-series.js';
 import { quickOr, writeResults } from './lib/results.js';
 import { median } from './lib/stats.js';
 
-const exposedGc = (globalThis as { gc?: (options?: { type: 'minor' }) => void }).gc;
-if (exposedGc === undefined) throw new Error('run with node --expose-gc (pnpm bench does)');
-const gc = exposedGc;
 
-type Series = 'unknown' | 'one' | 'floor' | 'floorOneMap' | 'objectsOnly';
-const SERIES: readonly Series[] = ['unknown', 'one', 'floor', 'floorOneMap', 'objectsOnly'];
-const message = (id: string, delta: string) =>
-  ({ id, role: 'assistant', content: delta, streaming: true }) as RunMessage;
-/** Each event's id and delta, as the floors read them from the decoded log. */
-const content = (e: Envelope) => e.event as { messageId: string; delta: string };
-
-function logs(n: number, ids: Ids) {
-  // The SSE data texts; every call gets its own decoded copy (`decodeLog`).
-  const { unknown, one } = linearityTexts(n, ids);
-  // Same result as the log says, or the comparison means nothing.
-  const folded = foldLog(decodeLog(unknown));
-  if (folded.messages.length !== n || folded.synthesizedCount !== n) {
-    throw new Error(`unknown ids: ${folded.messages.length} messages, expected ${n}`);
-  }
-  const run: Record<Series, (log: Envelope[]) => unknown> = {
-    unknown: (log) => foldLog(log),
-    one: (log) => foldLog(log),
-    /** What this design's storage pays for N messages without any fold. */
-    floor: (log) => {
-      const index = IdIndex.from<number>();
-      const messages = new BatchMessages([]);
-      for (let i = 1; i < log.length; i++) {
-        const { messageId, delta } = content(log[i]!);
-        if (index.get(messageId) !== undefined) continue;
-        index.set(messageId, messages.push(message(messageId, delta)));
-      }
-      return messages.result();
-    },
-    /** The same with one Map and one array grown by push (the design before). */
-    floorOneMap: (log) => {
-      const index = new Map<string, number>();
-      const messages: RunMessage[] = [];
-      for (let i = 1; i < log.length; i++) {
-        const { messageId, delta } = content(log[i]!);
-        if (index.get(messageId) !== undefined) continue;
-        index.set(messageId, messages.length);
-        messages.push(message(messageId, delta));
-      }
-      return messages;
-    },
-    /** N message objects in an array, no index. */
-    objectsOnly: (log) => {
-      const messages: RunMessage[] = [];
-      for (let i = 1; i < log.length; i++) {
-        const { messageId, delta } = content(log[i]!);
-        messages.push(message(messageId, delta));
-      }
-      return messages;
-    },
-  };
-  const logOf = (name: Series) => decodeLog(name === 'one' ? one : unknown);
-  return { run, logOf };
-}
-
-const cpuMs = (run: () => unknown, k: number): number => {
-  const c0 = process.cpuUsage();
-  run();
-  const c = process.cpuUsage(c0);
-  return (c.user + c.system) / 1000 / k;
-};
-/** One call's CPU time and its minor page faults (fresh memory the kernel maps for it). */
-const timedCall = (run: () => unknown) => {
-  const f0 = process.resourceUsage().minorPageFault;
-  const ms = cpuMs(run, 1);
-  return { ms, faults: process.resourceUsage().minorPageFault - f0 };
-};
 const round = (n: number, digits = 3) => Number(n.toPrecision(digits));
 const emptyTimes = () =>
   Object.fromEntries(SERIES.map((name) => [name, [] as number[]])) as Record<Series, number[]>;
@@ -177,32 +103,54 @@ function summary(t: Record<Series, number[]>, n: number) {
   };
 }
 
-async function linearity(n: number, ids: Ids) {
-  const { run, logOf } = logs(n, ids);
-  for (let i = 0; i < quickOr(5, 1); i++) for (const name of SERIES) run[name](logOf(name));
-  const rounds = quickOr(25, 3);
+const SETTLED = new URL('./lib/linearity-settled.ts', import.meta.url).pathname;
+
+/**
+ * `settled`: each series in processes of its own (`lib/linearity-settled.ts`), a few rounds
+ * each, the series taking turns process by process (rotated each chunk) so load that shifts
+ * during the run skews all of them alike; round i of one series is paired with round i of
+ * another for the ratios.
+ */
+function settledRounds(n: number, ids: Ids) {
+  // 3 processes of 8 rounds per series: each process costs a second or two of start-up.
+  const chunks = quickOr(3, 1);
+  const perChunk = quickOr(8, 3);
   const settled = emptyTimes();
   const faults = emptyTimes();
-  for (let r = 0; r < rounds; r++) {
+  for (let c = 0; c < chunks; c++) {
     for (let s = 0; s < SERIES.length; s++) {
-      // Rotate the order each round, so no series always follows the same one.
-      const name = SERIES[(r + s) % SERIES.length]!;
-      const [warm, timed] = [logOf(name), logOf(name)];
-      // A full collection, so no old-generation work is pending to run inside the call; it
-      // also drops the fold's optimized code, so untimed calls re-optimize it (three: after
-      // one, the one-id fold still took 3.5–8 ms instead of 3, compiling); then a
-      // minor collection empties the young generation again. `gc()`, not
-      // `gc({ type: 'major' })`: Node 20's V8 runs a scavenge for the latter (--trace-gc),
-      // so old garbage piled up and incremental marking started inside some timed calls.
-      gc();
-      for (let w = 0; w < 3; w++) run[name](warm);
-      gc({ type: 'minor' });
-      await sleep(10);
-      const call = timedCall(() => run[name](timed));
-      settled[name].push(call.ms);
-      faults[name].push(call.faults);
+      const name = SERIES[(c + s) % SERIES.length]!;
+      const child = spawnSync(
+        process.execPath,
+        [
+          '--expose-gc',
+          '--conditions=@resumable/source',
+          '--import',
+          'tsx',
+          SETTLED,
+          name,
+          String(n),
+          ids,
+          String(perChunk),
+          String(quickOr(5, 1)),
+        ],
+        { encoding: 'utf8', timeout: 300_000 },
+      );
+      if (child.status !== 0) throw new Error(`settled ${name} failed: ${child.stderr}`);
+      const out = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as {
+        ms: number[];
+        faults: number[];
+      };
+      settled[name].push(...out.ms);
+      faults[name].push(...out.faults);
     }
   }
+  return { settled, faults, rounds: chunks * perChunk };
+}
+
+function linearity(n: number, ids: Ids) {
+  const { settled, faults, rounds } = settledRounds(n, ids);
+  const { run, logOf } = logs(n, ids);
   const k = quickOr(4, 2);
   const batchedRounds = quickOr(12, 2);
   const batched = emptyTimes();
@@ -270,11 +218,7 @@ function cold(n: number, ids: Ids) {
 
 const loadBefore = loadavg()[0]!;
 const N = quickOr(30_000, 3_000);
-const rows = [
-  await linearity(N, 'server'),
-  await linearity(N * 2, 'server'),
-  await linearity(N, 'short'),
-];
+const rows = [linearity(N, 'server'), linearity(N * 2, 'server'), linearity(N, 'short')];
 const faultMicros = round(pageFaultMicros());
 const colds = [cold(N, 'server'), cold(N * 2, 'server')];
 const doubling = round(rows[1]!.settled.unknownIdsCpuMs / rows[0]!.settled.unknownIdsCpuMs);
@@ -344,7 +288,7 @@ const out = writeResults('linearity', {
   cpus: cpus().length,
   loadAverage: { before: round(loadBefore), after: round(loadavg()[0]!) },
   method:
-    "foldLog of N+1 envelopes in one call: RUN_STARTED then N TEXT_MESSAGE_CONTENT for N distinct unknown message ids, against RUN_STARTED, TEXT_MESSAGE_START and N-1 deltas into that one message. Every call folds its own copy of the log decoded from the SSE data texts by decodeEnvelope (JSON.parse, what a client runs), untimed, so ids are fresh strings as in a real replay. ids: server = msg-<run id>-<n> (the server’s, 45+ characters, not internalized by JSON.parse), short = m<n> (internalized by JSON.parse). floor: the decoded log’s ids and deltas in N message objects, the fold’s IdIndex (32 sampled-hash tables) and its chunked message list, no fold; floorOneMap: the same with one Map and one array grown by push; objectsOnly: the objects in an array, no index. Each call timed by process.cpuUsage (user + system, GC threads included). settled (the goal figure): before every timed call a full gc (gc(): in Node 20 gc({type:'major'}) only scavenges), three untimed calls of the same series (a full gc discards the fold’s optimized code; timed right after one, a call measures re-optimization), a minor gc and a 10 ms pause; series rotated each round, so no call pays for another series’ garbage. batched: no forced collection, k calls of one series back to back timed together and divided by k. Figures are medians over rounds, ratios the median of per-round ratios; fold beyond one id + floor = (unknown − one − floor) / N. pageFaults: median minor page faults per settled call; unknownByRoom / floorByRoom: settled calls whose faults stayed within 2× the result array's pages + 32 (the old space had room for the N message objects V8 pretenures) against those that mapped fresh old-space pages (~470 for 30k, +7–10 ms); both kinds stay in the figures, which are medians over all calls.",
+    "foldLog of N+1 envelopes in one call: RUN_STARTED then N TEXT_MESSAGE_CONTENT for N distinct unknown message ids, against RUN_STARTED, TEXT_MESSAGE_START and N-1 deltas into that one message. Every call folds its own copy of the log decoded from the SSE data texts by decodeEnvelope (JSON.parse, what a client runs), untimed, so ids are fresh strings as in a real replay. ids: server = msg-<run id>-<n> (the server’s, 45+ characters, not internalized by JSON.parse), short = m<n> (internalized by JSON.parse). floor: the decoded log’s ids and deltas in N message objects, the fold’s IdIndex (32 sampled-hash tables) and its chunked message list, no fold; floorOneMap: the same with one Map and one array grown by push; objectsOnly: the objects in an array, no index. Each call timed by process.cpuUsage (user + system, GC threads included). settled (the goal figure): each series in processes of its own (3 processes of 8 rounds per series, series rotated per process), so no call runs in a heap another series sized; before every timed call a full gc (gc(): in Node 20 gc({type:'major'}) only scavenges), three untimed calls of the same series (a full gc discards the fold’s optimized code; timed right after one, a call measures re-optimization), a minor gc and a 10 ms pause. Before 2026-12-02 the series took turns in one process and the unknown-id fold regrew the old space another series had let shrink in most calls (~475 page faults, 5–6.5× one id). batched: no forced collection, k calls of one series back to back timed together and divided by k. Figures are medians over rounds, ratios the median of per-round ratios; fold beyond one id + floor = (unknown − one − floor) / N. pageFaults: median minor page faults per settled call; unknownByRoom / floorByRoom: settled calls whose faults stayed within 2× the result array's pages + 32 (the old space had room for the N message objects V8 pretenures) against those that mapped fresh old-space pages (~470 for 30k, +7–10 ms); both kinds stay in the figures, which are medians over all calls.",
   rows,
   cold: colds.map((c, i) => ({ n: N * (i + 1), ids: 'server', ...c })),
   /** µs of CPU per minor page fault here (8 MB of fresh memory touched once per page). */
