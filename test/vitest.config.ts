@@ -18,6 +18,10 @@ export default defineProject({
     // 2 of 4 fresh runs on the idle 2-core machine, one file's IndexedDB writes or tab
     // hand-over ran late enough to fail a test: a flaky suite costs more than the minutes.
     maxWorkers: 1,
+    // One worker process for every browser file, its imports (playwright-core, vite, the
+    // kit) loaded once: each file still makes its own stack and contexts (fixture.ts), and
+    // the helpers they share hold no state between files.
+    isolate: false,
     sequence: { groupOrder: 1 },
   },
 });

@@ -88,6 +88,8 @@ describe('useChat × ResumableChatTransport in Chromium', () => {
     expect(await demo.assistantText()).toBe(offlineText);
     const before = demo.eventsRequestsFor(run.runId).length;
     await e2e.context.setOffline(false);
+    // Three reloads and an offline spell mid-answer: the rest comes at once.
+    await e2e.release();
 
     const snapshot = await waitForRunEnd(e2e.stack, run);
     expect(snapshot.status).toBe('finished');
@@ -122,6 +124,8 @@ describe('useChat × ResumableChatTransport in Chromium', () => {
     // The idle tab streams it too (the tabs' channel, then its own resume stream).
     await second.waitForText(300);
     expect(await first.page.evaluate(() => window.__aiSdkChat?.status)).toBe('streaming');
+    // Followed live, proven: the rest of the answer comes at once.
+    await e2e.release();
     const snapshot = await waitForRunEnd(e2e.stack, run);
     for (const tab of [first, second]) {
       await expect.poll(() => statusOf(tab), { timeout: 30_000 }).toBe('ready');

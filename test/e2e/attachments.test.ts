@@ -51,7 +51,9 @@ describe('attachments in Chromium', () => {
     const src = new URL((await image.getAttribute('src'))!, e2e.stack.appUrl);
     expect(src.pathname).toMatch(new RegExp(`^/api/threads/${run.threadId}/files/[^/]+$`));
     expect(src.searchParams.get('token')).toBe(run.token);
-    // The reload came mid-answer: the answer resumes and ends equal to the server's.
+    // The reload came mid-answer (the answer is held): it resumes and ends equal to the
+    // server's, the rest of it at once.
+    await e2e.release();
     const snapshot = await waitForRunEnd(e2e.stack, run);
     await demo.waitForMessageStatus('complete');
     expect(await demo.copiedText()).toBe(serverText(snapshot));

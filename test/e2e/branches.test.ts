@@ -10,7 +10,7 @@ import { screenshot } from './harness.js';
  */
 
 // Short, quick replies: three answers and a reload stay well under the test's budget.
-const e2e = useDemoStack({ env: { SCRIPTED_TOKENS: '40', SCRIPTED_TPS: '200' } });
+const e2e = useDemoStack({ env: { SCRIPTED_TOKENS: '40', SCRIPTED_TPS: '200' }, held: false });
 
 describe('branches in Chromium', () => {
   test('regenerate twice, switch to 1 of 3, reload: the same branch, exact text', async () => {

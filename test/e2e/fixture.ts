@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, inject } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, inject } from 'vitest';
 import { chaos, DemoPage } from './demo-page.js';
-import { connectChromium, newContext, type Stack, startStack } from './harness.js';
+import { connectChromium, HOLD_MS, newContext, type Stack, startStack } from './harness.js';
 
 export interface DemoFixture {
   readonly stack: Stack;
@@ -11,6 +11,11 @@ export interface DemoFixture {
   newContext(): Promise<BrowserContext>;
   /** The demo (or another page of it) in a fresh context. */
   openDemo(query?: string): Promise<DemoPage>;
+  /**
+   * Lets the held answers (see `held`) come at once: for a test that has proven what it
+   * needed mid-answer, or needs no mid-answer at all, and only waits for the end.
+   */
+  release(): Promise<void>;
 }
 
 /**
@@ -18,14 +23,21 @@ export interface DemoFixture {
  * build) and a connection to the run's one Chromium (see `global-setup.ts`): every context a
  * test opens is closed after it, and a test that failed half-way does not leave the server
  * slowed for the next one.
+ *
+ * @param options.held each test starts with the server's answers held at `HOLD_MS` an event
+ *   (the demo's "slow the stream"), so whatever it breaks lands mid-answer; `release()`
+ *   ends the hold. Off for a file whose env sets its own pace. @default true
  */
-export function useDemoStack(options: { env?: Record<string, string> } = {}): DemoFixture {
+export function useDemoStack(
+  options: { env?: Record<string, string>; held?: boolean } = {},
+): DemoFixture {
+  const { held = true, ...stackOptions } = options;
   let stack: Stack | undefined;
   let browser: Browser | undefined;
   const opened: BrowserContext[] = [];
   beforeAll(async () => {
     const [started, connected] = await Promise.allSettled([
-      startStack({ ...options, dist: inject('demoDist') }),
+      startStack({ ...stackOptions, dist: inject('demoDist') }),
       connectChromium(inject('chromiumWsEndpoint')),
     ]);
     // Whichever started is kept for afterAll to close, even when the other failed.
@@ -38,6 +50,9 @@ export function useDemoStack(options: { env?: Record<string, string> } = {}): De
   afterAll(async () => {
     await browser?.close();
     await stack?.close();
+  });
+  beforeEach(async () => {
+    if (held) await slow(fixture.stack, HOLD_MS);
   });
   afterEach(async () => {
     await Promise.all(opened.splice(0).map((context) => context.close()));
@@ -62,6 +77,13 @@ export function useDemoStack(options: { env?: Record<string, string> } = {}): De
     async openDemo(query = '') {
       return DemoPage.open(await fixture.newContext(), fixture.stack, query);
     },
+    release: () => slow(fixture.stack, 0),
   };
   return fixture;
+}
+
+async function slow(stack: Stack, delayMs: number): Promise<void> {
+  const { status, body } = await chaos(stack, 'slow', { delayMs });
+  if (status !== 200)
+    throw new Error(`slow ${delayMs} answered ${status}: ${JSON.stringify(body)}`);
 }

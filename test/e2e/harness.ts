@@ -29,11 +29,16 @@ const demoDir = fileURLToPath(new URL('../../apps/demo/', import.meta.url));
 export const artifactsDir = fileURLToPath(new URL('../artifacts/', import.meta.url));
 
 /**
- * A 12-second answer: long enough to break it on purpose several times even when the
- * machine is busy (a click can wait seconds for a starved renderer), short enough to keep
- * the suite within a few minutes.
+ * The scripted answer: 600 tokens (over 2,000 characters), 1.5 s when nothing holds it. The
+ * e2e fixture holds every answer at `HOLD_MS` an event (a 12-second answer or longer: long
+ * enough to break it on purpose several times even when the machine is busy, a click can
+ * wait seconds for a starved renderer) until the test has broken it and seen the recovery;
+ * then it lets the rest come at once (`DemoFixture.release`) instead of waiting it out.
  */
-export const SCRIPT = { tokens: 600, tokensPerSecond: 50 };
+export const SCRIPT = { tokens: 600, tokensPerSecond: 400 };
+
+/** The demo's "slow the stream" delay that holds an answer (at most 50 events a second). */
+export const HOLD_MS = 20;
 
 export interface Stack {
   /** The app, e.g. `http://127.0.0.1:41234` (its API is under `/api`). */

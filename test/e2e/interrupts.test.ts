@@ -8,7 +8,8 @@ import { useDemoStack } from './fixture.js';
  * another tab, and two tabs approving at once make one continuation run.
  */
 
-const e2e = useDemoStack({ env: { SCRIPTED_REPLY: 'demo' } });
+// The demo reply at its own pace (50 a second), unheld: nothing here is broken mid-answer.
+const e2e = useDemoStack({ env: { SCRIPTED_REPLY: 'demo', SCRIPTED_TPS: '50' }, held: false });
 const PROMPT = 'Delete the old draft (it asks for your approval first)';
 const ASKED = 'I can delete notes/old-draft.md for you. It needs your approval.';
 const APPROVED = 'Approved: I deleted notes/old-draft.md.';

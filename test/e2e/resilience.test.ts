@@ -60,6 +60,8 @@ describe('the demo in Chromium', () => {
       expect(resumed[0]!.after, demo.describe()).toBeGreaterThanOrEqual(stored);
       shown = await demo.waitForText(shown.length + 20);
     }
+    // Three resumes mid-answer, proven: the rest of the answer need not take its time.
+    await e2e.release();
 
     const snapshot = await waitForRunEnd(e2e.stack, run);
     expect(snapshot.status).toBe('finished');
@@ -94,6 +96,7 @@ describe('the demo in Chromium', () => {
     const resumed = demo.eventsRequestsFor(run.runId).slice(requestsBefore);
     expect(resumed[0]!.after).toBeGreaterThan(0);
     await screenshot(demo.page, 'offline-resumed');
+    await e2e.release();
 
     const snapshot = await waitForRunEnd(e2e.stack, run);
     await demo.waitForMessageStatus('complete');
@@ -137,8 +140,7 @@ describe('the demo in Chromium', () => {
     await first.send(LONG_PROMPT);
     const run = await first.run();
     await first.waitForText(40);
-    // The demo's "slow the stream" keeps the answer going while two more pages load on a
-    // busy machine.
+    // Held slower still (150 ms an event) while two more pages load on a busy machine.
     expect((await chaos(e2e.stack, 'slow', { delayMs: 150 })).status).toBe(200);
 
     const otherContext = await e2e.newContext();
@@ -159,6 +161,7 @@ describe('the demo in Chromium', () => {
       ]);
       await Promise.all([tab.waitForText(1), device.waitForText(1)]);
       expect((await fetchRun(e2e.stack, run)).status).toBe('running');
+      // Released: the rest comes at once.
       expect((await chaos(e2e.stack, 'slow', { delayMs: 0 })).status).toBe(200);
 
       const snapshot = await waitForRunEnd(e2e.stack, run);
@@ -210,6 +213,7 @@ describe('the demo in Chromium', () => {
       .poll(() => demo.eventsRequestsFor(run.runId).length, { timeout: 10_000 })
       .toBeGreaterThan(requests);
     expect(demo.eventsRequestsFor(run.runId)[requests]!.after).toBeGreaterThan(0);
+    await e2e.release();
 
     const snapshot = await waitForRunEnd(e2e.stack, run);
     await demo.waitForMessageStatus('complete');
@@ -244,6 +248,8 @@ describe('the demo in Chromium', () => {
   });
 
   test('a prompt sent while offline is delivered once the network is back, exactly once', async () => {
+    // Nothing here happens mid-answer: the answer comes as fast as it can.
+    await e2e.release();
     const demo = await e2e.openDemo();
     await e2e.context.setOffline(true);
     await demo.send('What time is it?');

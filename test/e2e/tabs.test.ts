@@ -47,9 +47,8 @@ describe('tabs share one connection; devices follow the conversation', () => {
     const a = await DemoPage.open(context, e2e.stack);
     const b = await DemoPage.open(context, e2e.stack);
     const c = await DemoPage.open(context, e2e.stack);
-    // A longer answer (+10 ms an event): the leader must still be mid-answer when it closes,
-    // however busy the machine.
-    await chaos(e2e.stack, 'slow', { delayMs: 10 });
+    // The answer is held (the fixture's `HOLD_MS` an event): the leader must still be
+    // mid-answer when it closes, however busy the machine.
     await b.send(LONG_PROMPT);
     const run = await b.run();
     // One tab leads: it alone holds the streams; the two others say so.
@@ -88,6 +87,8 @@ describe('tabs share one connection; devices follow the conversation', () => {
     expect(leader.eventsRequests.map((r) => r.after > 0)).toEqual([true]);
     expect(follower.eventsRequests).toEqual([]);
     await expect.poll(() => follower.status.textContent(), { timeout: 5000 }).toBe(LABELS.viaTab);
+    // The hand-over mid-answer is proven: the rest of the answer comes at once.
+    await e2e.release();
 
     const snapshot = await waitForRunEnd(e2e.stack, run as StartedRun);
     expect(snapshot.status).toBe('finished');
@@ -108,8 +109,8 @@ describe('tabs share one connection; devices follow the conversation', () => {
     const run = await a.run();
     await b.waitForText(100);
     // The Stop below must land while the run is still going: the election, the freeze, the
-    // takeover and the thaw take seconds on a loaded machine, the 12 s answer can end first.
-    // Slowed now (40 ms more per event: ~30 s left), the run outlasts them by far.
+    // takeover and the thaw take seconds on a loaded machine, the held 12 s answer can end
+    // first. Slowed now (40 ms an event: ~30 s left), the run outlasts them by far.
     expect((await chaos(e2e.stack, 'slow', { delayMs: 40 })).status).toBe(200);
     const lines = () => Promise.all([a, b].map((t) => t.status.textContent()));
     await expect
