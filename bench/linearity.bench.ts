@@ -63,7 +63,6 @@ import { cpuMs, logs, SERIES } from './lib/linearity-series.js';
 import { quickOr, writeResults } from './lib/results.js';
 import { median } from './lib/stats.js';
 
-
 const round = (n: number, digits = 3) => Number(n.toPrecision(digits));
 const emptyTimes = () =>
   Object.fromEntries(SERIES.map((name) => [name, [] as number[]])) as Record<Series, number[]>;
