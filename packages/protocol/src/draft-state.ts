@@ -1,4 +1,5 @@
 import { BatchMessages } from './batch-messages.js';
+import { CallPositions } from './call-positions.js';
 import type { ErrorCode } from './errors.js';
 import { EventType } from './events.js';
 import { IdIndex } from './id-index.js';
@@ -18,11 +19,10 @@ import { copyRunState, MAX_SYNTHESIZED, MAX_WARNINGS, NO_CHUNKS } from './state.
 export type ChunkKind = 'text' | 'toolCall' | 'reasoning';
 
 /**
- * The working copy of one batch, and the operations on its messages, tool calls and chunks
- * (the events' meaning is `Draft`'s, in fold.ts). Arrays and objects are copied the first time the batch
- * writes to them and remembered in `fresh`, so the 2nd..Nth delta into the same message in
- * one batch mutates the batch's own copy instead of copying again. Nothing reachable from
- * the input state is ever written.
+ * One batch's working copy and the operations on its messages, tool calls and chunks (the
+ * events' meaning is `Draft`'s, in fold.ts). What the batch writes is copied once and kept
+ * in `fresh`, so later deltas in the batch mutate its own copy. Nothing reachable from the
+ * input state is ever written.
  */
 export class DraftState {
   protected readonly base: RunState;
@@ -35,14 +35,13 @@ export class DraftState {
   protected offset = 0;
   /** The STARTs this batch synthesized (null until the first). */
   private starts: RecentStarts | null = null;
-  /** The id last looked up or added and its position (index writes all go through
-   * `pushMessage`, which updates them): a stream writes one message at a time. */
+  /** The id last looked up or added, and its position: a stream writes one message at a time. */
   private lastId: string | null = null;
   private lastAt = 0;
+  private readonly positions = new CallPositions();
 
   /** `s.messages` while the batch runs (it becomes the array at `finish`). */
   protected readonly list: BatchMessages;
-
   constructor(base: RunState) {
     this.base = base;
     this.s = copyRunState(base);
@@ -354,8 +353,10 @@ export class DraftState {
     }
     const message = this.writableMessage(ownerId);
     const calls = message.toolCalls;
-    if (calls !== undefined && this.isFresh(calls)) calls.push(call);
-    else {
+    if (calls !== undefined && this.isFresh(calls)) {
+      calls.push(call);
+      this.positions.pushed(calls, toolCallId);
+    } else {
       message.toolCalls = [...(calls ?? []), call];
       this.markFresh(message.toolCalls);
     }
@@ -378,7 +379,7 @@ export class DraftState {
       message.toolCalls = calls;
       this.markFresh(calls);
     }
-    const i = calls.findIndex((call) => call.id === toolCallId);
+    const i = this.positions.of(calls, toolCallId);
     const current = calls[i]!;
     if (this.isFresh(current)) return current;
     const copy = { ...current };

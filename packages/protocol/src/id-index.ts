@@ -33,7 +33,12 @@ export class IdIndex<V> implements ReadonlyMap<string, V> {
 
   /** A copy of `map` (empty without one) the fold may write; shards shared until written. */
   static from<V>(map?: ReadonlyMap<string, V>): IdIndex<V> {
-    if (map instanceof IdIndex) return new IdIndex(map.shards.slice(), map.size, 0);
+    if (map instanceof IdIndex) {
+      // The shards are both indexes' now: the original copies them too before writing
+      // (a frozen one, as the fold's base states are in tests, is never written).
+      if (!Object.isFrozen(map)) map.own = 0;
+      return new IdIndex(map.shards.slice(), map.size, 0);
+    }
     const index = new IdIndex<V>([], 0, 0);
     if (map) for (const [id, value] of map) index.set(id, value);
     return index;

@@ -11,7 +11,8 @@
  * before this table, never a quadratic walk.
  */
 const MAX_PROBE = 48;
-const EMPTY = null;
+/** A free slot's key: an object no caller holds, so any value (even null) can be an id. */
+const EMPTY: unknown = Object.freeze({ empty: true });
 /** `find`'s answer when `MAX_PROBE` slots from the id's home hold neither it nor a free slot. */
 const TOO_FAR = Number.MIN_SAFE_INTEGER;
 
@@ -89,7 +90,7 @@ export class IdSlots<V> {
       return false;
     }
     // A run too long in a sparse table is ids aimed at its low bits: growing would double it
-    // for every few dozen of them, so they go to a Map (a table stays ≤ 8 slots per entry).
+    // for every few dozen of them, so they go to a Map (a table stays ≤ 16 slots per entry).
     if (j === TOO_FAR && 8 * this.size < this.mask + 1) this.toMap();
     else if (j === TOO_FAR || 2 * (this.size + 1) > this.mask + 1) {
       this.grow();
@@ -138,9 +139,19 @@ export class IdSlots<V> {
       yield* this.map.entries();
       return;
     }
-    const { slots } = this;
+    // A snapshot of the slots: a delete during the walk moves later entries back into
+    // slots already visited. Entries deleted before their turn are skipped, as a Map does
+    // (entries added during the walk are not visited, unlike a Map).
+    const slots = this.slots.slice();
     for (let at = 0; at < slots.length; at += 3) {
-      if (slots[at] !== EMPTY) yield [slots[at] as string, slots[at + 2] as V];
+      const key = slots[at] as string;
+      if (key === EMPTY) continue;
+      const h = slots[at + 1] as number;
+      // A set during the walk may have turned the shard into a Map.
+      const map = this.map as Map<string, V> | null;
+      if (map !== null ? map.has(key) : this.find(key, h) >= 0) {
+        yield [key, this.get(key, h) as V];
+      }
     }
   }
 
