@@ -25,7 +25,12 @@ export const READ_BUDGET = 8;
 export const READ_WINDOW_MS = 10_000;
 
 interface Answer {
-  known: Promise<boolean>;
+  /**
+   * The run's thread as the server named it; null: refused, or the read failed. Kept by run
+   * id with the thread, not as a yes/no: a made-up thread for a real run must not make the
+   * real announcements unknown.
+   */
+  thread: Promise<string | null>;
   /** Asked again from then on: a failed read's (the retry policy's delay); else never. */
   until: number;
   /** Failed reads in a row of this run (the policy's attempt). */
@@ -66,7 +71,8 @@ export function knownRun(
   }
   const { answers } = known;
   const kept = answers.get(runId);
-  if (kept && now < kept.until) return kept.known;
+  const inThread = (thread: string | null) => thread === threadId;
+  if (kept && now < kept.until) return kept.thread.then(inThread);
   if (known.inFlight >= MAX_IN_FLIGHT) return Promise.resolve(false);
   if (now - known.windowAt >= READ_WINDOW_MS) {
     known.windowAt = now;
@@ -77,17 +83,17 @@ export function knownRun(
   const state = known;
   state.inFlight++;
   const entry: Answer = {
-    known: Promise.resolve(false),
+    thread: Promise.resolve(null),
     until: Infinity,
     failures: kept?.failures ?? 0,
   };
-  entry.known = run.api.getRun(runId, token).then(
+  entry.thread = run.api.getRun(runId, token).then(
     (snapshot) => {
-      // A snapshot before the run's first event may not name its thread yet.
-      const known = snapshot.threadId === threadId || snapshot.threadId === '';
+      // A snapshot before the run's first event may not name its thread yet: the asker's.
+      const thread = snapshot.threadId === '' ? threadId : snapshot.threadId;
       // The join that follows reads it from here, not from the server again.
-      if (known) run.shared.keepFresh(snapshot);
-      return known;
+      if (thread === threadId) run.shared.keepFresh(snapshot);
+      return thread;
     },
     (error) => {
       // The server's own no (404, 401, 403) is final; a read that failed is asked again
@@ -99,16 +105,16 @@ export function knownRun(
         const delay = retryDelay(entry.failures, env.random, backoff, typed.retryAfter);
         entry.until = env.now() + delay;
       }
-      return false;
+      return null;
     },
   );
-  void entry.known.finally(() => {
+  void entry.thread.finally(() => {
     state.inFlight--;
   });
   answers.delete(runId);
   answers.set(runId, entry);
   if (answers.size > MAX_KNOWN) answers.delete(answers.keys().next().value as string);
-  return entry.known;
+  return entry.thread.then(inThread);
 }
 
 /** What following an announced run needs of its chat. */
