@@ -161,6 +161,7 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
 
   function setRole(next: StreamRole): void {
     if (closed) return;
+    const led = role === 'leader';
     role = next;
     run.shared.setRole(next);
     if (ownNetwork()) {
@@ -174,7 +175,8 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
       thread.stop();
     }
     if (next === 'follower') {
-      watch.reset();
+      // A leader that becomes a follower had its lock taken (`leader-watch.ts`: slowNotHung).
+      watch.reset(led);
       send({ v: 1, t: 'hello', tab, key });
     }
   }

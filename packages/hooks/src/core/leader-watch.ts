@@ -50,6 +50,7 @@ import { toResumable } from './typed-error.js';
  *   checking, behind ── a new leader (once until progress) ──► watching
  *   checking ── 401, 403, 404 ──► refused (until the point changes)
  *   any ── visible, silent for LEADER_SILENT_MS ──► takeOver
+ *   behind ── grace, but this tab was taken over on this run and the point moved since ──► watching
  * ```
  */
 export interface WatchedPoint {
@@ -121,6 +122,11 @@ export interface WatchState {
   doubt: Delivered | null;
   /** A new leader held a takeover off since the watch last saw progress. */
   handedOver: boolean;
+  /** When this tab's own point last moved. */
+  progressAt: number;
+  /** The lock was taken from this tab (then its leader) at this time, on run `stolenRun`. */
+  stolenAt: number | null;
+  stolenRun: string | null;
 }
 
 export type WatchEvent =
@@ -136,8 +142,9 @@ export type WatchEvent =
       refused: boolean;
       retryAfter: number | undefined;
     }
-  /** Following again (or no more): whatever was seen before says nothing now. */
-  | { type: 'reset'; point: WatchedPoint | null };
+  /** Following again (or no more): whatever was seen before says nothing now. `stolen`: this
+   * tab led, and another took the lock from it. */
+  | { type: 'reset'; point: WatchedPoint | null; stolen: boolean };
 
 export interface WatchContext {
   now: number;
@@ -150,7 +157,11 @@ export type WatchEffect =
   | { type: 'check'; point: WatchedPoint; token: object }
   | { type: 'takeOver' };
 
-export function initialWatch(now: number, point: WatchedPoint | null = null): WatchState {
+export function initialWatch(
+  now: number,
+  point: WatchedPoint | null = null,
+  stolen = false,
+): WatchState {
   return {
     phase: { name: 'watching' },
     last: point,
@@ -162,6 +173,9 @@ export function initialWatch(now: number, point: WatchedPoint | null = null): Wa
     delivered: null,
     doubt: null,
     handedOver: false,
+    progressAt: now,
+    stolenAt: stolen ? now : null,
+    stolenRun: stolen && point?.kind === 'run' ? point.id : null,
   };
 }
 
@@ -175,7 +189,7 @@ export function watchTransition(
   const watching = { name: 'watching' } as const;
   switch (e.type) {
     case 'reset':
-      return { state: initialWatch(now, e.point), effect: null };
+      return { state: initialWatch(now, e.point, e.stolen), effect: null };
     case 'heard': {
       const d = e.delivered;
       const held = s.delivered;
@@ -185,7 +199,11 @@ export function watchTransition(
       // A handover (a `lead` from another tab than the last: a follower took the lock): the
       // new leader gets its own staleMs, once until progress. A takeover it was about to
       // suffer is off; a check in flight is answered, but not held against it.
-      const handover = e.lead && s.leader !== null && s.leader !== e.tab && !s.handedOver;
+      // A follower that never heard the hung leader (opened after it hung) takes the first
+      // lead it hears while it suspects one as the new leader's.
+      const suspects = s.phase.name === 'checking' || s.phase.name === 'behind';
+      const handover =
+        e.lead && (s.leader !== null || suspects) && s.leader !== e.tab && !s.handedOver;
       if (!handover || s.phase.name === 'refused') return { state, effect: null };
       const phase = s.phase.name === 'behind' ? watching : s.phase;
       return { state: { ...state, phase, movedAt: now, handedOver: true }, effect: null };
@@ -197,7 +215,8 @@ export function watchTransition(
         return { state, effect: { type: 'takeOver' } };
       }
       if (!samePoint(p, s.last)) {
-        const state = { ...s, phase: watching, last: p, movedAt: now, notBefore: 0, idle: 0 };
+        const moved = { movedAt: now, progressAt: now, notBefore: 0, idle: 0 };
+        const state = { ...s, ...moved, phase: watching, last: p };
         return { state: { ...state, handedOver: false }, effect: null };
       }
       const phase = s.phase;
@@ -212,6 +231,12 @@ export function watchTransition(
           return { state: { ...s, phase: watching, movedAt: now }, effect: null };
         }
         if (now - phase.since < LEADER_GRACE_MS) return { state: s, effect: null };
+        // Taken over on this run already, and the one who took it delivers, only late: a
+        // buffering proxy all tabs share, not a hung leader (taking it back would trade the
+        // lock for the run's length). Asked again later; silent past LEADER_SILENT_MS, stolen.
+        if (slowNotHung(s, p, now)) {
+          return { state: { ...s, phase: watching, movedAt: now }, effect: null };
+        }
         const state = { ...s, phase: watching, movedAt: now, notBefore: 0 };
         return { state, effect: { type: 'takeOver' } };
       }
@@ -261,6 +286,12 @@ export function watchTransition(
 }
 
 /** The imperative shell: the heartbeat's ticks in, the reads and the takeover out. */
+/** This tab lost the lock on `p`'s run, and its new leader has delivered within the silence bound. */
+function slowNotHung(s: WatchState, p: WatchedPoint, now: number): boolean {
+  if (s.stolenAt === null || p.kind !== 'run' || p.id !== s.stolenRun) return false;
+  return s.progressAt > s.stolenAt && now - s.progressAt < LEADER_SILENT_MS;
+}
+
 export class LeaderWatch {
   private state: WatchState;
 
@@ -282,9 +313,10 @@ export class LeaderWatch {
     this.dispatch({ type: 'heard', tab, lead, delivered });
   }
 
-  /** Following again (or no more): whatever was seen before says nothing now. */
-  reset(): void {
-    this.dispatch({ type: 'reset', point: this.parts.point() });
+  /** Following again (or no more): whatever was seen before says nothing now. `stolen`: this
+   * tab led until another took the lock. */
+  reset(stolen = false): void {
+    this.dispatch({ type: 'reset', point: this.parts.point(), stolen });
   }
 
   private dispatch(event: WatchEvent): void {
