@@ -38,7 +38,7 @@ export class DraftState {
   /** The id last looked up or added, and its position: a stream writes one message at a time. */
   private lastId: string | null = null;
   private lastAt = 0;
-  private readonly positions = new CallPositions();
+  private positions: CallPositions | null = null;
 
   /** `s.messages` while the batch runs (it becomes the array at `finish`). */
   protected readonly list: BatchMessages;
@@ -355,7 +355,7 @@ export class DraftState {
     const calls = message.toolCalls;
     if (calls !== undefined && this.isFresh(calls)) {
       calls.push(call);
-      this.positions.pushed(calls, toolCallId);
+      this.positions?.pushed(calls, toolCallId);
     } else {
       message.toolCalls = [...(calls ?? []), call];
       this.markFresh(message.toolCalls);
@@ -379,7 +379,7 @@ export class DraftState {
       message.toolCalls = calls;
       this.markFresh(calls);
     }
-    const i = this.positions.of(calls, toolCallId);
+    const i = (this.positions ??= new CallPositions()).of(calls, toolCallId);
     const current = calls[i]!;
     if (this.isFresh(current)) return current;
     const copy = { ...current };
