@@ -53,12 +53,11 @@ export class DraftState {
   }
 
   protected markFresh(value: object): void {
-    if (this.freshOne === null) {
-      this.freshOne = value;
-      return;
+    if (this.freshOne === null) this.freshOne = value;
+    else {
+      this.freshMore ??= new Set();
+      this.freshMore.add(value);
     }
-    this.freshMore ??= new Set();
-    this.freshMore.add(value);
   }
 
   finish(offset: number): RunState {
@@ -379,7 +378,8 @@ export class DraftState {
       message.toolCalls = calls;
       this.markFresh(calls);
     }
-    const i = (this.positions ??= new CallPositions()).of(calls, toolCallId);
+    this.positions ??= new CallPositions();
+    const i = this.positions.of(calls, toolCallId);
     const current = calls[i]!;
     if (this.isFresh(current)) return current;
     const copy = { ...current };
