@@ -15,7 +15,10 @@ export class CallPositions {
     let at = this.maps.get(calls);
     if (at === undefined) {
       at = new Map();
-      for (let i = 0; i < calls.length; i++) if (!at.has(calls[i]!.id)) at.set(calls[i]!.id, i);
+      for (let i = 0; i < calls.length; i++) {
+        const { id: callId } = calls[i]!;
+        if (!at.has(callId)) at.set(callId, i);
+      }
       this.maps.set(calls, at);
     }
     return at.get(id) ?? -1;
