@@ -18,9 +18,7 @@ export class OpenAIAnswer {
   private textOpen = false;
   /** index → the toolCallId its deltas continue (a new id at an index starts a new call). */
   private readonly calls = new Map<number, string>();
-  /** Every call's id, in the order they started. */
-  private readonly started: string[] = [];
-  /** toolCallId → tool name: each call is a `client_tool` interrupt at the end. */
+  /** toolCallId → tool name, in the order calls started: each a `client_tool` interrupt at the end. */
   private readonly names = new Map<string, string>();
   private readonly interruptIds = new Set<string>();
 
@@ -67,7 +65,6 @@ export class OpenAIAnswer {
         toolCallId = call.id ?? `call-${this.runId}-${call.index}`;
         this.claim(toolCallId);
         this.calls.set(call.index, toolCallId);
-        this.started.push(toolCallId);
         this.names.set(toolCallId, call.name ?? 'unknown');
         yield {
           type: EventType.TOOL_CALL_START,
@@ -87,7 +84,7 @@ export class OpenAIAnswer {
   *finish(threadId: string): Generator<AGUIEvent> {
     yield* this.endReasoning();
     if (this.textOpen) yield { type: EventType.TEXT_MESSAGE_END, messageId: this.messageId };
-    for (const toolCallId of this.started) yield { type: EventType.TOOL_CALL_END, toolCallId };
+    for (const toolCallId of this.names.keys()) yield { type: EventType.TOOL_CALL_END, toolCallId };
     if (this.names.size === 0) return;
     const interrupts = [...this.names].map(([id, name]) => clientToolInterrupt(id, name));
     yield {
@@ -109,7 +106,7 @@ export class OpenAIAnswer {
    * one interrupt answering both: not a stream to guess at.
    */
   private claim(toolCallId: string): void {
-    if (this.started.length === this.maxToolCalls) {
+    if (this.names.size === this.maxToolCalls) {
       throw new ResumableError(
         'upstream_failed',
         `${this.what} sent ${this.maxToolCalls + 1} tool calls (at most ${this.maxToolCalls}: maxToolCalls)`,
