@@ -6,10 +6,10 @@ import { DirectoryFiles } from './files/directory.js';
 import { KNOWN_FILE_TYPES } from './files/sniff.js';
 import { DEFAULT_UPLOAD_RATE, type UploadRateLimits } from './files/upload-rate.js';
 import type { FileLimits } from './http/file-routes.js';
+import { createHttpApp } from './http/http-app.js';
 import { DEFAULT_MAX_STREAMS_PER_ADDRESS } from './http/stream-quota.js';
-import { createHttpApp } from './http.js';
-import { type RunLimits, RunManager } from './run-manager.js';
 import { DEFAULT_LIMITS, DEFAULT_MAX_BODY_BYTES, definedOnly } from './runs/options.js';
+import { type RunLimits, RunManager } from './runs/run-manager.js';
 import { openStore } from './stores/open.js';
 import type { EventStore } from './stores/types.js';
 

@@ -30,18 +30,18 @@ export {
 } from './handler.js';
 export { errorResponse } from './http/errors.js';
 export { type RunningServer, type StartServerOptions, startServer } from './node.js';
+export { type ClientLimits, DEFAULT_CLIENT_LIMITS } from './runs/admission.js';
 export {
   DEFAULT_LIMITS,
   type RunLimits,
   RunManager,
   type RunManagerOptions,
   type StreamCounts,
-} from './run-manager.js';
-export { type ClientLimits, DEFAULT_CLIENT_LIMITS } from './runs/admission.js';
-export { MemoryStore, type MemoryStoreOptions } from './stores/memory.js';
+} from './runs/run-manager.js';
+export { MemoryStore, type MemoryStoreOptions } from './stores/memory/memory-store.js';
 export { openStore } from './stores/open.js';
-export { RedisStore, type RedisStoreOptions } from './stores/redis.js';
-export { SqliteStore, type SqliteStoreOptions } from './stores/sqlite.js';
+export { RedisStore, type RedisStoreOptions } from './stores/redis/redis-store.js';
+export { SqliteStore, type SqliteStoreOptions } from './stores/sqlite/sqlite-store.js';
 export type { ThreadLogHead, ThreadLogStore } from './stores/thread-log.js';
 export * from './stores/types.js';
 export { type ServerRunRequest, startServerRun } from './threads/server-run.js';

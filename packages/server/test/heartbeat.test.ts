@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryStore, RunManager, scriptedAgent } from '../src/index.js';
-import { Subscription } from '../src/subscription.js';
+import { Subscription } from '../src/streams/subscription.js';
 
 /**
  * The heartbeat's worst case, on fake timers: a stream whose last write came 1 ms after a

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { type RunningServer, type StartServerOptions, startServer } from '../src/index.js';
-import { MemoryStore } from '../src/stores/memory.js';
-import { SqliteStore } from '../src/stores/sqlite.js';
+import { MemoryStore } from '../src/stores/memory/memory-store.js';
+import { SqliteStore } from '../src/stores/sqlite/sqlite-store.js';
 import type { EventStore } from '../src/stores/types.js';
 import { testRedisStore } from './redis/shared.js';
 

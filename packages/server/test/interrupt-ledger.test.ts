@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RedisStore } from '../src/stores/redis.js';
-import { SqliteStore } from '../src/stores/sqlite.js';
+import { RedisStore } from '../src/stores/redis/redis-store.js';
+import { SqliteStore } from '../src/stores/sqlite/sqlite-store.js';
 import type { EventStore, InterruptAnswer } from '../src/stores/types.js';
 import { STORES, tempDir } from './helpers.js';
 import { testRedisUrl, uniquePrefix } from './redis/shared.js';

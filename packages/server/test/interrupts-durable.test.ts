@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServer } from '../src/index.js';
-import { RedisStore } from '../src/stores/redis.js';
-import { SqliteStore } from '../src/stores/sqlite.js';
+import { RedisStore } from '../src/stores/redis/redis-store.js';
+import { SqliteStore } from '../src/stores/sqlite/sqlite-store.js';
 import { tempDir } from './helpers.js';
 import {
   answer,

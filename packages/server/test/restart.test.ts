@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../src/stores/sqlite.js';
+import { SqliteStore } from '../src/stores/sqlite/sqlite-store.js';
 import { expectedLog } from './expected.js';
 import { bearer, postRun, prompt, readEvents, tempDir } from './helpers.js';
 

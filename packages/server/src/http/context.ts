@@ -1,10 +1,10 @@
 import { ResumableError, SSE_HEADERS } from '@resumable/protocol';
 import type { Context } from 'hono';
 import { type Authorize, authorizeOrThrow } from '../auth.js';
-import type { RunManager } from '../run-manager.js';
+import type { RunManager } from '../runs/run-manager.js';
 import { sleep } from '../sleep.js';
 import type { EventStore, RunRecord, ThreadRecord } from '../stores/types.js';
-import type { Subscription } from '../subscription.js';
+import type { Subscription } from '../streams/subscription.js';
 import type { StreamQuota } from './stream-quota.js';
 
 const MAX_PAGE = 200;

@@ -9,7 +9,7 @@ import {
 import type { Agent } from '../agents/types.js';
 import type { ReadFile } from '../files/references.js';
 import type { RunRecord } from '../stores/types.js';
-import type { Hub } from '../subscription.js';
+import type { Hub } from '../streams/subscription.js';
 import { startClocks } from './deadlines.js';
 import {
   agentRunError,

@@ -4,7 +4,7 @@ import { putAnswer } from '../branches/history.js';
 import { sleep } from '../sleep.js';
 import type { EventStore, RunRecord } from '../stores/types.js';
 import { AppendConflictError } from '../stores/types.js';
-import type { Hub } from '../subscription.js';
+import type { Hub } from '../streams/subscription.js';
 import {
   foldStoredRun,
   historyMessage,

@@ -10,7 +10,7 @@ import { putAnswer } from '../branches/history.js';
 import { sleep } from '../sleep.js';
 import type { EventStore, RunEnd, RunRecord, StoredEvent } from '../stores/types.js';
 import { AppendConflictError, lostRunLog } from '../stores/types.js';
-import type { Hub } from '../subscription.js';
+import type { Hub } from '../streams/subscription.js';
 import { historyMessage, isTerminalJson, type PendingEvent, statusOf } from './events.js';
 
 /** Pending events beyond which the agent waits for the store (backpressure). */

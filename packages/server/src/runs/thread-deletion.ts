@@ -1,7 +1,7 @@
-import type { RunManager } from '../run-manager.js';
 import { sleep } from '../sleep.js';
 import type { FileStore } from '../stores/types.js';
 import { THREAD_EVENTS } from '../threads/thread-events.js';
+import type { RunManager } from './run-manager.js';
 
 /** Most runs a thread can have that a delete looks at (far above any per-thread rate). */
 const MAX_RUNS = 100_000;

@@ -1,7 +1,7 @@
 import { ResumableError } from '@resumable/protocol';
-import { MemoryStore } from './memory.js';
-import { RedisStore } from './redis.js';
-import { SqliteStore } from './sqlite.js';
+import { MemoryStore } from './memory/memory-store.js';
+import { RedisStore } from './redis/redis-store.js';
+import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { EventStore } from './types.js';
 
 /**

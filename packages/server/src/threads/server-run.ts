@@ -1,7 +1,7 @@
 import { ResumableError } from '@resumable/protocol';
 import { checkFileReferences } from '../files/references.js';
 import type { RunRequest } from '../input.js';
-import type { RunManager } from '../run-manager.js';
+import type { RunManager } from '../runs/run-manager.js';
 import { acceptRunRequest, requestText } from '../runs/run-request.js';
 
 /** A run the server starts itself: `POST /runs`'s body, in a thread that exists. */

@@ -3,8 +3,8 @@ import { EventType, ResumableError } from '@resumable/protocol';
 import { withoutRunMarks } from '../runs/events.js';
 import { MemoryThreadLog, type ThreadLogHead, type ThreadLogStore } from '../stores/thread-log.js';
 import type { EventStore } from '../stores/types.js';
+import { ThreadStreams } from '../streams/thread-streams.js';
 import { Announcer } from './announcer.js';
-import { ThreadStreams } from './thread-streams.js';
 
 /** The names of the `CUSTOM` events of a thread's stream (protocol.md). */
 export const THREAD_EVENTS = {

@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningServer, startServer } from '../../src/index.js';
-import { SqliteStore } from '../../src/stores/sqlite.js';
+import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import type { EventStore } from '../../src/stores/types.js';
 import { bearer, postRun, prompt, STORES, tempDir } from '../helpers.js';
 import { parseRaw, useStoreServer } from './util.js';

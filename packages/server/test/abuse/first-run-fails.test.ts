@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { ResumableError } from '@resumable/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/index.js';
-import { SqliteStore } from '../../src/stores/sqlite.js';
+import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { postRun, prompt, tempDir } from '../helpers.js';
 
 describe('abuse: a new thread whose first run fails to start (SQLite)', () => {

@@ -8,7 +8,7 @@
 
 import type { Agent } from '../../src/agents/types.js';
 import { scriptedAgent, startServer } from '../../src/index.js';
-import { RedisStore } from '../../src/stores/redis.js';
+import { RedisStore } from '../../src/stores/redis/redis-store.js';
 
 const scripted = scriptedAgent();
 const agent: Agent = (input, ctx) => {

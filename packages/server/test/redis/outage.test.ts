@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/index.js';
-import { RedisStore } from '../../src/stores/redis.js';
+import { RedisStore } from '../../src/stores/redis/redis-store.js';
 import { expectedLog } from '../expected.js';
 import { bearer, follow, postRun, prompt, readEvents, waitFor } from '../helpers.js';
 import { type RedisServer, startRedisServer } from './redis-server.js';

@@ -1,5 +1,5 @@
 import { inject } from 'vitest';
-import { RedisStore, type RedisStoreOptions } from '../../src/stores/redis.js';
+import { RedisStore, type RedisStoreOptions } from '../../src/stores/redis/redis-store.js';
 
 /** URL of the project's test redis-server; throws (the test fails) when there is none. */
 export function testRedisUrl(): string {

@@ -1,7 +1,7 @@
 import { ResumableError, type RunSnapshot } from '@resumable/protocol';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/stores/open.js';
-import { RedisStore } from '../../src/stores/redis.js';
+import { RedisStore } from '../../src/stores/redis/redis-store.js';
 import { AppendConflictError, type StoredEvent } from '../../src/stores/types.js';
 import { testRedisStore, testRedisUrl, uniquePrefix } from './shared.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/index.js';
-import { RedisStore } from '../../src/stores/redis.js';
+import { RedisStore } from '../../src/stores/redis/redis-store.js';
 import { bearer, postRun, prompt } from '../helpers.js';
 import { FAST } from '../http-server.js';
 import { testRedisUrl, uniquePrefix } from './shared.js';

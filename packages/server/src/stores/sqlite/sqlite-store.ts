@@ -3,10 +3,7 @@ import { dirname } from 'node:path';
 import type { Message, RunSnapshot } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
 import Database from 'libsql';
-import { withLazySnapshot } from './lazy-snapshot.js';
-import { SqliteFiles, SqliteThreadEdits } from './sqlite-extras.js';
-import { SqliteInterruptLedger } from './sqlite-interrupts.js';
-import { SqliteThreadLog } from './sqlite-thread-log.js';
+import { withLazySnapshot } from '../lazy-snapshot.js';
 import type {
   EventStore,
   MessagePage,
@@ -15,8 +12,11 @@ import type {
   RunRecord,
   StoredEvent,
   ThreadRecord,
-} from './types.js';
-import { AppendConflictError, runNotFound, threadNotFound } from './types.js';
+} from '../types.js';
+import { AppendConflictError, runNotFound, threadNotFound } from '../types.js';
+import { SqliteInterruptLedger } from './interrupts.js';
+import { SqliteFiles, SqliteThreadEdits } from './thread-edits.js';
+import { SqliteThreadLog } from './thread-log.js';
 
 export interface SqliteStoreOptions {
   /** Database file; created with its directory when missing. `:memory:` for a throwaway. */

@@ -1,25 +1,19 @@
 import { ResumableError } from '@resumable/protocol';
 import { type Context, Hono } from 'hono';
 import { cors } from 'hono/cors';
-import { type Authorize, tokenOf } from './auth.js';
-import { addressKeys } from './client-address.js';
-import { RouteContext } from './http/context.js';
-import { errorResponse } from './http/errors.js';
-import { type FileLimits, fileRoutes } from './http/file-routes.js';
-import {
-  allowedMethod,
-  errorFor,
-  jsonBodiesOnly,
-  methodNotAllowed,
-  refuseHead,
-} from './http/guards.js';
-import { postRunsRoute } from './http/post-runs.js';
-import { runRoutes } from './http/run-routes.js';
-import { StreamQuota } from './http/stream-quota.js';
-import { threadEditRoutes } from './http/thread-edit-routes.js';
-import { threadEventsRoute } from './http/thread-events-route.js';
-import { threadRoutes } from './http/thread-routes.js';
-import type { RunManager } from './run-manager.js';
+import { type Authorize, tokenOf } from '../auth.js';
+import { addressKeys } from '../client-address.js';
+import type { RunManager } from '../runs/run-manager.js';
+import { RouteContext } from './context.js';
+import { errorResponse } from './errors.js';
+import { type FileLimits, fileRoutes } from './file-routes.js';
+import { allowedMethod, errorFor, jsonBodiesOnly, methodNotAllowed, refuseHead } from './guards.js';
+import { postRunsRoute } from './post-runs.js';
+import { runRoutes } from './run-routes.js';
+import { StreamQuota } from './stream-quota.js';
+import { threadEditRoutes } from './thread-edit-routes.js';
+import { threadEventsRoute } from './thread-events-route.js';
+import { threadRoutes } from './thread-routes.js';
 
 export interface HttpOptions {
   manager: RunManager;

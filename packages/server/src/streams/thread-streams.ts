@@ -2,7 +2,7 @@ import { ResumableError } from '@resumable/protocol';
 import { sleep } from '../sleep.js';
 import type { ThreadLogStore } from '../stores/thread-log.js';
 import type { StoredEvent } from '../stores/types.js';
-import { Hub, Subscription, type SubscriptionSource } from '../subscription.js';
+import { Hub, Subscription, type SubscriptionSource } from './subscription.js';
 
 export interface ThreadStreamsOptions {
   log: ThreadLogStore;

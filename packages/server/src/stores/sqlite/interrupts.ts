@@ -1,5 +1,5 @@
 import type Database from 'libsql';
-import type { InterruptAnswer, InterruptLedger, InterruptStatus } from './types.js';
+import type { InterruptAnswer, InterruptLedger, InterruptStatus } from '../types.js';
 
 /** Its own table, created when missing, so the runs schema and its version stay as they are. */
 const TABLE = `

@@ -1,4 +1,4 @@
-import type { InterruptAnswer, InterruptLedger } from './types.js';
+import type { InterruptAnswer, InterruptLedger } from '../types.js';
 
 /** Copied in and out, so no caller aliases a stored payload. */
 const copy = (answer: InterruptAnswer): InterruptAnswer =>

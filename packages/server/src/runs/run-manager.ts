@@ -1,11 +1,13 @@
 import type { RunAgentInput } from '@resumable/protocol';
 import { ResumableError, type RunSnapshot, snapshotOf } from '@resumable/protocol';
-import type { Agent } from './agents/types.js';
-import { MAX_TREE_MESSAGES } from './branches/history.js';
-import { Admission } from './runs/admission.js';
-import { cancelledEvent, foldStoredRun, isTerminalJson, lostEvent } from './runs/events.js';
-import { FanOut, type StreamOpen } from './runs/fan-out.js';
-import { startHousekeeping } from './runs/housekeeping.js';
+import type { Agent } from '../agents/types.js';
+import { MAX_TREE_MESSAGES } from '../branches/history.js';
+import type { EventStore, RunRecord } from '../stores/types.js';
+import { FanOut, type StreamOpen } from '../streams/fan-out.js';
+import { type StreamCounts, ThreadEvents } from '../threads/thread-events.js';
+import { Admission } from './admission.js';
+import { cancelledEvent, foldStoredRun, isTerminalJson, lostEvent } from './events.js';
+import { startHousekeeping } from './housekeeping.js';
 import {
   DEFAULT_LIMITS,
   DEFAULT_MAX_BODY_BYTES,
@@ -13,13 +15,11 @@ import {
   type RunLimits,
   type RunManagerOptions,
   type StartingClient,
-} from './runs/options.js';
-import type { ActiveRun } from './runs/producer.js';
-import { Recovery } from './runs/recovery.js';
-import { createAndStart, type RunStartParts } from './runs/start.js';
-import { ThreadGuard } from './runs/thread-guard.js';
-import type { EventStore, RunRecord } from './stores/types.js';
-import { type StreamCounts, ThreadEvents } from './threads/thread-events.js';
+} from './options.js';
+import type { ActiveRun } from './producer.js';
+import { Recovery } from './recovery.js';
+import { createAndStart, type RunStartParts } from './start.js';
+import { ThreadGuard } from './thread-guard.js';
 
 export {
   DEFAULT_LIMITS,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryStore } from './stores/memory.js';
+import { MemoryStore } from '../stores/memory/memory-store.js';
 import { Hub, Subscription } from './subscription.js';
 
 describe('Subscription', () => {

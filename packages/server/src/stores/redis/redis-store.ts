@@ -1,16 +1,6 @@
 import type { Message } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
 import { Redis, type RedisOptions } from 'ioredis';
-import { connectionUp, quit, unreachable, whenReady } from './redis/connection.js';
-import { RedisInterruptLedger } from './redis/interrupts.js';
-import { entryId, offsetOf, RedisKeys } from './redis/keys.js';
-import type { RedisStoreOptions } from './redis/options.js';
-import { messagePage, THREAD_FIELDS, threadOf, toRecord } from './redis/records.js';
-import { SCRIPTS, type ScriptCommands } from './redis/scripts.js';
-import { findOrphanedRuns, pruneEvents } from './redis/sweeps.js';
-import { TailReader, unavailable } from './redis/tail.js';
-import { RedisThreadLog } from './redis/thread-log.js';
-import { RedisFiles, RedisThreadEdits } from './redis/threads.js';
 import type {
   EventStore,
   MessagePage,
@@ -19,8 +9,18 @@ import type {
   RunRecord,
   StoredEvent,
   ThreadRecord,
-} from './types.js';
-import { AppendConflictError, runNotFound, threadNotFound } from './types.js';
+} from '../types.js';
+import { AppendConflictError, runNotFound, threadNotFound } from '../types.js';
+import { connectionUp, quit, unreachable, whenReady } from './connection.js';
+import { RedisInterruptLedger } from './interrupts.js';
+import { entryId, offsetOf, RedisKeys } from './keys.js';
+import type { RedisStoreOptions } from './options.js';
+import { messagePage, THREAD_FIELDS, threadOf, toRecord } from './records.js';
+import { SCRIPTS, type ScriptCommands } from './scripts.js';
+import { findOrphanedRuns, pruneEvents } from './sweeps.js';
+import { TailReader, unavailable } from './tail.js';
+import { RedisThreadLog } from './thread-log.js';
+import { RedisFiles, RedisThreadEdits } from './threads.js';
 
 export type { RedisStoreOptions };
 

@@ -1,5 +1,5 @@
 import type Database from 'libsql';
-import type { FileStore, StoredFile, ThreadEdits } from './types.js';
+import type { FileStore, StoredFile, ThreadEdits } from '../types.js';
 
 /** Runs a statement with the SQLite store's error mapping (`store_unavailable`). */
 type Guard = <T>(fn: () => T) => T;

@@ -1,9 +1,7 @@
 import type { Message } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
-import { withLazySnapshot } from './lazy-snapshot.js';
-import { MemoryFiles } from './memory-files.js';
-import { MemoryInterruptLedger } from './memory-interrupts.js';
-import { MemoryThreadLog } from './thread-log.js';
+import { withLazySnapshot } from '../lazy-snapshot.js';
+import { MemoryThreadLog } from '../thread-log.js';
 import type {
   EventStore,
   MessagePage,
@@ -13,8 +11,10 @@ import type {
   StoredEvent,
   ThreadEdits,
   ThreadRecord,
-} from './types.js';
-import { AppendConflictError, runNotFound, threadNotFound } from './types.js';
+} from '../types.js';
+import { AppendConflictError, runNotFound, threadNotFound } from '../types.js';
+import { MemoryFiles } from './files.js';
+import { MemoryInterruptLedger } from './interrupts.js';
 
 interface MemoryRun {
   record: RunRecord;

@@ -1,7 +1,7 @@
 import { ResumableError } from '@resumable/protocol';
+import { isTerminalJson } from '../runs/events.js';
 import type { EventStore, RunRecord } from '../stores/types.js';
-import { Hub, Subscription } from '../subscription.js';
-import { isTerminalJson } from './events.js';
+import { Hub, Subscription } from './subscription.js';
 
 export type StreamOpen =
   | { kind: 'stream'; subscription: Subscription }

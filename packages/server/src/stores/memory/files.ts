@@ -1,4 +1,4 @@
-import type { FileStore, StoredFile } from './types.js';
+import type { FileStore, StoredFile } from '../types.js';
 
 /** Uploaded files in this process's memory (the memory store's, and a test's). */
 export class MemoryFiles implements FileStore {

@@ -1,6 +1,6 @@
 import { encodeFrameJson, PING_FRAME } from '@resumable/protocol';
-import { sleep } from './sleep.js';
-import type { EventStore, StoredEvent } from './stores/types.js';
+import { sleep } from '../sleep.js';
+import type { EventStore, StoredEvent } from '../stores/types.js';
 
 /** Events read from the store per page while a subscriber catches up. */
 const PAGE_EVENTS = 256;
