@@ -106,6 +106,20 @@ export async function postRun(
   return { status: response.status, json: await response.json(), headers: response.headers };
 }
 
+/** An empty thread (`POST /threads`): its id and token. */
+export async function createThread(
+  base: string,
+  headers: Record<string, string> = {},
+): Promise<{ threadId: string; token: string }> {
+  const response = await fetch(`${base}/threads`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: '{}',
+  });
+  if (response.status !== 201) throw new Error(`POST /threads: ${response.status}`);
+  return (await response.json()) as { threadId: string; token: string };
+}
+
 export function prompt(text: string, script?: Record<string, unknown>, id = 'u1') {
   return {
     messages: [{ id, role: 'user', content: text }],

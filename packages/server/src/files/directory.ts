@@ -1,12 +1,14 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ResumableError } from '@resumable/protocol';
+import { isWireId, ResumableError } from '@resumable/protocol';
 import type { FileStore, StoredFile } from '../stores/types.js';
+import { fileRef } from './references.js';
 
 /**
  * Uploaded files in a directory: `<dir>/<threadId>/<fileId>` holds the bytes and
- * `<fileId>.json` the description. Ids are checked by the routes (a safe alphabet, never
- * `.` or `..`), so they are safe path segments. The per-thread total is checked and the
+ * `<fileId>.json` the description. No path is built from an id `fileRef` refuses (the
+ * routes' rule: a safe alphabet, never `.` or `..`): such a file is not found, and such a
+ * thread has nothing to delete. The per-thread total is checked and the
  * file written one upload at a time per thread, in this process; several instances that
  * share the directory may overshoot the total by their concurrent uploads.
  */
@@ -17,6 +19,12 @@ export class DirectoryFiles implements FileStore {
   constructor(readonly directory: string) {}
 
   async put(file: StoredFile, bytes: Uint8Array, maxThreadBytes: number): Promise<boolean> {
+    if (!fileRef(file.threadId, file.fileId)) {
+      throw new ResumableError(
+        'bad_request',
+        'a file is named by the ids of its thread and itself',
+      );
+    }
     const previous = this.writing.get(file.threadId) ?? Promise.resolve();
     const next = previous.catch(() => {}).then(() => this.write(file, bytes, maxThreadBytes));
     this.writing.set(file.threadId, next);
@@ -28,6 +36,7 @@ export class DirectoryFiles implements FileStore {
   }
 
   async head(threadId: string, fileId: string): Promise<StoredFile | null> {
+    if (!fileRef(threadId, fileId)) return null;
     const text = await this.io(() => readFile(this.path(threadId, `${fileId}.json`), 'utf8'));
     return text === null ? null : (JSON.parse(text) as StoredFile);
   }
@@ -40,10 +49,13 @@ export class DirectoryFiles implements FileStore {
   }
 
   async removeThread(threadId: string): Promise<void> {
+    // `fileRef`'s rule for the thread's id: `..` here would be the directory's parent.
+    if (!isWireId(threadId)) return;
     await rm(this.path(threadId), { recursive: true, force: true });
   }
 
   async remove(threadId: string, fileId: string): Promise<void> {
+    if (!fileRef(threadId, fileId)) return;
     // The description first: bytes without one are never read.
     await rm(this.path(threadId, `${fileId}.json`), { force: true });
     await rm(this.path(threadId, fileId), { force: true });

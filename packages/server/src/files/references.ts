@@ -1,5 +1,5 @@
 import type { Message } from '@resumable/protocol';
-import { ResumableError } from '@resumable/protocol';
+import { isWireId, ResumableError } from '@resumable/protocol';
 import type { FileStore, StoredFile } from '../stores/types.js';
 
 /** Content part types that carry a file by `source`. */
@@ -10,11 +10,28 @@ export function fileUrl(basePath: string, threadId: string, fileId: string): str
   return `${basePath}/threads/${encodeURIComponent(threadId)}/files/${encodeURIComponent(fileId)}`;
 }
 
+/** A file of a thread, by ids that are safe to look up (and to build a path from). */
+export interface FileRef {
+  threadId: string;
+  fileId: string;
+}
+
+/**
+ * The one rule for naming a file, used by the upload and download routes, the prompt
+ * check, the agent's reader and the files directory: both ids are ids of the wire's
+ * alphabet (`A-Z a-z 0-9 . _ : -`, never `.` or `..`), so no `/`, `\`, `..` or NUL ever
+ * reaches a store or a path. Null for anything else.
+ */
+export function fileRef(threadId: string, fileId: string): FileRef | null {
+  return isWireId(threadId) && isWireId(fileId) ? { threadId, fileId } : null;
+}
+
 /**
  * The file a part's URL names, when it is one of `threadId`'s file URLs (a path, or a full
- * URL whose path is one; a query such as `?token=` is ignored). Null otherwise.
+ * URL whose path is one; a query such as `?token=` is ignored). Null otherwise — for a
+ * malformed escape (`%E0%A4%A`) or an encoded separator (`..%2F<thread>%2F<file>`) too.
  */
-export function fileIdOf(value: unknown, basePath: string, threadId: string): string | null {
+export function fileRefOf(value: unknown, basePath: string, threadId: string): FileRef | null {
   if (typeof value !== 'string' || value.length > 2000) return null;
   let path: string;
   try {
@@ -25,7 +42,14 @@ export function fileIdOf(value: unknown, basePath: string, threadId: string): st
   const prefix = `${basePath}/threads/${encodeURIComponent(threadId)}/files/`;
   if (!path.startsWith(prefix)) return null;
   const rest = path.slice(prefix.length);
-  return rest !== '' && !rest.includes('/') ? decodeURIComponent(rest) : null;
+  if (rest === '' || rest.includes('/')) return null;
+  let fileId: string;
+  try {
+    fileId = decodeURIComponent(rest);
+  } catch {
+    return null;
+  }
+  return fileRef(threadId, fileId);
 }
 
 interface FilePart {
@@ -59,11 +83,11 @@ export async function checkFileReferences(
 ): Promise<void> {
   for (const { part, where } of fileParts(messages)) {
     const source = part.source;
-    const fileId = source?.type === 'url' ? fileIdOf(source.value, basePath, threadId) : null;
+    const ref = source?.type === 'url' ? fileRefOf(source.value, basePath, threadId) : null;
     // Marked before it is looked up: a sweep of unnamed uploads then either spares it or
     // took it already (and the prompt is refused).
-    if (fileId !== null && files) await files.markReferenced?.(threadId, fileId);
-    const file = fileId !== null && files ? await files.head(threadId, fileId) : null;
+    if (ref !== null && files) await files.markReferenced?.(ref.threadId, ref.fileId);
+    const file = ref !== null && files ? await files.head(ref.threadId, ref.fileId) : null;
     if (!file) {
       throw new ResumableError(
         'bad_request',
@@ -78,7 +102,7 @@ export type ReadFile = (url: string) => Promise<{ file: StoredFile; bytes: Uint8
 
 export function fileReader(files: FileStore, basePath: string, threadId: string): ReadFile {
   return async (url) => {
-    const fileId = fileIdOf(url, basePath, threadId);
-    return fileId === null ? null : files.get(threadId, fileId);
+    const ref = fileRefOf(url, basePath, threadId);
+    return ref === null ? null : files.get(ref.threadId, ref.fileId);
   };
 }

@@ -2,10 +2,9 @@ import { ResumableError } from '@resumable/protocol';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { authorizeOrThrow } from '../auth.js';
-import { fileUrl } from '../files/references.js';
+import { fileRef, fileUrl } from '../files/references.js';
 import { fileTypeOf } from '../files/sniff.js';
 import { UploadRate, type UploadRateLimits } from '../files/upload-rate.js';
-import { isValidId } from '../input.js';
 import type { FileStore, StoredFile } from '../stores/types.js';
 import type { RouteContext } from './context.js';
 import { BODY_READ } from './guards.js';
@@ -109,7 +108,8 @@ export function fileRoutes(
     const fileId = c.req.param('fileId');
     const thread = await ctx.loadThread(threadId);
     await authorizeOrThrow(ctx.authorize, c.req.raw, { action: 'read', threadId, thread });
-    const found = isValidId(fileId) ? await options.files.get(threadId, fileId) : null;
+    const ref = fileRef(threadId, fileId);
+    const found = ref ? await options.files.get(ref.threadId, ref.fileId) : null;
     if (!found) {
       throw new ResumableError('file_not_found', `thread ${threadId} has no file ${fileId}`);
     }
