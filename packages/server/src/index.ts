@@ -38,11 +38,11 @@ export {
   type RunManagerOptions,
   type StreamCounts,
 } from './runs/run-manager.js';
+export { type ServerRunRequest, startServerRun } from './runs/server-run.js';
 export { MemoryStore, type MemoryStoreOptions } from './stores/memory/memory-store.js';
 export { openStore } from './stores/open.js';
 export { RedisStore, type RedisStoreOptions } from './stores/redis/redis-store.js';
 export { SqliteStore, type SqliteStoreOptions } from './stores/sqlite/sqlite-store.js';
-export type { ThreadLogHead, ThreadLogStore } from './stores/thread-log.js';
+export type { ThreadLogHead, ThreadLogStore } from './stores/types.js';
 export * from './stores/types.js';
-export { type ServerRunRequest, startServerRun } from './threads/server-run.js';
 export { THREAD_EVENTS } from './threads/thread-events.js';

@@ -1,7 +1,7 @@
 import type { Message, RunAgentInput } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
-import { historyMessage } from '../runs/events.js';
 import { MemoryStore } from '../stores/memory/memory-store.js';
+import { historyMessage } from '../stores/stored-messages.js';
 import { planBranch } from './history.js';
 
 const input = (messages: Message[]): RunAgentInput => ({

@@ -1,6 +1,6 @@
 import type { Message, RunAgentInput } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
-import { withoutRunMarks } from '../runs/events.js';
+import { withoutRunMarks } from '../stores/stored-messages.js';
 import type { EventStore, RunRecord } from '../stores/types.js';
 import { type BranchInfo, MessageTree, type TreeMessage } from './tree.js';
 

@@ -1,5 +1,5 @@
 import { overAddressLimit } from '../client-address.js';
-import { RateWindow, tooMany } from '../runs/rate-window.js';
+import { RateWindow, tooMany } from '../rate-window.js';
 
 /** Per-client limits on uploads (`POST /threads/{id}/files`), per server instance. */
 export interface UploadRateLimits {

@@ -1,7 +1,7 @@
 import { ResumableError } from '@resumable/protocol';
 import { overAddressLimit } from '../client-address.js';
+import { RateWindow, tooMany } from '../rate-window.js';
 import type { EventStore } from '../stores/types.js';
-import { RateWindow, tooMany } from './rate-window.js';
 
 /** Per-client limits on starting runs (`POST /runs`). */
 export interface ClientLimits {

@@ -1,9 +1,8 @@
-import type { AGUIEvent, Envelope, ErrorCode, Message, RunState } from '@resumable/protocol';
+import type { AGUIEvent, Envelope, ErrorCode, RunState } from '@resumable/protocol';
 import {
   applyEnvelopes,
   createRunState,
   EventType,
-  isTerminalEvent,
   ResumableError,
   RUN_ERROR_CODES,
 } from '@resumable/protocol';
@@ -35,16 +34,6 @@ export async function foldStoredRun(store: EventStore, record: RunRecord): Promi
     const events = await store.readEvents(record.runId, state.offset, 1000);
     if (events.length === 0) return state;
     state = applyEnvelopes(state, events.map(toEnvelope)).state;
-  }
-}
-
-/** Whether a stored event's JSON is a terminal event; most are not, and skip the parse. */
-export function isTerminalJson(json: string): boolean {
-  if (!json.includes('"RUN_FINISHED"') && !json.includes('"RUN_ERROR"')) return false;
-  try {
-    return isTerminalEvent(JSON.parse(json) as { type: string });
-  } catch {
-    return false;
   }
 }
 
@@ -95,29 +84,4 @@ export function statusOf(event: AGUIEvent): RunEnd['status'] {
   if (event.type === EventType.RUN_ERROR) return 'error';
   const outcome = (event as { outcome?: { type?: string } }).outcome;
   return outcome?.type === 'cancelled' ? 'cancelled' : 'finished';
-}
-
-/**
- * A message without the fold's run-local marks (`streaming`, `ended`): what a client's
- * prompt is stored as — those marks are the server's to set, never a request's.
- */
-export function withoutRunMarks(message: Message): Message {
-  const {
-    streaming: _s,
-    ended: _e,
-    ...rest
-  } = message as Message & { streaming?: unknown; ended?: unknown };
-  return rest as Message;
-}
-
-/**
- * A run's message as history keeps it: the fold's `streaming` flag is run-local and goes;
- * `ended` (`stopped`, `error`: the run ended while the message was open) stays, so every
- * device that reads the history shows a stopped answer as stopped, as the device that
- * followed it live does. Agents get history without it (`planBranch`).
- */
-export function historyMessage(message: Message): Message {
-  const ended = (message as { ended?: unknown }).ended;
-  const rest = withoutRunMarks(message);
-  return (ended === 'stopped' || ended === 'error' ? { ...rest, ended } : rest) as Message;
 }

@@ -8,10 +8,12 @@ import {
 } from '@resumable/protocol';
 import { putAnswer } from '../branches/history.js';
 import { sleep } from '../sleep.js';
+import { isTerminalJson } from '../stores/stored-events.js';
+import { historyMessage } from '../stores/stored-messages.js';
 import type { EventStore, RunEnd, RunRecord, StoredEvent } from '../stores/types.js';
 import { AppendConflictError, lostRunLog } from '../stores/types.js';
 import type { Hub } from '../streams/subscription.js';
-import { historyMessage, isTerminalJson, type PendingEvent, statusOf } from './events.js';
+import { type PendingEvent, statusOf } from './events.js';
 
 /** Pending events beyond which the agent waits for the store (backpressure). */
 const MAX_PENDING = 512;

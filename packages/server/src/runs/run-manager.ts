@@ -2,11 +2,12 @@ import type { RunAgentInput } from '@resumable/protocol';
 import { ResumableError, type RunSnapshot, snapshotOf } from '@resumable/protocol';
 import type { Agent } from '../agents/types.js';
 import { MAX_TREE_MESSAGES } from '../branches/history.js';
+import { isTerminalJson } from '../stores/stored-events.js';
 import type { EventStore, RunRecord } from '../stores/types.js';
 import { FanOut, type StreamOpen } from '../streams/fan-out.js';
 import { type StreamCounts, ThreadEvents } from '../threads/thread-events.js';
 import { Admission } from './admission.js';
-import { cancelledEvent, foldStoredRun, isTerminalJson, lostEvent } from './events.js';
+import { cancelledEvent, foldStoredRun, lostEvent } from './events.js';
 import { startHousekeeping } from './housekeeping.js';
 import {
   DEFAULT_LIMITS,

@@ -1,6 +1,5 @@
 import type { Message, RunSnapshot } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
-import type { ThreadLogStore } from './thread-log.js';
 
 /**
  * The storage contract of `@resumable/server`.
@@ -326,4 +325,41 @@ export interface FileStore {
    * (each atomically with its thread's total); resolves how many.
    */
   sweepUnreferenced?(createdBefore: number, limit: number): Promise<number>;
+}
+
+/** The offsets a thread's event log holds: `first..last`, both 0 while it is empty. */
+export interface ThreadLogHead {
+  /** Oldest offset still kept (older ones were trimmed); 0 when the log is empty. */
+  first: number;
+  /** Newest offset; 0 before the first event. */
+  last: number;
+}
+
+/**
+ * The per-thread event log behind `GET /threads/{id}/events` (protocol.md, "Thread event
+ * stream"): what happens to a thread (runs started and ended, history changes), each under
+ * a thread offset 1, 2, 3, … with no gaps. Unlike a run's log, offsets are assigned by the
+ * store at append time, so several instances announcing on one thread never collide, and
+ * an announcement that was never stored leaves no hole. Only the newest `keep` events stay.
+ */
+export interface ThreadLogStore {
+  /**
+   * Appends one event (its JSON, one line) under the thread's next offset, atomically, and
+   * trims the log to its newest `keep` events. Resolves the offset, or null (nothing
+   * stored) when the thread does not exist. Throws `store_unavailable` when the backend is.
+   */
+  append(threadId: string, json: string, keep: number): Promise<number | null>;
+  /** Events with offset > `after`, ascending, at most `limit`. */
+  read(threadId: string, after: number, limit: number): Promise<StoredEvent[]>;
+  head(threadId: string): Promise<ThreadLogHead>;
+  /**
+   * A shared store's live tail of the thread (events appended by any instance after
+   * `after`, in order, once each). Without it, the instance that appends publishes.
+   */
+  subscribe?(
+    threadId: string,
+    after: number,
+    onEvents: (events: StoredEvent[]) => void,
+    onError?: (error: unknown) => void,
+  ): () => void;
 }

@@ -1,5 +1,5 @@
 import { ResumableError } from '@resumable/protocol';
-import { isTerminalJson } from '../runs/events.js';
+import { isTerminalJson } from '../stores/stored-events.js';
 import type { EventStore, RunRecord } from '../stores/types.js';
 import { Hub, Subscription } from './subscription.js';
 

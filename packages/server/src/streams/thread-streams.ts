@@ -1,7 +1,6 @@
 import { ResumableError } from '@resumable/protocol';
 import { sleep } from '../sleep.js';
-import type { ThreadLogStore } from '../stores/thread-log.js';
-import type { StoredEvent } from '../stores/types.js';
+import type { StoredEvent, ThreadLogStore } from '../stores/types.js';
 import { Hub, Subscription, type SubscriptionSource } from './subscription.js';
 
 export interface ThreadStreamsOptions {

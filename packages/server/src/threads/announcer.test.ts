@@ -1,6 +1,6 @@
 import { ResumableError } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
-import { MemoryThreadLog } from '../stores/thread-log.js';
+import { MemoryThreadLog } from '../stores/memory/thread-log.js';
 import type { StoredEvent } from '../stores/types.js';
 import { Announcer } from './announcer.js';
 

@@ -1,6 +1,5 @@
 import { sleep } from '../sleep.js';
-import type { ThreadLogStore } from '../stores/thread-log.js';
-import type { StoredEvent } from '../stores/types.js';
+import type { StoredEvent, ThreadLogStore } from '../stores/types.js';
 
 /** Backoff between attempts while the store fails; the last step repeats. */
 const RETRIES_MS = [50, 250, 1000];

@@ -1,8 +1,8 @@
 import type { Message, RunAgentInput, RunSnapshot } from '@resumable/protocol';
 import { EventType, ResumableError } from '@resumable/protocol';
-import { withoutRunMarks } from '../runs/events.js';
-import { MemoryThreadLog, type ThreadLogHead, type ThreadLogStore } from '../stores/thread-log.js';
-import type { EventStore } from '../stores/types.js';
+import { MemoryThreadLog } from '../stores/memory/thread-log.js';
+import { withoutRunMarks } from '../stores/stored-messages.js';
+import type { EventStore, ThreadLogHead, ThreadLogStore } from '../stores/types.js';
 import { ThreadStreams } from '../streams/thread-streams.js';
 import { Announcer } from './announcer.js';
 

@@ -1,7 +1,6 @@
 import type { Message } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
 import { withLazySnapshot } from '../lazy-snapshot.js';
-import { MemoryThreadLog } from '../thread-log.js';
 import type {
   EventStore,
   MessagePage,
@@ -15,6 +14,7 @@ import type {
 import { AppendConflictError, runNotFound, threadNotFound } from '../types.js';
 import { MemoryFiles } from './files.js';
 import { MemoryInterruptLedger } from './interrupts.js';
+import { MemoryThreadLog } from './thread-log.js';
 
 interface MemoryRun {
   record: RunRecord;

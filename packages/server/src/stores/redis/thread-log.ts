@@ -1,6 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { ThreadLogHead, ThreadLogStore } from '../thread-log.js';
-import type { StoredEvent } from '../types.js';
+import type { StoredEvent, ThreadLogHead, ThreadLogStore } from '../types.js';
 import { entryId, offsetOf, type RedisKeys } from './keys.js';
 import type { TailReader } from './tail.js';
 

@@ -1,6 +1,5 @@
 import type Database from 'libsql';
-import type { ThreadLogHead, ThreadLogStore } from '../thread-log.js';
-import type { StoredEvent } from '../types.js';
+import type { StoredEvent, ThreadLogHead, ThreadLogStore } from '../types.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS thread_events (

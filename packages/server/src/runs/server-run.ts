@@ -1,8 +1,8 @@
 import { ResumableError } from '@resumable/protocol';
 import { checkFileReferences } from '../files/references.js';
 import type { RunRequest } from '../input.js';
-import type { RunManager } from '../runs/run-manager.js';
-import { acceptRunRequest, requestText } from '../runs/run-request.js';
+import type { RunManager } from './run-manager.js';
+import { acceptRunRequest, requestText } from './run-request.js';
 
 /** A run the server starts itself: `POST /runs`'s body, in a thread that exists. */
 export type ServerRunRequest = Pick<RunRequest, 'messages'> &
