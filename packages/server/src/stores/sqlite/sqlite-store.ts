@@ -14,8 +14,9 @@ import type {
   ThreadRecord,
 } from '../types.js';
 import { AppendConflictError, runNotFound, threadNotFound } from '../types.js';
+import { SqliteFiles } from './files.js';
 import { SqliteInterruptLedger } from './interrupts.js';
-import { SqliteFiles, SqliteThreadEdits } from './thread-edits.js';
+import { SqliteThreadEdits } from './thread-edits.js';
 import { SqliteThreadLog } from './thread-log.js';
 
 export interface SqliteStoreOptions {
