@@ -1,5 +1,5 @@
 import { ResumableError } from '@resumable/protocol';
-import { type Context, Hono } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { authorizeOrThrow } from '../auth.js';
 import { fileRef, fileUrl } from '../files/references.js';
@@ -103,7 +103,7 @@ export function fileRoutes(
     },
   );
 
-  routes.get('/threads/:threadId/files/:fileId', async (c) => {
+  routes.get('/threads/:threadId/files/:fileId', fileHeaders, async (c) => {
     const threadId = c.req.param('threadId');
     const fileId = c.req.param('fileId');
     const thread = await ctx.loadThread(threadId);
@@ -122,7 +122,6 @@ export function fileRoutes(
           ? `${file.mimeType}; charset=utf-8`
           : file.mimeType,
         'Content-Length': String(bytes.length),
-        'X-Content-Type-Options': 'nosniff',
         // Served from the API's origin: nothing in a file may run there.
         'Content-Security-Policy': "default-src 'none'; sandbox",
         'Cache-Control': 'private, max-age=3600',
@@ -135,12 +134,23 @@ export function fileRoutes(
 }
 
 /**
- * Refused in a name: path separators, control characters, and the bidi embeddings,
- * overrides and isolates (U+202A-U+202E, U+2066-U+2069), which make `cat\u202Egnp.exe` show
- * as `catexe.png` wherever the name is displayed.
+ * On every answer of the download route, the file and its refusals alike: nothing served
+ * from the API's origin is sniffed into another type, and a link a file leads to (a PDF's)
+ * is not told the file's URL, which carries `?token=` for an `<img src>`.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing them is the point
-const REFUSED_IN_NAME = /[/\\\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/;
+const fileHeaders: MiddlewareHandler = async (c, next) => {
+  await next();
+  c.res.headers.set('X-Content-Type-Options', 'nosniff');
+  c.res.headers.set('Referrer-Policy', 'no-referrer');
+};
+
+/**
+ * Refused in a name: path separators, control characters as Unicode has them (`Cc`: C0,
+ * DEL and C1, U+0080-U+009F, where U+0085 is a line break and U+009B a terminal's escape),
+ * and the bidi embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069), which
+ * make `cat\u202Egnp.exe` show as `catexe.png` wherever the name is displayed.
+ */
+const REFUSED_IN_NAME = /[/\\\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
 
 /** The `?name=`: 1-255 characters, none of `REFUSED_IN_NAME`. */
 function nameOf(value: string | undefined): string {

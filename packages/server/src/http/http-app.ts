@@ -41,7 +41,9 @@ const RUN_HEADERS = ['Resumable-Run-Id', 'Resumable-Token', 'Location', 'Retry-A
 
 /** The protocol.md endpoints as a Hono app (a Web `(Request) => Response` handler). */
 export function createHttpApp(options: HttpOptions): Hono {
-  const root = new Hono();
+  // `strict: false`: `/threads/x/` is `/threads/x` (a 405 naming the very method used was
+  // what a trailing slash got otherwise).
+  const root = new Hono({ strict: false });
   const app = options.basePath && options.basePath !== '/' ? root.basePath(options.basePath) : root;
 
   root.onError(errorFor);

@@ -96,8 +96,8 @@ async function jsonBody(c: Context): Promise<Record<string, unknown>> {
 /** A title: a string of 1 to 200 characters once trimmed, without control characters. */
 function titleOf(value: unknown): string {
   const title = typeof value === 'string' ? value.trim() : '';
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing them is the point
-  const control = /[\u0000-\u001f\u007f]/;
+  // Control characters as Unicode has them (`Cc`): C0, DEL and C1 (U+0080-U+009F).
+  const control = /\p{Cc}/u;
   if (title === '' || [...title].length > MAX_TITLE_LENGTH || control.test(title)) {
     throw new ResumableError(
       'bad_request',
