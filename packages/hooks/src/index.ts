@@ -3,19 +3,19 @@
 // reconnect, fold, outbox…) is loaded by the hooks with `import()` on first use; its
 // classes are public through `@resumable/hooks/core`.
 
-export { chatRecordKey } from './core/chat-state.js';
-export type { StoredChat, StoredRecords, StoredRun } from './core/first-paint.js';
+export { filePart, userContent } from './core/chat/optimistic.js';
+export { DEFAULT_ENGINE_TIMEOUT_MS } from './core/client/client-handle.js';
+export type { StoredChat, StoredRecords, StoredRun } from './core/client/first-paint.js';
+export { chatRecordKey } from './core/conversation/state.js';
 export type * from './core/index.js';
-export { DEFAULT_ENGINE_TIMEOUT_MS } from './core/lazy-client.js';
-export { filePart, userContent } from './core/optimistic.js';
-export { parseRecord, RECORD_VERSION, runRecordKey } from './core/record.js';
-export { initialConnection } from './core/run-facts.js';
+export { toolDeclarations } from './core/interrupts/tool-declarations.js';
+export { parseRecord, RECORD_VERSION, runRecordKey } from './core/records/run-record.js';
 export {
   createIndexedDbStorage,
   createMemoryStorage,
   defaultStorage,
   hasIndexedDb,
   withFallback,
-} from './core/storage.js';
-export { toolDeclarations } from './core/tool-declarations.js';
+} from './core/records/storage.js';
+export { initialConnection } from './core/run/connection.js';
 export * from './react/index.js';

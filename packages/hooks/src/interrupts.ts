@@ -2,11 +2,8 @@
 // (derived interrupts, answers through the chat's outbox) and the browser tool runner.
 // `useResumableChat` loads this on demand, so a page that never meets an interrupt does not
 // pay for it on first paint.
-export type { LockManagerLike } from './core/browser-tools.js';
-export { BrowserToolRunner, browserToolRunnerOf } from './core/browser-tools.js';
-export type { InterruptRecord, ToolMark } from './core/interrupt-record.js';
-export type { InterruptState } from './core/interrupt-session.js';
-export { InterruptSession, interruptSessionOf } from './core/interrupt-session.js';
+export type { LockManagerLike } from './core/interrupts/browser-tools.js';
+export { BrowserToolRunner, browserToolRunnerOf } from './core/interrupts/browser-tools.js';
 export type {
   ChatInterrupt,
   InterruptStatus,
@@ -14,7 +11,10 @@ export type {
   LocalAnswer,
   ResumeAnswer,
   ServerInterrupt,
-} from './core/interrupts.js';
-export { deriveInterrupts, interruptsOf, openBatch } from './core/interrupts.js';
-export type { BrowserTool, BrowserTools } from './core/tool-declarations.js';
-export { toolDeclarations } from './core/tool-declarations.js';
+} from './core/interrupts/chat-interrupts.js';
+export { deriveInterrupts, interruptsOf, openBatch } from './core/interrupts/chat-interrupts.js';
+export type { InterruptRecord, ToolMark } from './core/interrupts/interrupt-record.js';
+export type { InterruptState } from './core/interrupts/interrupt-session.js';
+export { InterruptSession, interruptSessionOf } from './core/interrupts/interrupt-session.js';
+export type { BrowserTool, BrowserTools } from './core/interrupts/tool-declarations.js';
+export { toolDeclarations } from './core/interrupts/tool-declarations.js';

@@ -5,13 +5,13 @@
  */
 import { type RunningServer, startServer } from '@resumable/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RunApi } from '../src/core/api.js';
-import { AttachmentDraft, draftStatus } from '../src/core/attachments.js';
-import { createManualSignal, type ManualSignal } from '../src/core/env.js';
-import { ResumableClient } from '../src/core/registry.js';
-import { createMemoryStorage, type RecordStorage } from '../src/core/storage.js';
-import { createThread } from '../src/core/thread-api.js';
-import { uploadFile, uploadToChat } from '../src/core/upload.js';
+import { createManualSignal, type ManualSignal } from '../src/core/base/env.js';
+import { ResumableClient } from '../src/core/client/resumable-client.js';
+import { RunApi } from '../src/core/net/run-api.js';
+import { createThread } from '../src/core/net/thread-api.js';
+import { createMemoryStorage, type RecordStorage } from '../src/core/records/storage.js';
+import { AttachmentDraft, draftStatus } from '../src/core/uploads/attachment-draft.js';
+import { uploadFile, uploadToChat } from '../src/core/uploads/upload.js';
 import { waitFor } from './util.js';
 
 let server: RunningServer;

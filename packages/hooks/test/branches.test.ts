@@ -7,10 +7,10 @@
 import { messageText } from '@resumable/protocol';
 import { type RunningServer, replyTokens, startServer } from '@resumable/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ChatSession } from '../src/core/chat.js';
-import { createManualSignal, type ManualSignal } from '../src/core/env.js';
-import { ResumableClient } from '../src/core/registry.js';
-import { createIndexedDbStorage, type RecordStorage } from '../src/core/storage.js';
+import { createManualSignal, type ManualSignal } from '../src/core/base/env.js';
+import type { ChatSession } from '../src/core/chat/chat-session.js';
+import { ResumableClient } from '../src/core/client/resumable-client.js';
+import { createIndexedDbStorage, type RecordStorage } from '../src/core/records/storage.js';
 import { waitFor } from './util.js';
 
 const TOKENS = 16;

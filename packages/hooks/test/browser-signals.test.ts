@@ -1,9 +1,9 @@
 // @vitest-environment jsdom
 /** The default environment's wiring to real window/document events (no injected signals). */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runRecordKey } from '../src/core/record.js';
-import { RunSession } from '../src/core/session.js';
-import { createMemoryStorage, withFallback } from '../src/core/storage.js';
+import { runRecordKey } from '../src/core/records/run-record.js';
+import { createMemoryStorage, withFallback } from '../src/core/records/storage.js';
+import { RunSession } from '../src/core/run/run-session.js';
 import { FakeServer } from './fake-server.js';
 import { assistantText, waitFor } from './util.js';
 

@@ -5,10 +5,10 @@
  */
 
 import { mulberry32 as prng } from '@resumable/server';
-import { createManualSignal } from '../src/core/env.js';
-import { RunSession } from '../src/core/session.js';
-import type { RecordStorage } from '../src/core/storage.js';
-import { createMemoryStorage } from '../src/core/storage.js';
+import { createManualSignal } from '../src/core/base/env.js';
+import type { RecordStorage } from '../src/core/records/storage.js';
+import { createMemoryStorage } from '../src/core/records/storage.js';
+import { RunSession } from '../src/core/run/run-session.js';
 import { FakeServer } from './fake-server.js';
 import { assistantText, waitFor } from './util.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { createManualSignal } from '../src/core/env.js';
-import { ResumableClient } from '../src/core/registry.js';
-import { createMemoryStorage } from '../src/core/storage.js';
+import type { createManualSignal } from '../src/core/base/env.js';
+import { ResumableClient } from '../src/core/client/resumable-client.js';
+import { createMemoryStorage } from '../src/core/records/storage.js';
 import { FakeServer } from './fake-server.js';
 import { assistantText, fastClient, waitFor } from './util.js';
 

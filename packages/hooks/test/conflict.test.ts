@@ -5,9 +5,9 @@
  */
 import { type RunningServer, startServer } from '@resumable/server';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createManualSignal } from '../src/core/env.js';
-import { ResumableClient } from '../src/core/registry.js';
-import { createMemoryStorage } from '../src/core/storage.js';
+import { createManualSignal } from '../src/core/base/env.js';
+import { ResumableClient } from '../src/core/client/resumable-client.js';
+import { createMemoryStorage } from '../src/core/records/storage.js';
 import { assistantText, waitFor } from './util.js';
 
 let server: RunningServer;

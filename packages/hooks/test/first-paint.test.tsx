@@ -10,11 +10,11 @@ import { type RunningServer, startServer } from '@resumable/server';
 import { act, cleanup, render } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createManualSignal } from '../src/core/env.js';
-import type { EngineLoader } from '../src/core/lazy-client.js';
-import { ResumableClient } from '../src/core/registry.js';
-import type { RecordStorage } from '../src/core/storage.js';
-import { createMemoryStorage } from '../src/core/storage.js';
+import { createManualSignal } from '../src/core/base/env.js';
+import type { EngineLoader } from '../src/core/client/client-handle.js';
+import { ResumableClient } from '../src/core/client/resumable-client.js';
+import type { RecordStorage } from '../src/core/records/storage.js';
+import { createMemoryStorage } from '../src/core/records/storage.js';
 import {
   type ResumableChatController,
   ResumableProvider,

@@ -1,8 +1,8 @@
 import { type RunningServer, startServer } from '@resumable/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { interruptSessionOf } from '../src/core/interrupt-session.js';
-import type { ResumableClient } from '../src/core/registry.js';
-import { createMemoryStorage } from '../src/core/storage.js';
+import type { ResumableClient } from '../src/core/client/resumable-client.js';
+import { interruptSessionOf } from '../src/core/interrupts/interrupt-session.js';
+import { createMemoryStorage } from '../src/core/records/storage.js';
 import { pageClient, waitFor } from './util.js';
 
 /**

@@ -8,8 +8,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { ResumableError } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
-import { uploadToChat } from '../src/core/upload.js';
-import { fetchTransport } from '../src/core/upload-transport.js';
+import { fetchTransport } from '../src/core/net/upload-transport.js';
+import { uploadToChat } from '../src/core/uploads/upload.js';
 import {
   BOUND_MS,
   chatClient,

@@ -5,11 +5,11 @@
  */
 import { messageText, type ResumableError } from '@resumable/protocol';
 import { afterEach, beforeEach } from 'vitest';
-import type { ChatSession } from '../src/core/chat.js';
-import { createManualSignal } from '../src/core/env.js';
-import type { LoopOptions } from '../src/core/reconnect.js';
-import { ResumableClient } from '../src/core/registry.js';
-import { createMemoryStorage, type RecordStorage } from '../src/core/storage.js';
+import { createManualSignal } from '../src/core/base/env.js';
+import type { ChatSession } from '../src/core/chat/chat-session.js';
+import { ResumableClient } from '../src/core/client/resumable-client.js';
+import { createMemoryStorage, type RecordStorage } from '../src/core/records/storage.js';
+import type { LoopOptions } from '../src/core/run/reconnect-loop.js';
 import { HostileServer, THREAD, TOKEN } from './hostile-server.js';
 import { trackRejections } from './track-rejections.js';
 

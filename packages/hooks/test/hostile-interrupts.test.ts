@@ -7,11 +7,11 @@
 
 import { parseResume, ResumableError } from '@resumable/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createManualSignal } from '../src/core/env.js';
-import { interruptRecordKey } from '../src/core/interrupt-record.js';
-import { InterruptSession } from '../src/core/interrupt-session.js';
-import { ResumableClient } from '../src/core/registry.js';
-import type { RecordStorage } from '../src/core/storage.js';
+import { createManualSignal } from '../src/core/base/env.js';
+import { ResumableClient } from '../src/core/client/resumable-client.js';
+import { interruptRecordKey } from '../src/core/interrupts/interrupt-record.js';
+import { InterruptSession } from '../src/core/interrupts/interrupt-session.js';
+import type { RecordStorage } from '../src/core/records/storage.js';
 import { HostileServer, RUN, storedChat, THREAD, TOKEN } from './hostile-server.js';
 import { trackRejections } from './track-rejections.js';
 import { waitFor } from './util.js';

@@ -7,9 +7,9 @@
 
 import { isWireId, runIdProblem } from '@resumable/protocol';
 import { describe, expect, it, vi } from 'vitest';
-import type { ChatSession } from '../src/core/chat.js';
-import { chatRecordKey } from '../src/core/chat-state.js';
-import { createMemoryStorage } from '../src/core/storage.js';
+import type { ChatSession } from '../src/core/chat/chat-session.js';
+import { chatRecordKey } from '../src/core/conversation/state.js';
+import { createMemoryStorage } from '../src/core/records/storage.js';
 import {
   BOUND_MS,
   chatClient,
@@ -78,7 +78,7 @@ describe('a stored outbox item whose resume the server would refuse', () => {
   }
 
   it('the check fails to load (a chunk lost after a deploy): the record is kept as it was, sent once', async () => {
-    vi.doMock('../src/core/stored-outbox.js', () => {
+    vi.doMock('../src/core/chat/stored-outbox.js', () => {
       throw new Error('Failed to fetch dynamically imported module');
     });
     try {
@@ -90,7 +90,7 @@ describe('a stored outbox item whose resume the server would refuse', () => {
       expect(server.count('start')).toBe(1);
       expect(chat.getState().error).toBeNull();
     } finally {
-      vi.doUnmock('../src/core/stored-outbox.js');
+      vi.doUnmock('../src/core/chat/stored-outbox.js');
     }
   });
 

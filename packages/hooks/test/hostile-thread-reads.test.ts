@@ -7,11 +7,11 @@
 
 import type { ResumableError } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
-import { RunApi } from '../src/core/api.js';
-import { createEnvironment, createManualSignal } from '../src/core/env.js';
-import { InterruptSession } from '../src/core/interrupt-session.js';
-import { createMemoryStorage } from '../src/core/storage.js';
-import { ThreadFollower } from '../src/core/thread-stream.js';
+import { createEnvironment, createManualSignal } from '../src/core/base/env.js';
+import { ThreadFollower } from '../src/core/conversation/thread-follower.js';
+import { InterruptSession } from '../src/core/interrupts/interrupt-session.js';
+import { RunApi } from '../src/core/net/run-api.js';
+import { createMemoryStorage } from '../src/core/records/storage.js';
 import {
   BOUND_MS,
   CHAT_FAST,

@@ -7,10 +7,10 @@ import type { AGUIEvent, RunAgentInput } from '@resumable/protocol';
 import { EventType } from '@resumable/protocol';
 import { type RunningServer, startServer } from '@resumable/server';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { InterruptSession } from '../src/core/interrupt-session.js';
-import type { ResumableClient } from '../src/core/registry.js';
-import type { RecordStorage } from '../src/core/storage.js';
-import { createMemoryStorage } from '../src/core/storage.js';
+import type { ResumableClient } from '../src/core/client/resumable-client.js';
+import { InterruptSession } from '../src/core/interrupts/interrupt-session.js';
+import type { RecordStorage } from '../src/core/records/storage.js';
+import { createMemoryStorage } from '../src/core/records/storage.js';
 import { assistantText, pageClient, waitFor } from './util.js';
 
 /** Asks two questions; a continuation says what it was told. */

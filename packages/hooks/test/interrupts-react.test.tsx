@@ -6,8 +6,8 @@
 import { type RunningServer, startServer } from '@resumable/server';
 import { act, cleanup, render } from '@testing-library/react';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createMemoryStorage } from '../src/core/storage.js';
-import type { BrowserTools } from '../src/core/tool-declarations.js';
+import type { BrowserTools } from '../src/core/interrupts/tool-declarations.js';
+import { createMemoryStorage } from '../src/core/records/storage.js';
 import { type ResumableChatController, useResumableChat } from '../src/index.js';
 import { TestProvider, until } from './react-harness.js';
 import { assistantText } from './util.js';

@@ -5,14 +5,14 @@
  */
 import { type RunningServer, startServer } from '@resumable/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BrowserToolRunner } from '../src/core/browser-tools.js';
-import type { ChatSession } from '../src/core/chat.js';
-import type { ManualSignal } from '../src/core/env.js';
-import { createManualSignal } from '../src/core/env.js';
-import { InterruptSession } from '../src/core/interrupt-session.js';
-import type { ResumableClient } from '../src/core/registry.js';
-import type { RecordStorage } from '../src/core/storage.js';
-import { createMemoryStorage } from '../src/core/storage.js';
+import type { ManualSignal } from '../src/core/base/env.js';
+import { createManualSignal } from '../src/core/base/env.js';
+import type { ChatSession } from '../src/core/chat/chat-session.js';
+import type { ResumableClient } from '../src/core/client/resumable-client.js';
+import { BrowserToolRunner } from '../src/core/interrupts/browser-tools.js';
+import { InterruptSession } from '../src/core/interrupts/interrupt-session.js';
+import type { RecordStorage } from '../src/core/records/storage.js';
+import { createMemoryStorage } from '../src/core/records/storage.js';
 import { assistantText, pageClient, waitFor } from './util.js';
 
 let server: RunningServer;

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ChatSession } from '../src/core/chat.js';
-import type { TabLocks } from '../src/core/env.js';
-import type { ResumableClient } from '../src/core/registry.js';
-import type { RecordStorage } from '../src/core/storage.js';
-import { createMemoryStorage } from '../src/core/storage.js';
-import { threadRecordKey } from '../src/core/thread-stream.js';
+import type { TabLocks } from '../src/core/base/env.js';
+import type { ChatSession } from '../src/core/chat/chat-session.js';
+import type { ResumableClient } from '../src/core/client/resumable-client.js';
+import { threadRecordKey } from '../src/core/conversation/thread-follower.js';
+import type { RecordStorage } from '../src/core/records/storage.js';
+import { createMemoryStorage } from '../src/core/records/storage.js';
 import { FakeServer } from './fake-server.js';
 import { THREAD, ThreadServer, threadDevice } from './thread-server.js';
 import { assistantText, waitFor } from './util.js';

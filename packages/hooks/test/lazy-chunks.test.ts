@@ -142,20 +142,20 @@ function staticGraph(entry: string): { files: Set<string>; packages: Set<string>
 }
 
 const ENGINE = [
-  'core/chat.ts',
-  'core/session.ts',
-  'core/registry.ts',
-  'core/transport.ts',
-  'core/reconnect.ts',
-  'core/follow.ts',
-  'core/outbox-send.ts',
-  'core/shared-stream.ts',
-  'core/writer.ts',
-  'core/record-write.ts',
-  'core/store.ts',
-  'core/http.ts',
-  'core/api.ts',
-  'core/env.ts',
+  'core/chat/chat-session.ts',
+  'core/run/run-session.ts',
+  'core/client/resumable-client.ts',
+  'core/net/event-stream.ts',
+  'core/run/reconnect-loop.ts',
+  'core/run/followed-run.ts',
+  'core/chat/outbox-send.ts',
+  'core/run/shared-stream.ts',
+  'core/records/record-writer.ts',
+  'core/records/record-write.ts',
+  'core/run/session-store.ts',
+  'core/net/http.ts',
+  'core/net/run-api.ts',
+  'core/base/env.ts',
 ];
 
 describe('the first paint', () => {
@@ -168,11 +168,11 @@ describe('the first paint', () => {
       expect.arrayContaining([
         'react/use-resumable-chat.ts',
         'react/use-resumable-run.ts',
-        'core/first-paint.ts',
-        'core/branches.ts',
-        'core/chat-state.ts',
-        'core/record.ts',
-        'core/storage.ts',
+        'core/client/first-paint.ts',
+        'core/chat/branch-view.ts',
+        'core/conversation/state.ts',
+        'core/records/run-record.ts',
+        'core/records/storage.ts',
       ]),
     );
     // Packages: no event-stream parser, no zustand, nothing of the engine's.

@@ -9,10 +9,10 @@
 
 import { ERROR_ACTIONS, type ErrorCode, type ResumableError } from '@resumable/protocol';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { ChatSession } from '../src/core/chat.js';
-import { interruptRecordKey } from '../src/core/interrupt-record.js';
-import { InterruptSession } from '../src/core/interrupt-session.js';
-import type { RecordStorage } from '../src/core/storage.js';
+import type { ChatSession } from '../src/core/chat/chat-session.js';
+import { interruptRecordKey } from '../src/core/interrupts/interrupt-record.js';
+import { InterruptSession } from '../src/core/interrupts/interrupt-session.js';
+import type { RecordStorage } from '../src/core/records/storage.js';
 import { BOUND_MS, hostileServerPerTest, server, stops, threadChat } from './hostile-harness.js';
 import { RUN, storedChat, THREAD } from './hostile-server.js';
 import { waitFor } from './util.js';

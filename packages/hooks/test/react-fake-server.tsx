@@ -5,8 +5,8 @@
 import { cleanup } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { afterEach, beforeEach } from 'vitest';
-import type { ManualSignal } from '../src/core/env.js';
-import type { RecordStorage } from '../src/core/storage.js';
+import type { ManualSignal } from '../src/core/base/env.js';
+import type { RecordStorage } from '../src/core/records/storage.js';
 import { FakeServer, type FakeServerOptions } from './fake-server.js';
 import { TestProvider } from './react-harness.js';
 

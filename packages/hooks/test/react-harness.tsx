@@ -1,9 +1,9 @@
 import { act } from '@testing-library/react';
 import type { ReactNode } from 'react';
-import type { ManualSignal } from '../src/core/env.js';
-import { createManualSignal } from '../src/core/env.js';
-import type { RunSession } from '../src/core/session.js';
-import type { RecordStorage } from '../src/core/storage.js';
+import type { ManualSignal } from '../src/core/base/env.js';
+import { createManualSignal } from '../src/core/base/env.js';
+import type { RecordStorage } from '../src/core/records/storage.js';
+import type { RunSession } from '../src/core/run/run-session.js';
 import { ResumableProvider, type ResumableRun, useResumableRun } from '../src/index.js';
 import { assistantText, waitFor } from './util.js';
 

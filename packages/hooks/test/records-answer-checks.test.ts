@@ -7,10 +7,10 @@
  */
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BrowserToolRunner } from '../src/core/browser-tools.js';
-import { interruptRecordKey } from '../src/core/interrupt-record.js';
-import { InterruptSession } from '../src/core/interrupt-session.js';
-import type { BrowserTools } from '../src/core/tool-declarations.js';
+import { BrowserToolRunner } from '../src/core/interrupts/browser-tools.js';
+import { interruptRecordKey } from '../src/core/interrupts/interrupt-record.js';
+import { InterruptSession } from '../src/core/interrupts/interrupt-session.js';
+import type { BrowserTools } from '../src/core/interrupts/tool-declarations.js';
 import { BOUND_MS, hostileServerPerTest, server, stops, threadChat } from './hostile-harness.js';
 import { storedChat } from './hostile-server.js';
 import { toolInterruptThread } from './records-harness.js';

@@ -7,9 +7,9 @@
 
 import { ResumableError } from '@resumable/protocol';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { interruptRecordKey } from '../src/core/interrupt-record.js';
-import { InterruptSession } from '../src/core/interrupt-session.js';
-import type { RecordStorage } from '../src/core/storage.js';
+import { interruptRecordKey } from '../src/core/interrupts/interrupt-record.js';
+import { InterruptSession } from '../src/core/interrupts/interrupt-session.js';
+import type { RecordStorage } from '../src/core/records/storage.js';
 import {
   BOUND_MS,
   hostileServerPerTest,

@@ -10,10 +10,10 @@
  */
 
 import { beforeEach, describe, expect, it } from 'vitest';
-import { BrowserToolRunner } from '../src/core/browser-tools.js';
-import { interruptRecordKey } from '../src/core/interrupt-record.js';
-import { InterruptSession } from '../src/core/interrupt-session.js';
-import type { RecordStorage } from '../src/core/storage.js';
+import { BrowserToolRunner } from '../src/core/interrupts/browser-tools.js';
+import { interruptRecordKey } from '../src/core/interrupts/interrupt-record.js';
+import { InterruptSession } from '../src/core/interrupts/interrupt-session.js';
+import type { RecordStorage } from '../src/core/records/storage.js';
 import { BOUND_MS, hostileServerPerTest, server, stops, threadChat } from './hostile-harness.js';
 import { storedChat } from './hostile-server.js';
 import { toolInterruptThread } from './records-harness.js';

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { ResumableError } from '@resumable/protocol';
-import type { ChatSession } from '../src/core/chat.js';
-import { InterruptSession } from '../src/core/interrupt-session.js';
+import type { ChatSession } from '../src/core/chat/chat-session.js';
+import { InterruptSession } from '../src/core/interrupts/interrupt-session.js';
 import { BOUND_MS, server, stops, threadChat } from './hostile-harness.js';
 import { RUN, storedChat } from './hostile-server.js';
 import { waitFor } from './util.js';

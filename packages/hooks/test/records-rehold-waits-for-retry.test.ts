@@ -6,7 +6,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { createMemoryStorage } from '../src/core/storage.js';
+import { createMemoryStorage } from '../src/core/records/storage.js';
 import {
   BOUND_MS,
   chatClient,

@@ -10,8 +10,8 @@
 
 import { runIdProblem } from '@resumable/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { interruptRecordKey } from '../src/core/interrupt-record.js';
-import { InterruptSession } from '../src/core/interrupt-session.js';
+import { interruptRecordKey } from '../src/core/interrupts/interrupt-record.js';
+import { InterruptSession } from '../src/core/interrupts/interrupt-session.js';
 import { BOUND_MS, hostileServerPerTest, server, stops, threadChat } from './hostile-harness.js';
 import { RUN, storedChat, THREAD } from './hostile-server.js';
 import { waitFor } from './util.js';
@@ -88,12 +88,12 @@ describe('answers queued under a runId the server would refuse', () => {
 
   describe('while the outbox check fails to load', () => {
     beforeEach(() => {
-      vi.doMock('../src/core/stored-outbox.js', () => {
+      vi.doMock('../src/core/chat/stored-outbox.js', () => {
         throw new Error('Failed to fetch dynamically imported module');
       });
     });
     afterEach(() => {
-      vi.doUnmock('../src/core/stored-outbox.js');
+      vi.doUnmock('../src/core/chat/stored-outbox.js');
     });
     it('the answers follow the mended runId all the same', async () => {
       await sentOnce(await over([{ runId: BAD, text: '', createdAt: 1, resume: RESUME }]));

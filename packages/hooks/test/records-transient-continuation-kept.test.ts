@@ -9,7 +9,7 @@
 
 import type { ResumableError } from '@resumable/protocol';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { interruptRecordKey } from '../src/core/interrupt-record.js';
+import { interruptRecordKey } from '../src/core/interrupts/interrupt-record.js';
 import { BOUND_MS, hostileServerPerTest, MAX_STALE, server } from './hostile-harness.js';
 import { RUN, THREAD } from './hostile-server.js';
 import { heldInterrupts } from './records-harness.js';

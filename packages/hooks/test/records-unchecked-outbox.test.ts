@@ -21,12 +21,12 @@ import { waitFor } from './util.js';
 hostileServerPerTest();
 
 beforeEach(() => {
-  vi.doMock('../src/core/stored-outbox.js', () => {
+  vi.doMock('../src/core/chat/stored-outbox.js', () => {
     throw new Error('Failed to fetch dynamically imported module');
   });
 });
 afterEach(() => {
-  vi.doUnmock('../src/core/stored-outbox.js');
+  vi.doUnmock('../src/core/chat/stored-outbox.js');
 });
 
 const VALID = 'run-stored-0123456789abcdef';

@@ -1,9 +1,9 @@
 import { applyEnvelopes, createRunState } from '@resumable/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunRecord } from '../src/core/record.js';
-import { runRecordKey } from '../src/core/record.js';
-import { recordOf } from '../src/core/record-write.js';
-import { createIndexedDbStorage, createMemoryStorage } from '../src/core/storage.js';
+import { recordOf } from '../src/core/records/record-write.js';
+import type { RunRecord } from '../src/core/records/run-record.js';
+import { runRecordKey } from '../src/core/records/run-record.js';
+import { createIndexedDbStorage, createMemoryStorage } from '../src/core/records/storage.js';
 import { FakeServer } from './fake-server.js';
 import { assistantText, type Harness, openSession, waitFor } from './util.js';
 

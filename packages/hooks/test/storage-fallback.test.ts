@@ -5,11 +5,15 @@
  */
 import type { ResumableError } from '@resumable/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ClientHandle } from '../src/core/lazy-client.js';
-import { ResumableClient } from '../src/core/registry.js';
-import { RunSession } from '../src/core/session.js';
-import type { RecordStorage } from '../src/core/storage.js';
-import { createMemoryStorage, fallbackListeners, withFallback } from '../src/core/storage.js';
+import { ClientHandle } from '../src/core/client/client-handle.js';
+import { ResumableClient } from '../src/core/client/resumable-client.js';
+import type { RecordStorage } from '../src/core/records/storage.js';
+import {
+  createMemoryStorage,
+  fallbackListeners,
+  withFallback,
+} from '../src/core/records/storage.js';
+import { RunSession } from '../src/core/run/run-session.js';
 
 const endpoint = 'http://127.0.0.1:9/api';
 const FELL_BACK = (reason: string) =>
@@ -50,8 +54,8 @@ describe('the page default storage falls back once, and every session hears it',
   });
 
   it('a session made before the fallback and one made after it: one warning each, memory', async () => {
-    const { RunSession: Session } = await import('../src/core/session.js');
-    const storage = await import('../src/core/storage.js');
+    const { RunSession: Session } = await import('../src/core/run/run-session.js');
+    const storage = await import('../src/core/records/storage.js');
     const before = open(Session, 'a');
     expect(before.session.storage).toBe(storage.defaultStorage());
     expect(before.session.getState().connection.persistence).toBe('indexeddb');
@@ -78,7 +82,7 @@ describe('the page default storage falls back once, and every session hears it',
   });
 
   it('defaultStorage(onFallback) still tells its caller, also a caller after the fallback', async () => {
-    const { defaultStorage } = await import('../src/core/storage.js');
+    const { defaultStorage } = await import('../src/core/records/storage.js');
     const first: string[] = [];
     const page = defaultStorage((w) => first.push(w.code));
     expect(await page.get('k')).toBeUndefined();

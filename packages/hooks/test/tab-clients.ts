@@ -1,8 +1,8 @@
 import { expect } from 'vitest';
-import type { ChatSessionOptions } from '../src/core/chat-state.js';
-import type { ResumableEnvironment, TabLocks } from '../src/core/env.js';
-import type { RecordStorage } from '../src/core/storage.js';
-import { createMemoryStorage } from '../src/core/storage.js';
+import type { ResumableEnvironment, TabLocks } from '../src/core/base/env.js';
+import type { ChatSessionOptions } from '../src/core/conversation/state.js';
+import type { RecordStorage } from '../src/core/records/storage.js';
+import { createMemoryStorage } from '../src/core/records/storage.js';
 import { FakeServer } from './fake-server.js';
 import { assistantText, fastClient, waitFor } from './util.js';
 import { LockManagerStandIn } from './web-locks.js';

@@ -1,7 +1,7 @@
 import { startServer } from '@resumable/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DELETE_CHECKS } from '../src/core/announced-run.js';
-import { createMemoryStorage } from '../src/core/storage.js';
+import { DELETE_CHECKS } from '../src/core/conversation/announced-runs.js';
+import { createMemoryStorage } from '../src/core/records/storage.js';
 import { FakeServer } from './fake-server.js';
 import { RUN_TOKENS, tabClients } from './tab-clients.js';
 import { trackRejections } from './track-rejections.js';

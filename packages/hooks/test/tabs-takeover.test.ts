@@ -1,9 +1,9 @@
 import { startServer } from '@resumable/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TabChannel } from '../src/core/env.js';
-import { createManualSignal } from '../src/core/env.js';
-import { LEADER_GRACE_MS } from '../src/core/leader-watch.js';
-import { createMemoryStorage } from '../src/core/storage.js';
+import type { TabChannel } from '../src/core/base/env.js';
+import { createManualSignal } from '../src/core/base/env.js';
+import { createMemoryStorage } from '../src/core/records/storage.js';
+import { LEADER_GRACE_MS } from '../src/core/tabs/leader-watch.js';
 import { FakeServer } from './fake-server.js';
 import { RUN_TOKENS, tabClients } from './tab-clients.js';
 import { trackRejections } from './track-rejections.js';

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ChatSession } from '../src/core/chat.js';
-import type { TabChannel } from '../src/core/env.js';
-import { createEnvironment } from '../src/core/env.js';
-import type { ResumableClient } from '../src/core/registry.js';
-import type { RecordStorage } from '../src/core/storage.js';
-import { createMemoryStorage } from '../src/core/storage.js';
+import type { TabChannel } from '../src/core/base/env.js';
+import { createEnvironment } from '../src/core/base/env.js';
+import type { ChatSession } from '../src/core/chat/chat-session.js';
+import type { ResumableClient } from '../src/core/client/resumable-client.js';
+import type { RecordStorage } from '../src/core/records/storage.js';
+import { createMemoryStorage } from '../src/core/records/storage.js';
 import { FakeServer } from './fake-server.js';
 import { assistantText, fastClient, waitFor, watchRunWrites } from './util.js';
 import { LockManagerStandIn } from './web-locks.js';

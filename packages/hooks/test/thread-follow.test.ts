@@ -1,11 +1,11 @@
 import { type RunningServer, startServer, startServerRun } from '@resumable/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ChatSession } from '../src/core/chat.js';
-import { createManualSignal } from '../src/core/env.js';
-import { ResumableClient } from '../src/core/registry.js';
-import type { RecordStorage } from '../src/core/storage.js';
-import { createMemoryStorage } from '../src/core/storage.js';
-import { threadRecordKey } from '../src/core/thread-stream.js';
+import { createManualSignal } from '../src/core/base/env.js';
+import type { ChatSession } from '../src/core/chat/chat-session.js';
+import { ResumableClient } from '../src/core/client/resumable-client.js';
+import { threadRecordKey } from '../src/core/conversation/thread-follower.js';
+import type { RecordStorage } from '../src/core/records/storage.js';
+import { createMemoryStorage } from '../src/core/records/storage.js';
 import { assistantText, waitFor } from './util.js';
 
 /**

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ChatSession } from '../src/core/chat.js';
-import { chatRecordKey } from '../src/core/chat-state.js';
-import { runRecordKey } from '../src/core/record.js';
-import type { ResumableClient } from '../src/core/registry.js';
-import type { RecordStorage } from '../src/core/storage.js';
-import { createMemoryStorage } from '../src/core/storage.js';
-import { threadRecordKey } from '../src/core/thread-stream.js';
+import type { ChatSession } from '../src/core/chat/chat-session.js';
+import type { ResumableClient } from '../src/core/client/resumable-client.js';
+import { chatRecordKey } from '../src/core/conversation/state.js';
+import { threadRecordKey } from '../src/core/conversation/thread-follower.js';
+import { runRecordKey } from '../src/core/records/run-record.js';
+import type { RecordStorage } from '../src/core/records/storage.js';
+import { createMemoryStorage } from '../src/core/records/storage.js';
 import { FakeServer } from './fake-server.js';
 import { THREAD, ThreadServer, threadDevice } from './thread-server.js';
 import { waitFor } from './util.js';

@@ -1,8 +1,8 @@
 import { type RunningServer, startServer } from '@resumable/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RecordStorage } from '../src/core/storage.js';
-import { createMemoryStorage } from '../src/core/storage.js';
-import { threadRecordKey } from '../src/core/thread-stream.js';
+import { threadRecordKey } from '../src/core/conversation/thread-follower.js';
+import type { RecordStorage } from '../src/core/records/storage.js';
+import { createMemoryStorage } from '../src/core/records/storage.js';
 import { tabClients } from './tab-clients.js';
 import { waitFor } from './util.js';
 import { LockManagerStandIn } from './web-locks.js';

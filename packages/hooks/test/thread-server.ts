@@ -2,11 +2,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { AGUIEvent, RunMessage } from '@resumable/protocol';
 import { encodeFrameJson, foldLog, snapshotOf, toEnvelopes } from '@resumable/protocol';
-import type { ChatSession } from '../src/core/chat.js';
-import type { TabLocks } from '../src/core/env.js';
-import { createManualSignal } from '../src/core/env.js';
-import { ResumableClient } from '../src/core/registry.js';
-import type { RecordStorage } from '../src/core/storage.js';
+import type { TabLocks } from '../src/core/base/env.js';
+import { createManualSignal } from '../src/core/base/env.js';
+import type { ChatSession } from '../src/core/chat/chat-session.js';
+import { ResumableClient } from '../src/core/client/resumable-client.js';
+import type { RecordStorage } from '../src/core/records/storage.js';
 import { scriptEvents } from './fake-server.js';
 
 /**

@@ -4,15 +4,15 @@
  */
 import { type RunningServer, startServer } from '@resumable/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RunApi } from '../src/core/api.js';
-import { createMemoryStorage, type RecordStorage } from '../src/core/storage.js';
-import { createThread } from '../src/core/thread-api.js';
+import { RunApi } from '../src/core/net/run-api.js';
+import { createThread } from '../src/core/net/thread-api.js';
+import { createMemoryStorage, type RecordStorage } from '../src/core/records/storage.js';
 import {
   localThreadSource,
   THREAD_INDEX_KEY,
   ThreadIndex,
   titleFromPrompt,
-} from '../src/core/thread-index.js';
+} from '../src/core/threads/thread-index.js';
 import { waitFor } from './util.js';
 
 let server: RunningServer;

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { ResumableError } from '@resumable/protocol';
 import { encodeFrameJson } from '@resumable/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { StreamOutcome } from '../src/core/transport.js';
-import { readEventStream } from '../src/core/transport.js';
+import type { StreamOutcome } from '../src/core/net/event-stream.js';
+import { readEventStream } from '../src/core/net/event-stream.js';
 
 /** A server on 127.0.0.1 that answers every request with `body` in one write. */
 async function serveBody(body: string): Promise<{ url: string; server: Server }> {

@@ -1,13 +1,17 @@
 import { createRunState, ResumableError } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, MAX_TIMER_MS, retryDelay, timerDelay } from '../src/core/backoff.js';
-import { parseRetryAfter } from '../src/core/http.js';
-import type { RunRecord } from '../src/core/record.js';
-import { parseRecord } from '../src/core/record.js';
-import { mergeRecord, recordOf } from '../src/core/record-write.js';
-import type { RecordStorage } from '../src/core/storage.js';
-import { createIndexedDbStorage, createMemoryStorage, withFallback } from '../src/core/storage.js';
-import { RecordWriter } from '../src/core/writer.js';
+import { parseRetryAfter } from '../src/core/net/http.js';
+import { mergeRecord, recordOf } from '../src/core/records/record-write.js';
+import { RecordWriter } from '../src/core/records/record-writer.js';
+import type { RunRecord } from '../src/core/records/run-record.js';
+import { parseRecord } from '../src/core/records/run-record.js';
+import type { RecordStorage } from '../src/core/records/storage.js';
+import {
+  createIndexedDbStorage,
+  createMemoryStorage,
+  withFallback,
+} from '../src/core/records/storage.js';
+import { backoffDelay, MAX_TIMER_MS, retryDelay, timerDelay } from '../src/core/retry/backoff.js';
 
 describe('backoff', () => {
   it('is exponential with full jitter, capped at maxMs', () => {

@@ -3,9 +3,9 @@
 import { act, render } from '@testing-library/react';
 import { memo } from 'react';
 import { describe, expect, it } from 'vitest';
-import { createManualSignal } from '../src/core/env.js';
-import { createIndexedDbStorage, createMemoryStorage } from '../src/core/storage.js';
-import type { ChatController, ChatMessage } from '../src/core/types.js';
+import { createManualSignal } from '../src/core/base/env.js';
+import type { ChatController, ChatMessage } from '../src/core/chat/types.js';
+import { createIndexedDbStorage, createMemoryStorage } from '../src/core/records/storage.js';
 import { useResumableChat } from '../src/index.js';
 import { FakeServer } from './fake-server.js';
 import {

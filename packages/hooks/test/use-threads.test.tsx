@@ -6,9 +6,9 @@
 import { type RunningServer, startServer } from '@resumable/server';
 import { act, cleanup, render } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMemoryStorage, type RecordStorage } from '../src/core/storage.js';
-import { localThreadSource, ThreadIndex } from '../src/core/thread-index.js';
-import type { ChatController } from '../src/core/types.js';
+import type { ChatController } from '../src/core/chat/types.js';
+import { createMemoryStorage, type RecordStorage } from '../src/core/records/storage.js';
+import { localThreadSource, ThreadIndex } from '../src/core/threads/thread-index.js';
 import { useResumableChat } from '../src/index.js';
 import { useThreads, useTrackThread } from '../src/react/use-threads.js';
 import { TestProvider } from './react-harness.js';

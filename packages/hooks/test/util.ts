@@ -1,13 +1,13 @@
 import type { ResumableError } from '@resumable/protocol';
 import { messageText } from '@resumable/protocol';
-import type { ManualSignal, ResumableEnvironment } from '../src/core/env.js';
-import { createManualSignal } from '../src/core/env.js';
-import type { ClientOptions } from '../src/core/registry.js';
-import { ResumableClient } from '../src/core/registry.js';
-import type { RunSessionOptions } from '../src/core/session.js';
-import { RunSession } from '../src/core/session.js';
-import type { RecordStorage } from '../src/core/storage.js';
-import { createMemoryStorage } from '../src/core/storage.js';
+import type { ManualSignal, ResumableEnvironment } from '../src/core/base/env.js';
+import { createManualSignal } from '../src/core/base/env.js';
+import type { ClientOptions } from '../src/core/client/resumable-client.js';
+import { ResumableClient } from '../src/core/client/resumable-client.js';
+import type { RecordStorage } from '../src/core/records/storage.js';
+import { createMemoryStorage } from '../src/core/records/storage.js';
+import type { RunSessionOptions } from '../src/core/run/run-session.js';
+import { RunSession } from '../src/core/run/run-session.js';
 
 /** Polls `check` until it returns true; fails with `what` after `timeoutMs` (bounded). */
 export async function waitFor(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {

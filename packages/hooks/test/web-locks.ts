@@ -1,4 +1,4 @@
-import type { TabLocks } from '../src/core/env.js';
+import type { TabLocks } from '../src/core/base/env.js';
 
 /**
  * A minimal in-process stand-in for the Web Locks API (Node 20 has no `navigator.locks`):

@@ -10,13 +10,13 @@ export type {
   RejectedFile,
   RejectReason,
   UploadFn,
-} from '../core/attachments.js';
+} from '../core/uploads/attachment-draft.js';
 export {
   AttachmentDraft,
   DEFAULT_ATTACHMENT_LIMITS,
   draftStatus,
   formatBytes,
   transition,
-} from '../core/attachments.js';
+} from '../core/uploads/attachment-draft.js';
 export type { AttachmentsController } from '../react/use-attachments.js';
 export { useAttachments } from '../react/use-attachments.js';

@@ -1,4 +1,4 @@
-export type { EngineLoader, EngineModule, EngineState } from '../core/lazy-client.js';
+export type { EngineLoader, EngineModule, EngineState } from '../core/client/client-handle.js';
 export type { ResumableProviderProps } from './provider.js';
 export { ResumableProvider, useResumableClient } from './provider.js';
 export type { ResumableChatController, UseResumableChatOptions } from './use-resumable-chat.js';

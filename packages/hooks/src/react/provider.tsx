@@ -9,12 +9,12 @@ import {
   useState,
   useSyncExternalStore,
 } from 'react';
-import type { HeadersOption } from '../core/api.js';
-import type { ResumableEnvironment } from '../core/env.js';
-import type { EngineLoader, EngineModule, EngineState } from '../core/lazy-client.js';
-import { ClientHandle, defaultHandle } from '../core/lazy-client.js';
-import type { ClientOptions, ResumableClient } from '../core/registry.js';
-import type { RecordStorage } from '../core/storage.js';
+import type { ResumableEnvironment } from '../core/base/env.js';
+import type { EngineLoader, EngineModule, EngineState } from '../core/client/client-handle.js';
+import { ClientHandle, defaultHandle } from '../core/client/client-handle.js';
+import type { ClientOptions, ResumableClient } from '../core/client/resumable-client.js';
+import type { HeadersOption } from '../core/net/run-api.js';
+import type { RecordStorage } from '../core/records/storage.js';
 
 const HandleContext = createContext<ClientHandle | null>(null);
 

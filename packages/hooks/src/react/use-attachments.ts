@@ -1,6 +1,7 @@
 import { ResumableError } from '@resumable/protocol';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useStore } from 'zustand';
+import type { Attachment, ChatController } from '../core/chat/types.js';
 import {
   AttachmentDraft,
   type AttachmentLimits,
@@ -8,8 +9,7 @@ import {
   type DraftStatus,
   draftStatus,
   type RejectedFile,
-} from '../core/attachments.js';
-import type { Attachment, ChatController } from '../core/types.js';
+} from '../core/uploads/attachment-draft.js';
 
 /** What `useAttachments` returns: the draft's files and what a composer does with them. */
 export interface AttachmentsController {

@@ -1,11 +1,11 @@
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
-import type { BrowserToolRunner } from '../core/browser-tools.js';
-import type { ChatSession } from '../core/chat.js';
-import type { InterruptSession } from '../core/interrupt-session.js';
-import type { ChatInterrupt } from '../core/interrupts.js';
-import type { BrowserTools } from '../core/tool-declarations.js';
-import type { InterruptControls } from '../core/types.js';
-import { whileHeld } from '../core/when.js';
+import { whileHeld } from '../core/base/when.js';
+import type { ChatSession } from '../core/chat/chat-session.js';
+import type { InterruptControls } from '../core/chat/types.js';
+import type { BrowserToolRunner } from '../core/interrupts/browser-tools.js';
+import type { ChatInterrupt } from '../core/interrupts/chat-interrupts.js';
+import type { InterruptSession } from '../core/interrupts/interrupt-session.js';
+import type { BrowserTools } from '../core/interrupts/tool-declarations.js';
 
 const NONE: readonly ChatInterrupt[] = [];
 /** The module that holds the interrupt session and the tool runner, loaded once per page. */

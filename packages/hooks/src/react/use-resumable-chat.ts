@@ -1,19 +1,19 @@
 import { isTerminalStatus } from '@resumable/protocol';
 import { useCallback, useMemo } from 'react';
-import type { ChatSession, ChatSessionOptions, ChatState } from '../core/chat.js';
-import type { StoredChat } from '../core/first-paint.js';
-import { storedChatOf } from '../core/first-paint.js';
-import type { ClientHandle, EngineState } from '../core/lazy-client.js';
-import { initialConnection } from '../core/run-facts.js';
-import type { RunSessionState } from '../core/store.js';
-import type { BrowserTools } from '../core/tool-declarations.js';
-import { toolDeclarations } from '../core/tool-declarations.js';
+import type { ChatSession, ChatSessionOptions, ChatState } from '../core/chat/chat-session.js';
 import type {
   ChatController,
   InterruptControls,
   SendOptions,
   UploadOptions,
-} from '../core/types.js';
+} from '../core/chat/types.js';
+import type { ClientHandle, EngineState } from '../core/client/client-handle.js';
+import type { StoredChat } from '../core/client/first-paint.js';
+import { storedChatOf } from '../core/client/first-paint.js';
+import type { BrowserTools } from '../core/interrupts/tool-declarations.js';
+import { toolDeclarations } from '../core/interrupts/tool-declarations.js';
+import { initialConnection } from '../core/run/connection.js';
+import type { RunSessionState } from '../core/run/session-store.js';
 import { useClientHandle, useEngine, useRetained } from './provider.js';
 import { useInterrupts } from './use-interrupts.js';
 import { useSlice, useStoredRecords } from './use-stored.js';
@@ -151,7 +151,7 @@ function chatActions(handle: ClientHandle, withChat: WithChat) {
     // The upload code loads on first use (dynamic import): out of the first paint.
     upload: (file: Blob, options?: UploadOptions) =>
       withChat((chat) =>
-        import('../core/upload.js').then((m) => m.uploadToChat(chat, file, options)),
+        import('../core/uploads/upload.js').then((m) => m.uploadToChat(chat, file, options)),
       ),
     regenerate: async (messageId?: string) => {
       await withChat((chat) => chat.regenerate(messageId));

@@ -1,11 +1,11 @@
 import type { ResumableError, RunMessage, RunStatus } from '@resumable/protocol';
 import { useCallback, useMemo } from 'react';
-import type { StartedRun } from '../core/api.js';
-import { storedRunOf } from '../core/first-paint.js';
-import { initialConnection } from '../core/run-facts.js';
-import type { RunSession, RunSessionOptions, StartRunInput } from '../core/session.js';
-import type { RunSessionState } from '../core/store.js';
-import type { ConnectionInfo } from '../core/types.js';
+import type { ConnectionInfo } from '../core/chat/types.js';
+import { storedRunOf } from '../core/client/first-paint.js';
+import type { StartedRun } from '../core/net/run-api.js';
+import { initialConnection } from '../core/run/connection.js';
+import type { RunSession, RunSessionOptions, StartRunInput } from '../core/run/run-session.js';
+import type { RunSessionState } from '../core/run/session-store.js';
 import { useClientHandle, useEngine, useRetained } from './provider.js';
 import { useSlice, useStoredRecords } from './use-stored.js';
 

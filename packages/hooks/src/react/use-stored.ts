@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
-import type { StoredRecords } from '../core/first-paint.js';
-import type { ClientHandle } from '../core/lazy-client.js';
-import type { Watchable } from '../core/when.js';
+import type { Watchable } from '../core/base/when.js';
+import type { ClientHandle } from '../core/client/client-handle.js';
+import type { StoredRecords } from '../core/client/first-paint.js';
 
 /**
  * The persisted records of `key`, read for the first paint when the engine is not loaded

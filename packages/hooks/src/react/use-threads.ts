@@ -1,7 +1,8 @@
 import { messageText } from '@resumable/protocol';
 import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { useStore } from 'zustand';
-import type { ClientHandle } from '../core/lazy-client.js';
+import type { ChatController } from '../core/chat/types.js';
+import type { ClientHandle } from '../core/client/client-handle.js';
 import {
   localThreadSource,
   ThreadIndex,
@@ -9,8 +10,7 @@ import {
   type ThreadPatch,
   type ThreadSource,
   titleFromPrompt,
-} from '../core/thread-index.js';
-import type { ChatController } from '../core/types.js';
+} from '../core/threads/thread-index.js';
 import { useOptionalHandle } from './provider.js';
 
 export interface UseThreadsOptions {

@@ -1,14 +1,14 @@
 // The thread list: a separate entry (`@resumable/hooks/threads`), so a page with one
 // conversation does not load it.
-export type { CreatedThread } from '../core/thread-api.js';
-export { createThread, deleteThread, renameThread } from '../core/thread-api.js';
+export type { CreatedThread } from '../core/net/thread-api.js';
+export { createThread, deleteThread, renameThread } from '../core/net/thread-api.js';
 export type {
   LocalThreadSourceOptions,
   ThreadEntry,
   ThreadIndexState,
   ThreadPatch,
   ThreadSource,
-} from '../core/thread-index.js';
+} from '../core/threads/thread-index.js';
 export {
   DEFAULT_MAX_THREADS,
   localThreadSource,
@@ -16,6 +16,6 @@ export {
   THREAD_INDEX_KEY,
   ThreadIndex,
   titleFromPrompt,
-} from '../core/thread-index.js';
+} from '../core/threads/thread-index.js';
 export type { ThreadsController, UseThreadsOptions } from '../react/use-threads.js';
 export { useThreads, useTrackThread } from '../react/use-threads.js';

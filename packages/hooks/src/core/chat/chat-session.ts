@@ -1,0 +1,393 @@
+import { isTerminalStatus, ResumableError } from '@resumable/protocol';
+import type { StoreApi } from 'zustand/vanilla';
+import { createStore } from 'zustand/vanilla';
+import type { TabChannel } from '../base/env.js';
+import { HeldReads } from '../base/held-reads.js';
+import { KeepAlive } from '../base/keep-alive.js';
+import { SerialLoop } from '../base/serial-loop.js';
+import type { StoredRecords } from '../client/first-paint.js';
+import { restoredChat } from '../client/first-paint.js';
+import { activeRunOf, loadHistoryPage } from '../conversation/history.js';
+import { startConversation } from '../conversation/start.js';
+import type { ChatSessionOptions, ChatState } from '../conversation/state.js';
+import {
+  chatRecordKey,
+  DEFAULT_MAX_OUTBOX,
+  emptyChatState,
+  isBusy,
+  loadChatRecord,
+  parseTabMessage,
+  persistChatRecord,
+  settleCurrentRun,
+} from '../conversation/state.js';
+import { Retrier } from '../retry/retrier.js';
+import type { RunSession } from '../run/run-session.js';
+import { toResumable } from '../run/run-session.js';
+import type { RunSessionState } from '../run/session-store.js';
+import { BranchView, forkedRun, pinnedParent } from './branch-view.js';
+import { checkedRecord } from './checked-record.js';
+import { OptimisticMessages } from './optimistic.js';
+import { discardOutboxItem, enqueueOutboxItem, retryOutbox } from './outbox.js';
+import { type OutboxHost, sendOutboxItem } from './outbox-send.js';
+import type { OutboxItem, SendOptions } from './types.js';
+
+export type { ChatRecord, ChatSessionOptions, ChatState } from '../conversation/state.js';
+export { chatRecordKey } from '../conversation/state.js';
+
+/**
+ * A conversation on top of one `RunSession`: history pages, the prompt outbox (persisted,
+ * sent when online, never twice thanks to client-chosen run ids), joining a run another
+ * tab or device started, and stop = server cancel. Framework-free.
+ */
+export class ChatSession {
+  readonly store: StoreApi<ChatState>;
+  readonly run: RunSession;
+  readonly options: ChatSessionOptions;
+  private readonly keepAlive: KeepAlive;
+  private unsubscribers: (() => void)[] = [];
+  private loading: Promise<void> | null = null;
+  /** The records the first paint read (`preload`), used instead of reading them again. */
+  private preloaded: Promise<StoredRecords> | null = null;
+  private readonly draining = new SerialLoop();
+  /** Held (`active`), let go of (`idle`), or `disposed` for good: only an active chat sends. */
+  private phase: 'idle' | 'active' | 'disposed' = 'idle';
+  /** Read by tests: bounded by the outbox (entries leave when their run is confirmed). */
+  readonly optimistic = new OptimisticMessages();
+  private channel: TabChannel | null = null;
+  /** The prompt POST's failures in a row and its pending retry. */
+  private readonly retries: Retrier;
+  readonly branches = new BranchView();
+  private readonly outboxHost: OutboxHost;
+  /** History, active-run and new-thread reads: aborted when the chat is let go. */
+  readonly reads = new HeldReads();
+
+  constructor(options: ChatSessionOptions, run: RunSession) {
+    this.options = options;
+    this.run = run;
+    this.store = createStore<ChatState>()(() =>
+      emptyChatState(options.threadId ?? null, options.token ?? null),
+    );
+    this.retries = new Retrier(run.env, options);
+    this.outboxHost = {
+      store: this.store,
+      run,
+      optimistic: this.optimistic,
+      retries: this.retries,
+      runInput: options.runInput,
+      key: options.key,
+      channel: () => this.channel,
+      settleCurrent: () => this.settleCurrent(),
+      compose: () => this.compose(),
+      persist: () => this.persist(),
+      followRun: (runId, threadId, token, prompt) => this.followRun(runId, threadId, token, prompt),
+      active: () => this.phase === 'active',
+      drain: () => this.drain(),
+      retryLater: () => void this.drain(),
+      warn: (warning) => this.options.onWarning?.(warning),
+    };
+    // Same deferral as the run session: StrictMode gives it straight back.
+    this.keepAlive = new KeepAlive({
+      activate: () => this.activate(),
+      deactivate: () => this.deactivate(),
+      setTimeout: run.env.setTimeout,
+      clearTimeout: run.env.clearTimeout,
+    });
+  }
+
+  getState(): ChatState {
+    return this.store.getState();
+  }
+
+  /** Holds the chat and its run session; returns the matching `release` (idempotent). */
+  retain(): () => void {
+    const releaseRun = this.run.retain();
+    const release = this.keepAlive.retain();
+    return () => {
+      release();
+      releaseRun();
+    };
+  }
+
+  private activate(): void {
+    this.move('active');
+    const channel = this.run.env.channel(`resumable:${this.run.api.endpoint}`);
+    if (channel) {
+      this.channel = channel;
+      const off = channel.subscribe((message) => this.onTabMessage(message));
+      this.unsubscribers.push(() => {
+        off();
+        channel.close();
+        if (this.channel === channel) this.channel = null;
+      });
+    }
+    this.unsubscribers.push(
+      // The thread stream and tab leadership (conversation.ts, loaded on demand).
+      startConversation({
+        options: this.options,
+        store: this.store,
+        run: this.run,
+        follow: (runId, threadId, token, prompt) => this.followRun(runId, threadId, token, prompt),
+        reloadHistory: () => this.loadPage(null),
+        place: (patch) => {
+          this.store.setState(patch);
+          this.compose();
+        },
+        deleted: () => this.threadDeleted(),
+        rejoin: (threadId, token) => this.joinActiveRun(threadId, token),
+        warn: (error) => this.options.onWarning?.(error),
+      }),
+      this.run.store.subscribe((state, prev) => this.onRunChange(state, prev)),
+      this.run.env.online.subscribe((online) => {
+        if (online) void this.drain();
+      }),
+    );
+    this.compose();
+    // Cut short by the last release: read again; else what waited while let go goes out
+    // (unless the retry policy still waits: its timer drains, and one that fired while let
+    // go found nothing to do, so this drain is owed).
+    if (this.reads.takeCut()) void this.readThread();
+    else if (this.getState().hydrated && !this.retries.waiting()) void this.drain();
+    this.loading ??= this.load().catch((error) => {
+      this.store.setState({ error: toResumable(error), hydrated: true });
+    });
+  }
+
+  private deactivate(): void {
+    this.move('idle');
+    for (const off of this.unsubscribers.splice(0)) off();
+    this.reads.abort();
+  }
+
+  dispose(): void {
+    this.deactivate();
+    this.move('disposed');
+    this.retries.cancel();
+  }
+
+  /** The chat's one transition: nothing leaves `disposed`. */
+  private move(to: 'idle' | 'active' | 'disposed'): void {
+    if (this.phase !== 'disposed') this.phase = to;
+  }
+
+  /**
+   * Hands the chat the records the first paint is reading (`first-paint.ts`), so it shows
+   * the same transcript without reading them twice. Only before the chat is first held.
+   */
+  preload(records: Promise<StoredRecords>): void {
+    if (this.loading !== null || this.preloaded !== null) return;
+    this.preloaded = records;
+    void this.run.hydrate(records.then((r) => r.run));
+  }
+
+  /** Reads the chat record, then history and the thread's active run. */
+  private async load(): Promise<void> {
+    const record = await (this.preloaded?.then((r) => r.chat) ??
+      loadChatRecord(this.run.storage, this.options.key));
+    if (record instanceof ResumableError) {
+      this.options.onWarning?.(record);
+    } else {
+      // A stored outbox is checked before it can go out (`checked-record.ts`).
+      const checked = await checkedRecord(record, this);
+      const restored = restoredChat(checked, this.options);
+      if (restored) this.store.setState(restored);
+    }
+    await this.run.hydrate();
+    const runState = this.run.getState();
+    if (this.getState().threadId === null && runState.threadId) {
+      this.store.setState({ threadId: runState.threadId, token: this.run.token });
+    }
+    this.compose();
+    this.store.setState({ hydrated: true });
+    await this.readThread();
+  }
+
+  /** The newest history page and the thread's active run, then the outbox goes out. */
+  private async readThread(): Promise<void> {
+    const { threadId, token } = this.getState();
+    if (threadId) await Promise.all([this.loadPage(null), this.joinActiveRun(threadId, token)]);
+    if (!this.retries.waiting()) void this.drain();
+  }
+
+  /** `GET /threads/:id`: a run still going (another tab, another device) is joined. */
+  private async joinActiveRun(threadId: string, token: string | null): Promise<void> {
+    try {
+      const runId = await activeRunOf(this, threadId, token);
+      if (runId === null || this.run.getState().runId === runId) return;
+      if ((this.getState().prompt?.runId ?? runId) !== runId) this.settleCurrent();
+      await this.attach(runId, threadId, token);
+    } catch (error) {
+      const typed = toResumable(error);
+      if (typed.code !== 'aborted') this.options.onWarning?.(typed);
+    }
+  }
+
+  async loadPage(before: string | null, switchTo?: string): Promise<void> {
+    await loadHistoryPage(this, before, switchTo);
+    this.compose();
+    if (this.getState().through !== null) await this.persist(); // the pinned branch's page
+  }
+
+  async loadOlder(): Promise<void> {
+    const { nextBefore, isLoadingOlder } = this.getState();
+    if (nextBefore === null || isLoadingOlder) return;
+    await this.loadPage(nextBefore);
+  }
+
+  /**
+   * Sends a prompt: shown at once, kept in the persisted outbox while offline or while a
+   * reply streams (`too_many_requests` past `maxOutbox`). Resolves with its run id (`null`
+   * for an empty prompt) once it is queued and a send tried.
+   */
+  async send(text: string, options: SendOptions = {}): Promise<string | null> {
+    const trimmed = text.trim();
+    const files = options.attachments?.length ? { attachments: options.attachments } : null;
+    if (trimmed === '' && !files) return null;
+    const { randomUUID, now } = this.run.env;
+    return this.enqueue({
+      runId: randomUUID(),
+      text: trimmed,
+      createdAt: now(),
+      messageId: randomUUID(),
+      ...files,
+      ...pinnedParent(this.getState()),
+    });
+  }
+
+  /**
+   * Queues an outbox item: a prompt, a regenerate, an edit (its new branch is shown), or
+   * (with `resume`) the continuation answering interrupts (`interrupt-session.ts`).
+   * Persisted, sent when it can, once (its `runId` is fixed). Rejects with
+   * `too_many_requests` when `maxOutbox` items already wait.
+   */
+  enqueue(item: OutboxItem): Promise<string> {
+    return enqueueOutboxItem(this.outboxHost, item, this.options.maxOutbox ?? DEFAULT_MAX_OUTBOX);
+  }
+
+  /**
+   * Takes back a prompt that has not gone out (queued, or refused): removed from the
+   * outbox and the record. False when it is unknown or its POST is in flight.
+   */
+  async discard(runId: string): Promise<boolean> {
+    return discardOutboxItem(this.outboxHost, runId);
+  }
+
+  async stop(): Promise<void> {
+    await this.run.cancel();
+  }
+
+  retry(): void {
+    retryOutbox(this.outboxHost);
+  }
+
+  /** Makes a thread created for a first upload this chat's own (persisted). */
+  async adoptThread(threadId: string, token: string): Promise<void> {
+    const current = this.getState().threadId;
+    if (current === threadId) return;
+    if (current !== null) throw new ResumableError('bad_request', `the chat has thread ${current}`);
+    this.store.setState({ threadId, token });
+    await this.persist();
+  }
+
+  /** A new conversation: forgets the thread, the run and the outbox. */
+  reset(): void {
+    this.retries.reset();
+    void this.run.clear();
+    this.optimistic.clear();
+    this.store.setState({ ...emptyChatState(null, null), hydrated: this.getState().hydrated });
+    this.compose();
+    void this.run.storage.delete(chatRecordKey(this.options.key)).catch(() => {});
+  }
+
+  /** Deleted elsewhere: the run stopped, every record cleared, the chat says why. */
+  private threadDeleted(): void {
+    this.reset();
+    this.store.setState({
+      error: new ResumableError('thread_not_found', 'the thread was deleted'),
+    });
+  }
+
+  /**
+   * Sends the outbox's first prompt if nothing is in flight; then the next, and so on.
+   * Concurrent callers share the drain in progress (and are answered when it ends).
+   */
+  private drain(): Promise<void> {
+    return this.draining.run(() => {
+      const item = this.getState().outbox[0];
+      if (this.phase !== 'active' || !item || item.error || !this.run.env.online.get())
+        return false;
+      return !isBusy(this.run.getState()) && sendOutboxItem(this.outboxHost, item);
+    });
+  }
+
+  /**
+   * Follows a run this chat did not start: another tab's on the same key (so two tabs of
+   * one conversation never diverge), or the running run a `run_in_progress` names.
+   */
+  private async followRun(
+    runId: string,
+    threadId: string,
+    token: string | null,
+    prompt: ChatState['prompt'],
+  ): Promise<void> {
+    if (this.run.getState().runId === runId) return;
+    this.settleCurrent();
+    this.store.setState({ threadId, token, prompt });
+    this.compose();
+    await this.attach(runId, threadId, token);
+  }
+
+  /** One join per run, whichever way the chat heard of it (`SharedStream.join`). */
+  private attach(runId: string, threadId: string, token: string | null): Promise<void> {
+    return this.run.shared.join(runId, () => this.run.attach({ runId, threadId, token }));
+  }
+
+  private onTabMessage(message: unknown): void {
+    // Followed once the server knows it (a made-up one would take the chat off its run).
+    const m = parseTabMessage(message, this.options.key);
+    const follow = (a: typeof import('../conversation/announced-runs.js')) =>
+      a.followAnnounced(this.outboxHost, m, this.options.backoff);
+    if (m) void import('../conversation/announced-runs.js').then(follow, () => {});
+  }
+
+  /** Moves the finished run's prompt and reply into `settled` before a new run starts. */
+  private settleCurrent(): void {
+    const settled = settleCurrentRun(this.getState(), this.run.getState());
+    if (settled) this.store.setState(settled);
+  }
+
+  /** Writes the chat record (outbox, thread, branch shown); a failure is a warning. */
+  persist(): Promise<void> {
+    return persistChatRecord(this.run.storage, this.options, this.getState());
+  }
+
+  private onRunChange(state: RunSessionState, prev: RunSessionState): void {
+    if (state.messages !== prev.messages || state.runId !== prev.runId) this.compose();
+    if (isTerminalStatus(state.status) && !isTerminalStatus(prev.status)) {
+      if (forkedRun(this.getState(), state.runId)) void this.loadPage(null);
+      void this.drain();
+    }
+    // With its token: a thread id alone is a 401 to whoever reads the thread first.
+    if (state.threadId && !this.getState().threadId)
+      this.store.setState({ threadId: state.threadId, token: this.run.token });
+  }
+
+  /** The transcript (the branch shown), republished only when one of its parts changed. */
+  compose(): void {
+    const messages = this.branches.derive(this.optimistic, this.getState(), this.run.getState());
+    if (messages !== null) this.store.setState({ messages });
+  }
+
+  regenerate(messageId?: string): Promise<string> {
+    return import('../branches/branch-actions.js').then((b) => b.regenerate(this, messageId));
+  }
+
+  edit(messageId: string, content: string): Promise<string> {
+    return import('../branches/branch-actions.js').then((b) => b.edit(this, messageId, content));
+  }
+
+  switchBranch(messageId: string, index: number): Promise<void> {
+    return import('../branches/branch-actions.js').then((b) =>
+      b.switchBranch(this, messageId, index),
+    );
+  }
+}

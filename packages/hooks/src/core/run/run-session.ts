@@ -1,0 +1,400 @@
+import type { RunAgentInput } from '@resumable/protocol';
+import { createRunState, isTerminalStatus, ResumableError } from '@resumable/protocol';
+import type { StoreApi } from 'zustand/vanilla';
+import type { ResumableEnvironment } from '../base/env.js';
+import { createEnvironment } from '../base/env.js';
+import { KeepAlive } from '../base/keep-alive.js';
+import type { StartedRun } from '../net/run-api.js';
+import { RunApi } from '../net/run-api.js';
+import { RecordWriter } from '../records/record-writer.js';
+import type { RecordRead, RunRecord } from '../records/run-record.js';
+import { loadRecord, runRecordKey, runStateOfRecord } from '../records/run-record.js';
+import type { RecordStorage } from '../records/storage.js';
+import { storageFor, storageUnavailable, watchFallback } from '../records/storage.js';
+import type { CancelSender } from './cancel-sender.js';
+import { FollowedRun } from './followed-run.js';
+import type { RunSessionOptions } from './options.js';
+import { ReconnectLoop, toResumable } from './reconnect-loop.js';
+import { SessionPublisher } from './session-publisher.js';
+import type { RunSessionState } from './session-store.js';
+import { createSessionStore, runErrorOf } from './session-store.js';
+import { SharedStream } from './shared-stream.js';
+
+export type { RunSessionOptions } from './options.js';
+export { toResumable } from './reconnect-loop.js';
+
+export interface StartRunInput extends Partial<Omit<RunAgentInput, 'runId'>> {
+  /** Client-chosen run id, so a retried POST never starts two runs. @default crypto.randomUUID() */
+  runId?: string;
+  /** The thread's token when continuing an existing thread. */
+  token?: string | null;
+}
+
+export interface AttachInput {
+  runId: string;
+  threadId: string;
+  token: string | null;
+}
+
+/**
+ * One run's client side: the written state machine of `machine.ts` (one `transition`
+ * over named phases), the fold, the persisted record and a zustand store. The reconnect
+ * loop (`reconnect.ts`), cancel-with-retry (`cancel.ts`) and keep-alive (`keepalive.ts`)
+ * are modules of their own; this class holds the commands, the record and the store.
+ * Framework-free; React only subscribes to `store`.
+ */
+export class RunSession {
+  readonly key: string;
+  readonly store: StoreApi<RunSessionState>;
+  readonly env: ResumableEnvironment;
+  readonly api: RunApi;
+  readonly storage: RecordStorage;
+  private readonly options: RunSessionOptions;
+  private readonly writer: RecordWriter;
+  private readonly keepAlive: KeepAlive;
+  private readonly loop: ReconnectLoop;
+  /** Cancel-with-retry, a lazy chunk loaded on the first stop (out of the first paint). */
+  private canceller: Promise<CancelSender> | null = null;
+  private readonly out: SessionPublisher;
+  /** The followed run and the machine's phase (the loop's host). */
+  private readonly f: FollowedRun;
+
+  /** Who opens this session's stream when tabs share a conversation (`conversation.ts`). */
+  readonly shared: SharedStream;
+
+  private hydration: Promise<void> | null = null;
+  private unsubscribers: (() => void)[] = [];
+  private readonly leaveStorage: () => void;
+  private disposed = false;
+
+  constructor(options: RunSessionOptions) {
+    this.key = options.key;
+    this.env = createEnvironment(options.env);
+    this.storage = storageFor(options);
+    this.api = new RunApi({
+      endpoint: options.endpoint,
+      fetch: this.env.fetch,
+      now: this.env.now,
+      headers: options.headers,
+      requestTimeoutMs: options.requestTimeoutMs,
+    });
+    this.store = createSessionStore(options.key, this.storage.kind);
+    this.out = new SessionPublisher(this.store, options.onWarning);
+    this.writer = new RecordWriter({
+      storage: this.storage,
+      storageKey: runRecordKey(options.key),
+      // A follower tab (or one whose election is pending) never writes: the leader does.
+      produce: () => (this.shared.ownsStream ? this.f.produceRecord() : null),
+      minIntervalMs: 1000 / (options.maxWritesPerSecond ?? 4),
+      now: this.env.now,
+      setTimeout: this.env.setTimeout,
+      clearTimeout: this.env.clearTimeout,
+      onStored: () => this.f.notePersistence(),
+      onError: (e) => this.out.warn(storageUnavailable('could not persist the run record', e)),
+    });
+    this.keepAlive = new KeepAlive({
+      activate: () => this.activate(),
+      deactivate: () => this.deactivate(),
+      setTimeout: this.env.setTimeout,
+      clearTimeout: this.env.clearTimeout,
+    });
+    this.f = new FollowedRun({
+      key: options.key,
+      env: this.env,
+      api: this.api,
+      options,
+      store: this.store,
+      out: this.out,
+      storage: this.storage,
+      writer: () => this.writer,
+      stopLoop: () => this.loop.stop(),
+      onBatch: (envelopes) => this.shared.emit(envelopes),
+    });
+    this.shared = new SharedStream({
+      f: this.f,
+      writer: this.writer,
+      stopLoop: () => this.loop.stop(),
+      ensureLoop: () => this.ensureLoop(),
+      setConnection: (patch) => this.out.setConnection(patch),
+    });
+    this.loop = new ReconnectLoop(this.f);
+    this.options = options;
+    // A storage shared by the page falls back once: every session hears it, till dispose.
+    this.leaveStorage = watchFallback(this.storage, (error) => {
+      this.f.notePersistence();
+      this.out.warn(error);
+    });
+  }
+
+  /**
+   * Sends the owed cancel through `CancelSender`, loaded on first use. A chunk that fails
+   * to load is a warning: the cancel stays owed (`retry()` or `online` sends it again).
+   */
+  private async sendCancel(): Promise<void> {
+    this.canceller ??= import('./cancel-sender.js').then(
+      ({ CancelSender }) =>
+        new CancelSender({
+          env: this.env,
+          api: this.api,
+          loop: this.loop,
+          options: this.options,
+          ids: () => this.f.ids,
+          setConnection: (patch) => this.out.setConnection(patch),
+          warn: (error) => this.out.warn(error),
+          forget: (error) => this.f.forget(error),
+          taken: () => {
+            this.f.to('cancelTaken');
+            // The server's log now ends with RUN_FINISHED(cancelled): read it to the end so
+            // the text matches the server's exactly.
+            this.ensureLoop();
+          },
+        }),
+    );
+    let sender: CancelSender;
+    try {
+      sender = await this.canceller;
+    } catch (error) {
+      this.canceller = null;
+      this.out.warn(toResumable(error));
+      return;
+    }
+    await sender.send();
+  }
+
+  /** Bytes read on event streams (bench). */
+  get bytesReceived(): number {
+    return this.f.bytesReceived;
+  }
+
+  getState(): RunSessionState {
+    return this.store.getState();
+  }
+
+  /** The token of the run's thread (`threadId`'s), null without a run: they go together. */
+  get token(): string | null {
+    return this.f.ids?.token ?? null;
+  }
+
+  /** Record writes issued (the bench divides by time). */
+  get recordWrites(): number {
+    return this.writer.writes;
+  }
+
+  // ── lifecycle ──────────────────────────────────────────────────────────────────────────
+
+  /** Starts work on the first holder; returns the matching `release`. */
+  retain(): () => void {
+    return this.keepAlive.retain();
+  }
+
+  private activate(): void {
+    this.unsubscribers.push(
+      this.env.online.subscribe((online) => this.onOnlineChange(online)),
+      this.env.visible.subscribe((visible) => {
+        if (visible) this.loop.wakeNow();
+      }),
+      this.env.onPageHide(() => {
+        void this.writer.flush();
+      }),
+    );
+    void this.hydrate().then(() => this.ensureLoop());
+  }
+
+  private deactivate(): void {
+    for (const off of this.unsubscribers.splice(0)) off();
+    this.loop.stop();
+    void this.writer.flush();
+    if (this.f.ids) this.f.to('park', { nextRetryAt: null });
+  }
+
+  /** Ends everything for good (tests, HMR, a registry being torn down). Always settles. */
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    this.leaveStorage();
+    this.keepAlive.reset();
+    this.deactivate();
+    await this.writer.idle();
+  }
+
+  /**
+   * Reads the persisted record once and shows its snapshot before any network; `read`: the
+   * record the first paint already read (`first-paint.ts`), used instead of a second read.
+   */
+  hydrate(read?: Promise<RecordRead>): Promise<void> {
+    this.hydration ??= this.readRecord(read ?? loadRecord(this.storage, this.key));
+    return this.hydration;
+  }
+
+  private async readRecord(read: Promise<RecordRead>): Promise<void> {
+    const { record, problem } = await read;
+    // A run started before the read finished wins over an older persisted one.
+    if (this.f.ids === null && record !== null) {
+      try {
+        this.restore(record);
+      } catch (cause) {
+        // Passed the shape check but not the fold: as corrupt as any other bad record.
+        this.f.ids = null;
+        this.f.run = createRunState();
+        this.discard(
+          new ResumableError(
+            'corrupt_record',
+            `persisted record "${this.key}" discarded: ${String(cause)}`,
+          ),
+        );
+      }
+    }
+    if (problem !== null) this.discard(problem);
+    this.store.setState({ hydrated: true });
+    this.f.notePersistence();
+  }
+
+  private discard(problem: ResumableError): void {
+    this.out.warn(problem);
+    if (problem.code === 'corrupt_record') {
+      void this.storage.delete(runRecordKey(this.key)).catch(() => {});
+    }
+  }
+
+  private restore(record: RunRecord): void {
+    this.f.ids = { runId: record.runId, threadId: record.threadId, token: record.token };
+    this.f.run = runStateOfRecord(record);
+    this.f.base = record.base ?? 0;
+    this.f.resuming = record.offset > 0;
+    this.f.phase = isTerminalStatus(this.f.run.status)
+      ? 'ended'
+      : record.stopped
+        ? 'stopping'
+        : 'idle';
+    this.f.publish(this.f.run, {}, { stopped: record.stopped === true });
+  }
+
+  // ── commands ───────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Starts a run: `POST /runs` with a client-chosen `runId`, persists `{runId, threadId,
+   * token}` before any event is applied, then follows the stream. Settles within the
+   * request timeout (a hung POST is a `timeout` error).
+   */
+  async start(input: StartRunInput = {}): Promise<StartedRun> {
+    await this.hydrate();
+    const { token = this.f.ids?.threadId === input.threadId ? this.f.ids?.token : null, ...rest } =
+      input;
+    const runId = input.runId ?? this.env.randomUUID();
+    const body: Partial<RunAgentInput> = { messages: [], ...rest, runId };
+    let started: StartedRun;
+    try {
+      started = await this.api.startRun(body, token ?? null);
+    } catch (error) {
+      const typed = toResumable(error);
+      this.store.setState({ error: typed });
+      this.out.setConnection({ lastError: typed });
+      throw typed;
+    }
+    this.loop.stop();
+    this.f.adopt(started, createRunState({ runId: started.runId, threadId: started.threadId }));
+    await this.writer.flush();
+    this.ensureLoop();
+    return started;
+  }
+
+  /** Shows a prompt's scheduled retry (the chat's outbox) like the stream's own. */
+  noteRetry(nextRetryAt: number | null): void {
+    this.out.setConnection({ nextRetryAt });
+  }
+
+  /**
+   * Joins a run already going (a second tab or device): its snapshot first, then the live
+   * events after it.
+   */
+  async attach(input: AttachInput): Promise<void> {
+    await this.hydrate();
+    if (this.f.ids?.runId === input.runId) {
+      this.ensureLoop();
+      return;
+    }
+    this.loop.stop();
+    this.f.adopt(input, createRunState({ runId: input.runId, threadId: input.threadId }));
+    try {
+      const snapshot = await this.shared.readSnapshot(input.runId, input.token);
+      if (this.f.ids?.runId === input.runId) await this.f.applySnapshot(snapshot);
+    } catch (error) {
+      // The event log from 0 gives the same state, only slower.
+      this.out.warn(toResumable(error));
+    }
+    await this.writer.flush();
+    this.ensureLoop();
+  }
+
+  /**
+   * Stops the run on the server (not a mere disconnect); never auto-revived. Resolves once
+   * the server took the cancel, or when it cannot be sent now (offline: it goes out on
+   * `online`; refused with 401/403/400: on `retry()`). Transient failures are retried
+   * through the retry policy.
+   */
+  async cancel(): Promise<void> {
+    if (!this.f.ids || isTerminalStatus(this.f.run.status)) return;
+    this.loop.stop();
+    this.store.setState({ stopped: true });
+    this.f.to('stop', { nextRetryAt: null });
+    this.writer.schedule();
+    await this.writer.flush();
+    await this.sendCancel();
+  }
+
+  /** Reconnects now (after an error, or to skip a wait), or re-sends an owed cancel. */
+  retry(): void {
+    if (!this.f.ids || this.getState().error?.code === 'run_not_found') return;
+    this.store.setState({ error: runErrorOf(this.f.run) });
+    this.out.setConnection({ attempt: 0 });
+    if (this.f.phase === 'stopping') {
+      void this.sendCancel();
+      return;
+    }
+    if (this.loop.active) this.loop.wakeNow();
+    else this.ensureLoop();
+  }
+
+  /** Forgets the run (a new conversation): stops following it and deletes the record. */
+  async clear(): Promise<void> {
+    this.loop.stop();
+    this.writer.cancel();
+    this.f.ids = null;
+    this.f.run = createRunState();
+    this.f.base = 0;
+    this.f.to('clear', { attempt: 0, nextRetryAt: null, lastError: null, caughtUp: 0 });
+    this.f.publish(this.f.run, {}, { runId: null, threadId: null, error: null, stopped: false });
+    await this.writer.idle();
+    await this.storage.delete(runRecordKey(this.key)).catch(() => {});
+  }
+
+  /** Writes the record now (tests; the session already does it on pagehide and at the end). */
+  flush(): Promise<void> {
+    return this.writer.flush();
+  }
+
+  // ── the machine ────────────────────────────────────────────────────────────────────────
+
+  private ensureLoop(): void {
+    if (this.disposed || !this.keepAlive.held || this.loop.active || !this.f.ids) return;
+    if (isTerminalStatus(this.f.run.status)) return;
+    if (this.f.phase === 'stopping') {
+      void this.sendCancel();
+      return;
+    }
+    if (this.shared.ownsStream) this.loop.start();
+    else this.shared.follow();
+  }
+
+  private onOnlineChange(online: boolean): void {
+    if (online) {
+      // Back online: retry at once, and finish a cancel that could not be sent.
+      this.out.setConnection({ attempt: 0 });
+      if (this.f.phase === 'stopping') void this.sendCancel();
+      this.loop.wakeNow();
+      return;
+    }
+    // navigator.onLine false means no interface is up: the open stream is dead, close it
+    // now instead of waiting for the stall timer; the loop parks in `offline`.
+    if (this.loop.active) this.loop.closeStream();
+  }
+}

@@ -1,0 +1,66 @@
+import type { RunMessage, RunState, RunStatus } from '@resumable/protocol';
+import { createRunState, type ResumableError } from '@resumable/protocol';
+import type { StoreApi } from 'zustand/vanilla';
+import { createStore } from 'zustand/vanilla';
+import type { ConnectionInfo } from '../chat/types.js';
+
+/** Everything a run session shows. One object per store update; React selects from it. */
+export interface RunSessionState {
+  key: string;
+  runId: string | null;
+  threadId: string | null;
+  /** The folded run (messages, tool calls, state, warnings of the fold). */
+  run: RunState;
+  /** `run.messages`: settled messages keep their identity while another one streams. */
+  messages: readonly RunMessage[];
+  status: RunStatus;
+  connection: ConnectionInfo;
+  /** What stopped the session (404, 401, a failed run, retries exhausted), or null. */
+  error: ResumableError | null;
+  /** The most recent warnings the session survived (bad frames, corrupt records…). */
+  warnings: readonly ResumableError[];
+  /** True once the persisted record (if any) has been read. */
+  hydrated: boolean;
+  /** The user stopped this run; it is never reconnected to. */
+  stopped: boolean;
+}
+
+export const MAX_SESSION_WARNINGS = 20;
+
+// Apart from the store (and zustand): the first paint shows them before the engine loads.
+export { initialConnection, runErrorOf } from './connection.js';
+
+import { initialConnection } from './connection.js';
+
+/**
+ * `facts` as the object the store publishes: `offset` is a getter on the store's current
+ * resume point instead of a copied value. The offset moves with every batch while nothing
+ * a status line shows does; as a plain field it made every batch a new `connection` and
+ * re-rendered every component selecting it. A new object is made only when another fact
+ * changes; to re-render on the offset itself, select it (`s => s.connection.offset`).
+ */
+export function liveConnection(facts: ConnectionInfo, offset: () => number): ConnectionInfo {
+  const connection = { ...facts };
+  Object.defineProperty(connection, 'offset', { get: offset, enumerable: true });
+  return connection;
+}
+
+export function createSessionStore(
+  key: string,
+  persistence: ConnectionInfo['persistence'],
+): StoreApi<RunSessionState> {
+  const run = createRunState();
+  return createStore<RunSessionState>()((_set, get) => ({
+    key,
+    runId: null,
+    threadId: null,
+    run,
+    messages: run.messages,
+    status: run.status,
+    connection: liveConnection(initialConnection(persistence), () => get().run.offset),
+    error: null,
+    warnings: [],
+    hydrated: false,
+    stopped: false,
+  }));
+}

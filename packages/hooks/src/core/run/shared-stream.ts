@@ -1,0 +1,182 @@
+import type { Envelope, RunSnapshot } from '@resumable/protocol';
+import { isTerminalStatus, snapshotOf } from '@resumable/protocol';
+import type { ConnectionInfo } from '../chat/types.js';
+import type { RecordWriter } from '../records/record-writer.js';
+import type { StreamRole } from '../tabs/leader-election.js';
+import type { FollowedRun } from './followed-run.js';
+
+export interface SharedStreamParts {
+  f: FollowedRun;
+  writer: RecordWriter;
+  stopLoop(): void;
+  ensureLoop(): void;
+  setConnection(patch: Partial<ConnectionInfo>): void;
+}
+
+/**
+ * A run session's side of tab sharing (`conversation.ts` drives it): who opens the stream,
+ * the batches its own stream folds (for the leader to post), and another tab's batches
+ * folded in a follower exactly like the network's — what is at or below the resume point
+ * is dropped, so nothing is applied twice whoever delivers it.
+ */
+/** A snapshot read to check an announced run serves its join this long (`readSnapshot`). */
+export const FRESH_SNAPSHOT_MS = 2000;
+
+export class SharedStream {
+  /**
+   * `solo`/`leader`: this session opens its stream and writes its record. `follower`:
+   * another tab does, and its batches arrive through `apply`. `pending`: nobody yet (the
+   * election is on).
+   */
+  role: StreamRole = 'solo';
+  private readonly listeners = new Set<(runId: string, envelopes: Envelope[]) => void>();
+  /** The run being joined (its snapshot on the way), and the join's end. */
+  private joining: { runId: string; done: Promise<void> } | null = null;
+  /** The last snapshot read to check an announced run (`keepFresh`), for its join. */
+  private fresh: { snapshot: RunSnapshot; at: number } | null = null;
+
+  constructor(private readonly parts: SharedStreamParts) {}
+
+  get ownsStream(): boolean {
+    return this.role === 'solo' || this.role === 'leader';
+  }
+
+  /** Calls `listener` with every batch this session folds. */
+  onBatch(listener: (runId: string, envelopes: Envelope[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit(envelopes: Envelope[]): void {
+    const runId = this.parts.f.ids?.runId;
+    if (runId) for (const listener of this.listeners) listener(runId, envelopes);
+  }
+
+  /**
+   * A new leader first writes what it has (it wrote nothing while following), then resumes
+   * from its own resume point; a follower stops its stream.
+   */
+  setRole(role: StreamRole): void {
+    if (role === this.role) return;
+    this.role = role;
+    this.parts.setConnection({ viaTab: role === 'follower' });
+    if (this.ownsStream) {
+      this.parts.writer.touch();
+      void this.parts.writer.flush();
+      // A join in flight opens the stream itself once its snapshot is in: not from 0 now.
+      if (this.joining === null) this.parts.ensureLoop();
+      return;
+    }
+    this.parts.stopLoop();
+    this.follow();
+  }
+
+  /**
+   * Joins a run another tab, device or the server started, through `attach` (snapshot, then
+   * the events after it). However the chat hears of the run (the snapshot join, the thread
+   * stream's announcement, another tab), it is joined once: a second call for the same run
+   * shares the first, and a role change meanwhile leaves the stream to the join.
+   */
+  join(runId: string, attach: () => Promise<void>): Promise<void> {
+    if (this.joining?.runId === runId) return this.joining.done;
+    const joining = {
+      runId,
+      done: attach().finally(() => {
+        if (this.joining === joining) this.joining = null;
+      }),
+    };
+    this.joining = joining;
+    return joining.done;
+  }
+
+  /**
+   * A run's snapshot this tab just read from the server (`knownRun`'s check of an announced
+   * run): the join that follows takes it instead of reading it again (one kept, the last).
+   */
+  keepFresh(snapshot: RunSnapshot): void {
+    this.fresh = { snapshot, at: this.parts.f.env.now() };
+  }
+
+  /** `GET /runs/{id}` for a join: the kept snapshot when it is this run's and fresh (once). */
+  readSnapshot(runId: string, token: string | null): Promise<RunSnapshot> {
+    const { fresh } = this;
+    this.fresh = null;
+    const { f } = this.parts;
+    if (fresh?.snapshot.runId === runId && f.env.now() - fresh.at <= FRESH_SNAPSHOT_MS) {
+      return Promise.resolve(fresh.snapshot);
+    }
+    return f.api.getRun(runId, token);
+  }
+
+  /**
+   * The tab is closing the conversation (its chat let go): back to `solo` without writing or
+   * opening anything — a follower's state is the leader's to store.
+   */
+  release(): void {
+    if (this.role === 'solo') return;
+    this.role = 'solo';
+    this.parts.setConnection({ viaTab: false });
+  }
+
+  /** A follower's run is live through the leader's batches: the phase says `streaming`. */
+  follow(): void {
+    const { f } = this.parts;
+    if (this.role !== 'follower' || !f.ids || isTerminalStatus(f.run.status)) return;
+    if (
+      f.phase === 'connecting' ||
+      f.phase === 'waiting' ||
+      f.phase === 'offline' ||
+      f.phase === 'idle'
+    ) {
+      f.to('attempt');
+      f.to('open', { attempt: 0, nextRetryAt: null, lastError: null });
+    }
+  }
+
+  /** The run this session follows and its resume point (null: none). */
+  get point(): { runId: string; token: string | null; offset: number; base: number } | null {
+    const { f } = this.parts;
+    if (!f.ids) return null;
+    return { runId: f.ids.runId, token: f.ids.token, offset: f.run.offset, base: f.base };
+  }
+
+  /**
+   * Another tab's batch of a run, which continues the resume point (`tab-run-point.ts` says
+   * when): what is at or below it is dropped by the fold. `gap` when the fold found one.
+   */
+  apply(runId: string, envelopes: Envelope[]): 'applied' | 'gap' | 'other' {
+    const { f } = this.parts;
+    if (f.ids?.runId !== runId || isTerminalStatus(f.run.status)) return 'other';
+    const next = envelopes.find((e) => e.offset > f.run.offset);
+    if (!next) return 'applied';
+    if (next.offset !== f.run.offset + 1) return 'gap';
+    const go = f.applyBatch(envelopes, false);
+    return go || isTerminalStatus(f.run.status) ? 'applied' : 'gap';
+  }
+
+  /**
+   * The server's snapshot of the run, read by a follower whose point another tab's batch
+   * could not continue: taken when it is ahead, or — `replace`: two tabs disagreed about
+   * the same offsets — whatever its offset, as the server's word. A run another tab's batch
+   * ended that the server says goes on is followed again.
+   */
+  async takeSnapshot(snapshot: RunSnapshot, replace: boolean): Promise<void> {
+    const { f } = this.parts;
+    if (f.ids?.runId !== snapshot.runId) return;
+    if (!replace && snapshot.lastOffset <= f.run.offset) return;
+    await f.applySnapshot(snapshot);
+    if (f.ids?.runId !== snapshot.runId || isTerminalStatus(f.run.status)) return;
+    if (f.phase === 'ended') f.to('follow');
+    this.follow();
+  }
+
+  /** This session's folded run as a snapshot (what the leader answers a `sync` with). */
+  snapshot(): RunSnapshot | null {
+    const { f } = this.parts;
+    if (!f.ids) return null;
+    const snapshot = snapshotOf(f.run);
+    snapshot.runId = f.ids.runId;
+    snapshot.threadId = f.ids.threadId;
+    return snapshot;
+  }
+}
