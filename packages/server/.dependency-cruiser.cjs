@@ -12,6 +12,7 @@ module.exports = dependencyRules({
         'key-counts.ts',
         'client-address.ts',
         'rate-window.ts',
+        'local-counters.ts',
         'input.ts',
         'auth.ts',
       ],
@@ -28,7 +29,7 @@ module.exports = dependencyRules({
     { name: 'runs', paths: ['runs/'] },
     { name: 'http', paths: ['http/'] },
     { name: 'app', paths: ['app.ts', 'handler.ts', 'node.ts'] },
-    { name: 'entries', paths: ['index.ts', 'main.ts', 'ai-sdk/'] },
+    { name: 'entries', paths: ['index.ts', 'main.ts', 'migrate-redis.ts', 'ai-sdk/'] },
   ],
   higherPackages: ['hooks', 'ui'],
 });

@@ -3,7 +3,8 @@
  *
  *   PORT              8787 (0 picks a free port)
  *   HOST              127.0.0.1
- *   RESUMABLE_STORE   memory | sqlite:<path> | redis://host:port   (default sqlite:.data/resumable.db
+ *   RESUMABLE_STORE   memory | sqlite:<path> | redis://host:port | redis+cluster://host:port,…
+ *                     (default sqlite:.data/resumable.db
  *                     under the repo root; several instances can share one redis:// store)
  *   RESUMABLE_AGENT   scripted | openai | agui (default scripted)
  *   SCRIPTED_TOKENS, SCRIPTED_TPS, OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL,

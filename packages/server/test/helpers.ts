@@ -6,7 +6,7 @@ import { type RunningServer, type StartServerOptions, startServer } from '../src
 import { MemoryStore } from '../src/stores/memory/memory-store.js';
 import { SqliteStore } from '../src/stores/sqlite/sqlite-store.js';
 import type { EventStore } from '../src/stores/types.js';
-import { testRedisStore } from './redis/shared.js';
+import { testClusterStore, testRedisStore } from './redis/shared.js';
 
 /** A temp directory removed by `cleanup()`. */
 export function tempDir(): { path: string; cleanup(): void } {
@@ -22,6 +22,15 @@ export const STORES: Array<{ name: string; create: (dir: string) => EventStore }
   { name: 'memory', create: () => new MemoryStore() },
   { name: 'sqlite', create: (dir) => new SqliteStore({ path: join(dir, 'runs.db') }) },
   { name: 'redis', create: () => testRedisStore() },
+];
+
+/**
+ * The stores the conformance suites run against: the three above and a Redis Cluster
+ * (the project's test cluster, 3 primaries and 3 replicas; appends wait for a replica).
+ */
+export const CLUSTER_STORES: Array<{ name: string; create: (dir: string) => EventStore }> = [
+  ...STORES,
+  { name: 'redis cluster', create: () => testClusterStore() },
 ];
 
 export async function serve(

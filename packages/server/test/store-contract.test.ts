@@ -1,10 +1,10 @@
 import { type Message, ResumableError, type RunSnapshot } from '@resumable/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppendConflictError, type EventStore } from '../src/index.js';
-import { STORES, tempDir } from './helpers.js';
+import { CLUSTER_STORES, tempDir } from './helpers.js';
 
 /** The `EventStore` rules of src/stores/types.ts, for every store. */
-describe.each(STORES)('EventStore contract: $name', ({ create }) => {
+describe.each(CLUSTER_STORES)('EventStore contract: $name', ({ create }) => {
   const dir = tempDir();
   let store: EventStore;
   const id = (name: string) => `${name}-${crypto.randomUUID()}`;
@@ -116,6 +116,75 @@ describe.each(STORES)('EventStore contract: $name', ({ create }) => {
       const orphans = (await store.findOrphanedRuns()).map((r) => r.runId);
       expect(orphans).toEqual(expect.arrayContaining([a, b]));
     }
+  });
+
+  it('maxRunningInThread: one running run per thread, claimed atomically, released by the terminal append', async () => {
+    const threadId = id('claim');
+    await store.createThread({ threadId, token: 'tok', createdAt: 1 });
+    const ids = Array.from({ length: 8 }, (_, i) => id(`racer${i}`));
+    // Eight creations at once (as from eight instances): exactly one is created.
+    const results = await Promise.all(
+      ids.map((runId) =>
+        store.createRun({ runId, threadId, createdAt: 5, owner: 'me', maxRunningInThread: 1 }).then(
+          ({ created, run }) => ({ created, runId: run.runId }),
+          (e: unknown) => (e instanceof ResumableError ? e : String(e)),
+        ),
+      ),
+    );
+    const created = results.filter((r) => !(r instanceof ResumableError));
+    expect(created).toHaveLength(1);
+    const winner = (created[0] as { runId: string }).runId;
+    expect(created[0]).toEqual({ created: true, runId: winner });
+    for (const refused of results.filter((r) => r instanceof ResumableError)) {
+      expect([refused.status, refused.toBody()]).toEqual([
+        409,
+        {
+          error: {
+            code: 'run_in_progress',
+            message: `thread ${threadId} has a run in progress (${winner}); start the next one when it ends`,
+            runId: winner,
+          },
+        },
+      ]);
+    }
+    // Refused runs were not stored; a retry of the winner is still answered as existing.
+    expect((await store.listRuns(threadId, 10)).map((r) => r.runId)).toEqual([winner]);
+    expect(
+      (
+        await store.createRun({
+          runId: winner,
+          threadId,
+          createdAt: 6,
+          owner: 'me',
+          maxRunningInThread: 1,
+        })
+      ).created,
+    ).toBe(false);
+    // Without the limit a second run starts (the limit is the caller's to ask for).
+    const free = id('free');
+    expect(
+      (await store.createRun({ runId: free, threadId, createdAt: 7, owner: 'me' })).created,
+    ).toBe(true);
+    // The terminal append releases the thread: with both ended, the next claim succeeds.
+    for (const [runId, lastOffset] of [
+      [winner, 1],
+      [free, 1],
+    ] as const) {
+      await store.append(runId, [ev(1)], {
+        status: 'finished',
+        endedAt: 8,
+        snapshot: snapshot(runId, threadId, lastOffset),
+      });
+    }
+    const next = id('next');
+    const again = await store.createRun({
+      runId: next,
+      threadId,
+      createdAt: 9,
+      owner: 'me',
+      maxRunningInThread: 1,
+    });
+    expect([again.created, again.run.status]).toEqual([true, 'running']);
   });
 
   it('keeps history by message id: new ids append, known ids update in place; pages by cursor', async () => {

@@ -1,7 +1,9 @@
 import { overAddressLimit } from '../client-address.js';
-import { RateWindow, tooMany } from '../rate-window.js';
+import { LocalCounters } from '../local-counters.js';
+import { tooMany } from '../rate-window.js';
+import type { RateTake, SharedCounters } from '../stores/types.js';
 
-/** Per-client limits on uploads (`POST /threads/{id}/files`), per server instance. */
+/** Per-client limits on uploads (`POST /threads/{id}/files`). */
 export interface UploadRateLimits {
   /** Uploads per minute from one client address. */
   maxUploadsPerMinutePerAddress: number;
@@ -19,45 +21,52 @@ export const DEFAULT_UPLOAD_RATE: UploadRateLimits = {
 
 /**
  * Who may upload now: every upload request counts (a refused type or size too, as reading
- * it cost as much), checked and recorded with no await in between, so concurrent uploads
- * cannot overshoot. The windows are `RateWindow`s, bounded in keys like the run limits.
+ * it cost as much). The windows are the store's `counters` when it has them (Redis: every
+ * instance counts one budget), else this instance's own (`LocalCounters`, which checks
+ * and records with no await in between, so concurrent uploads cannot overshoot).
  */
 export class UploadRate {
-  private readonly byAddress: RateWindow;
-  private readonly byThread: RateWindow;
-  private readonly bytesByAddress: RateWindow;
-
-  constructor(private readonly limits: UploadRateLimits) {
-    this.byAddress = new RateWindow(limits.maxUploadsPerMinutePerAddress, 60_000);
-    this.byThread = new RateWindow(limits.maxUploadsPerMinutePerThread, 60_000);
-    this.bytesByAddress = new RateWindow(limits.maxUploadBytesPerMinutePerAddress, 60_000);
-  }
+  constructor(
+    private readonly limits: UploadRateLimits,
+    private readonly counters: SharedCounters = new LocalCounters(),
+  ) {}
 
   /** Counts an upload to `threadId` from the client `address` (`addressKeys`), or throws its `429`. */
-  admit(threadId: string, address: string, now = Date.now()): void {
-    const threadWait = this.byThread.retryAfter(threadId, now);
-    if (threadWait > 0) {
+  async admit(threadId: string, address: string): Promise<void> {
+    const { limits } = this;
+    const refused = await this.counters.take([
+      window('thread', 'uploads', threadId, limits.maxUploadsPerMinutePerThread, 1),
+      window('address', 'uploads', address, limits.maxUploadsPerMinutePerAddress, 1),
+    ]);
+    if (!refused) return;
+    if (refused.index === 0) {
       throw tooMany(
-        `thread ${threadId} took ${this.limits.maxUploadsPerMinutePerThread} uploads in the last minute, its limit`,
-        threadWait,
+        `thread ${threadId} took ${limits.maxUploadsPerMinutePerThread} uploads in the last minute, its limit`,
+        refused.retryAfter,
       );
     }
-    const wait = this.byAddress.retryAfter(address, now);
-    if (wait > 0) {
-      const uploads = `sent ${this.limits.maxUploadsPerMinutePerAddress} uploads in the last minute`;
-      throw tooMany(overAddressLimit(address, uploads), wait);
-    }
-    this.byThread.record(threadId, now);
-    this.byAddress.record(address, now);
+    const uploads = `sent ${limits.maxUploadsPerMinutePerAddress} uploads in the last minute`;
+    throw tooMany(overAddressLimit(address, uploads), refused.retryAfter);
   }
 
   /** Counts the bytes of an upload once read, or throws its `429`. */
-  admitBytes(address: string, bytes: number, now = Date.now()): void {
-    const wait = this.bytesByAddress.retryAfter(address, now, bytes);
-    if (wait > 0) {
-      const sent = `sent ${this.limits.maxUploadBytesPerMinutePerAddress} bytes of uploads in the last minute`;
-      throw tooMany(overAddressLimit(address, sent), wait);
-    }
-    this.bytesByAddress.record(address, now, bytes);
+  async admitBytes(address: string, bytes: number): Promise<void> {
+    const { limits } = this;
+    const refused = await this.counters.take([
+      window('address', 'upload-bytes', address, limits.maxUploadBytesPerMinutePerAddress, bytes),
+    ]);
+    if (!refused) return;
+    const sent = `sent ${limits.maxUploadBytesPerMinutePerAddress} bytes of uploads in the last minute`;
+    throw tooMany(overAddressLimit(address, sent), refused.retryAfter);
   }
+}
+
+function window(
+  scope: RateTake['scope'],
+  name: string,
+  key: string,
+  limit: number,
+  weight: number,
+): RateTake {
+  return { scope, name, key, limit, windowMs: 60_000, weight };
 }

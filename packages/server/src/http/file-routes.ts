@@ -33,7 +33,7 @@ export function fileRoutes(
 ): Hono {
   const routes = new Hono();
   const allowed = new Set(options.allowedTypes);
-  const rate = new UploadRate(options.rate);
+  const rate = new UploadRate(options.rate, ctx.store.counters);
 
   routes.post(
     '/threads/:threadId/files',
@@ -53,10 +53,10 @@ export function fileRoutes(
       const name = nameOf(c.req.query('name'));
       // Counted before the body is read: a client over its rate costs no upload.
       const address = options.clientAddress(c);
-      rate.admit(threadId, address);
+      await rate.admit(threadId, address);
       const bytes = new Uint8Array(await c.req.arrayBuffer());
       c.set(BODY_READ as never, true as never);
-      rate.admitBytes(address, bytes.length);
+      await rate.admitBytes(address, bytes.length);
       const declared = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase() ?? null;
       const mimeType = fileTypeOf(bytes, declared);
       if (mimeType === null || !allowed.has(mimeType)) {

@@ -115,7 +115,7 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
       // then need the token it was never given); a new thread has no interrupt to answer.
       const [answer] = input.resume ?? [];
       if (answer) throw notOpen(answer.interruptId, threadId);
-      manager.checkAdmission(input, { address, threadExists: false, bytes });
+      await manager.checkAdmission(input, { address, threadExists: false, bytes });
       const fresh: ThreadRecord = {
         threadId,
         token: newToken(),

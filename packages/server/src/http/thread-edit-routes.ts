@@ -37,7 +37,7 @@ export function threadEditRoutes(ctx: RouteContext, options: ThreadEditOptions):
     const title = body.title === undefined || body.title === null ? null : titleOf(body.title);
     const threadId = crypto.randomUUID();
     // Counted like a run start against this client's per-minute rate.
-    ctx.manager.admitThread(options.clientAddress(c));
+    await ctx.manager.admitThread(options.clientAddress(c));
     const now = Date.now();
     const thread: ThreadRecord = {
       threadId,

@@ -1,7 +1,9 @@
-import { ResumableError } from '@resumable/protocol';
+import type { ResumableError } from '@resumable/protocol';
 import { overAddressLimit } from '../client-address.js';
-import { RateWindow, tooMany } from '../rate-window.js';
-import type { EventStore } from '../stores/types.js';
+import { LocalCounters } from '../local-counters.js';
+import { tooMany } from '../rate-window.js';
+import type { EventStore, QuotaHold, RateTake, SharedCounters } from '../stores/types.js';
+import { runInProgress } from '../stores/types.js';
 
 /** Per-client limits on starting runs (`POST /runs`). */
 export interface ClientLimits {
@@ -55,6 +57,11 @@ export const DEFAULT_CLIENT_LIMITS: ClientLimits = {
 export interface AdmissionOptions extends ClientLimits {
   maxConcurrentRuns: number;
   store: EventStore;
+  /**
+   * How long a run's hold on its client's running-runs quota lasts in a shared store
+   * unless renewed (`renewHolds`): an instance that dies frees its clients' slots then.
+   */
+  holdMs: number;
 }
 
 /** Who asks to start a run: the thread (its token) and the client's address key. */
@@ -74,25 +81,27 @@ export interface Ticket {
   release(): void;
 }
 
+/** The quota of runs running at once per client address (`maxRunningRunsPerAddress`). */
+const RUNNING = 'running-runs';
+
 /**
  * Who may start a run now: the instance's run slots, one running run per thread, and the
- * per-client rates. Everything is checked and reserved before the first await, so
- * concurrent POSTs cannot overshoot a limit; runs on other instances (a shared store) are
- * seen through the store's list of the thread's runs.
+ * per-client rates and quotas. The rate windows and the running-runs quota are the
+ * store's `counters` when it has them (Redis: every instance counts one budget), else
+ * this instance's own. The run slots (`maxConcurrentRuns`) are this instance's capacity
+ * and stay its own. One running run per thread is the store's atomic claim in
+ * `createRun`; the checks here answer the usual case early, before anything is read.
  */
 export class Admission {
   private busy = 0;
-  /** Runs admitted here and not ended, per thread and per address. */
+  /** Runs admitted here and not ended, per thread. */
   private readonly byThread = new Map<string, Set<string>>();
-  private readonly byAddress = new Map<string, number>();
-  private readonly threadRate: RateWindow;
-  private readonly addressRate: RateWindow;
-  private readonly addressBytes: RateWindow;
+  /** The running-runs holds of runs admitted here (renewed while they run). */
+  private readonly holds = new Map<string, QuotaHold>();
+  private readonly counters: SharedCounters;
 
   constructor(private readonly options: AdmissionOptions) {
-    this.threadRate = new RateWindow(options.maxRunsPerMinutePerThread, 60_000);
-    this.addressRate = new RateWindow(options.maxRunsPerMinutePerAddress, 60_000);
-    this.addressBytes = new RateWindow(options.maxPromptBytesPerMinutePerAddress, 60_000);
+    this.counters = options.store.counters ?? new LocalCounters();
   }
 
   /** The error to answer when this instance is at its run limit, else null. */
@@ -103,7 +112,7 @@ export class Admission {
 
   /** Admits `who` or throws the answer (`429`, `409 run_in_progress`). */
   async admit(who: Applicant): Promise<Ticket> {
-    const ticket = this.reserve(who);
+    const ticket = await this.reserve(who);
     try {
       if (who.threadExists) await this.checkStoredRuns(who);
     } catch (error) {
@@ -114,94 +123,172 @@ export class Admission {
   }
 
   /**
-   * The answer refusing `who` now by this instance's counts, or null; records nothing.
-   * Asked before a new thread is stored too, so a refused POST leaves no thread behind.
+   * The answer refusing `who` now, or null; records nothing. Asked before a new thread is
+   * stored too, so a refused POST leaves no thread behind.
    */
-  refusal(who: Applicant, now = Date.now()): ResumableError | null {
-    const full = this.full();
-    if (full) return full;
-    const o = this.options;
-    const running = this.byThread.get(who.threadId);
-    if (running && running.size >= o.maxRunningRunsPerThread) {
-      return runInProgress(who.threadId, [...running][0]!);
-    }
-    const threadWait = this.threadRate.retryAfter(who.threadId, now);
-    if (threadWait > 0) {
-      return tooMany(
-        `thread ${who.threadId} started ${o.maxRunsPerMinutePerThread} runs in the last minute, its limit`,
-        threadWait,
-      );
-    }
+  async refusal(who: Applicant): Promise<ResumableError | null> {
+    const local = this.localRefusal(who);
+    if (local) return local;
+    const windows = this.windows(who);
+    const refused = await this.counters.check(windows);
+    if (refused) return this.rateError(windows[refused.index]!, refused.retryAfter);
     const { address } = who;
     if (address === null) return null;
-    const wait = this.addressRate.retryAfter(address, now);
-    if (wait > 0) {
-      const started = `started ${o.maxRunsPerMinutePerAddress} runs in the last minute`;
-      return tooMany(overAddressLimit(address, started), wait);
-    }
-    const bytesWait = this.addressBytes.retryAfter(address, now, who.bytes);
-    if (bytesWait > 0) {
-      const sent = `sent ${o.maxPromptBytesPerMinutePerAddress} bytes of prompts in the last minute`;
-      return tooMany(overAddressLimit(address, sent), bytesWait);
-    }
-    const count = this.byAddress.get(address) ?? 0;
-    if (count >= o.maxRunningRunsPerAddress) {
-      const running = `${count} runs running`;
-      return tooMany(overAddressLimit(address, `has ${running}`, `have ${running}`), 1);
-    }
-    return null;
+    const count = await this.counters.held(RUNNING, address);
+    return count >= this.options.maxRunningRunsPerAddress
+      ? this.runningError(address, count)
+      : null;
   }
 
   /**
    * An empty thread (`POST /threads`) counts as a run start against the client's
    * per-minute rate: creating threads is no cheaper a way to fill the store. Throws `429`.
    */
-  admitThread(address: string): void {
-    const now = Date.now();
-    const wait = this.addressRate.retryAfter(address, now);
-    if (wait > 0) {
+  async admitThread(address: string): Promise<void> {
+    const window: RateTake = {
+      scope: 'address',
+      name: 'runs',
+      key: address,
+      limit: this.options.maxRunsPerMinutePerAddress,
+      windowMs: 60_000,
+      weight: 1,
+    };
+    const refused = await this.counters.take([window]);
+    if (refused) {
       const started = `started ${this.options.maxRunsPerMinutePerAddress} runs or threads in the last minute`;
-      throw tooMany(overAddressLimit(address, started), wait);
+      throw tooMany(overAddressLimit(address, started), refused.retryAfter);
     }
-    this.addressRate.record(address, now);
   }
 
-  private reserve(who: Applicant): Ticket {
-    const now = Date.now();
-    const refused = this.refusal(who, now);
-    if (refused) throw refused;
-    const running = this.byThread.get(who.threadId);
-    const { address } = who;
-    if (address !== null) {
-      this.byAddress.set(address, (this.byAddress.get(address) ?? 0) + 1);
-      this.addressRate.record(address, now);
-      this.addressBytes.record(address, now, who.bytes);
+  /** Extends the quota holds of the runs admitted here (they still run). */
+  async renewHolds(): Promise<void> {
+    for (const hold of [...this.holds.values()]) {
+      await this.counters.renew(hold).catch(() => {});
     }
-    this.threadRate.record(who.threadId, now);
-    const runs = running ?? new Set<string>();
+  }
+
+  /** The limits this instance answers alone, with no await: its slots and its threads. */
+  private localRefusal(who: Applicant): ResumableError | null {
+    const full = this.full();
+    if (full) return full;
+    const running = this.byThread.get(who.threadId);
+    if (running && running.size >= this.options.maxRunningRunsPerThread) {
+      return runInProgress(who.threadId, [...running][0]!);
+    }
+    return null;
+  }
+
+  /** The windows a run start counts in: its thread's starts, its client's starts and bytes. */
+  private windows(who: Applicant): RateTake[] {
+    const o = this.options;
+    const windows: RateTake[] = [
+      {
+        scope: 'thread',
+        name: 'runs',
+        key: who.threadId,
+        limit: o.maxRunsPerMinutePerThread,
+        windowMs: 60_000,
+        weight: 1,
+      },
+    ];
+    if (who.address === null) return windows;
+    windows.push(
+      {
+        scope: 'address',
+        name: 'runs',
+        key: who.address,
+        limit: o.maxRunsPerMinutePerAddress,
+        windowMs: 60_000,
+        weight: 1,
+      },
+      {
+        scope: 'address',
+        name: 'prompt-bytes',
+        key: who.address,
+        limit: o.maxPromptBytesPerMinutePerAddress,
+        windowMs: 60_000,
+        weight: who.bytes,
+      },
+    );
+    return windows;
+  }
+
+  private rateError(window: RateTake, retryAfter: number): ResumableError {
+    const o = this.options;
+    if (window.scope === 'thread') {
+      return tooMany(
+        `thread ${window.key} started ${o.maxRunsPerMinutePerThread} runs in the last minute, its limit`,
+        retryAfter,
+      );
+    }
+    const what =
+      window.name === 'runs'
+        ? `started ${o.maxRunsPerMinutePerAddress} runs in the last minute`
+        : `sent ${o.maxPromptBytesPerMinutePerAddress} bytes of prompts in the last minute`;
+    return tooMany(overAddressLimit(window.key, what), retryAfter);
+  }
+
+  private runningError(address: string, count: number): ResumableError {
+    const running = `${count} runs running`;
+    return tooMany(overAddressLimit(address, `has ${running}`, `have ${running}`), 1);
+  }
+
+  /**
+   * Takes a slot here and the thread's place (no await before, so concurrent POSTs on
+   * this instance cannot overshoot), then the client's running-runs hold and the rate
+   * windows: a refusal by either records nothing.
+   */
+  private async reserve(who: Applicant): Promise<Ticket> {
+    const local = this.localRefusal(who);
+    if (local) throw local;
+    const runs = this.byThread.get(who.threadId) ?? new Set<string>();
     runs.add(who.runId);
     this.byThread.set(who.threadId, runs);
     this.busy++;
+    let hold: QuotaHold | null = null;
     let released = false;
-    return {
+    const ticket: Ticket = {
       release: () => {
         if (released) return;
         released = true;
         this.busy--;
         runs.delete(who.runId);
         if (runs.size === 0) this.byThread.delete(who.threadId);
-        if (address !== null) {
-          const left = (this.byAddress.get(address) ?? 1) - 1;
-          if (left > 0) this.byAddress.set(address, left);
-          else this.byAddress.delete(address);
+        if (hold) {
+          this.holds.delete(who.runId);
+          void this.counters.release(hold).catch(() => {});
         }
       },
     };
+    try {
+      const { address } = who;
+      if (address !== null) {
+        const wanted: QuotaHold = {
+          name: RUNNING,
+          key: address,
+          id: who.runId,
+          limit: this.options.maxRunningRunsPerAddress,
+          ttlMs: this.options.holdMs,
+        };
+        const count = await this.counters.hold(wanted);
+        if (count !== null) throw this.runningError(address, count);
+        hold = wanted;
+        this.holds.set(who.runId, wanted);
+      }
+      const windows = this.windows(who);
+      const refused = await this.counters.take(windows);
+      if (refused) throw this.rateError(windows[refused.index]!, refused.retryAfter);
+    } catch (error) {
+      ticket.release();
+      throw error;
+    }
+    return ticket;
   }
 
   /**
-   * Runs of the thread running on any instance (the store knows them all). A full
-   * history is refused where the run reads it whole anyway (`planBranch`).
+   * Runs of the thread running on any instance (the store knows them all): the early
+   * answer; `createRun`'s claim is the atomic one. A full history is refused where the run
+   * reads it whole anyway (`planBranch`).
    */
   private async checkStoredRuns(who: Applicant): Promise<void> {
     const { store } = this.options;
@@ -210,13 +297,4 @@ export class Admission {
     const running = newest.filter((run) => run.status === 'running' && run.runId !== who.runId);
     if (running.length >= max) throw runInProgress(who.threadId, running[0]!.runId);
   }
-}
-
-/** `409 run_in_progress`; its body names the running run (`error.runId`). */
-export function runInProgress(threadId: string, runId: string): ResumableError {
-  const error = new ResumableError(
-    'run_in_progress',
-    `thread ${threadId} has a run in progress (${runId}); start the next one when it ends`,
-  );
-  return Object.assign(error, { runId });
 }

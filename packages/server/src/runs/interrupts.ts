@@ -7,7 +7,7 @@ import type {
 } from '@resumable/protocol';
 import { answerShapeProblem, ResumableError } from '@resumable/protocol';
 import type { EventStore, InterruptAnswer } from '../stores/types.js';
-import { runInProgress } from './admission.js';
+import { runInProgress } from '../stores/types.js';
 import { releaseAbandoned, standingAnswers } from './stale-claims.js';
 
 type Ended = Pick<RunSnapshot, 'runId' | 'threadId' | 'status' | 'outcome'>;

@@ -90,7 +90,7 @@ export class RunManager {
     this.leaseMs = options.leaseMs ?? 15_000;
     this.orphanSweepMs = options.orphanSweepMs ?? 60_000;
     this.log = options.log ?? ((message) => console.warn(`[resumable] ${message}`));
-    this.admission = new Admission({ ...this.limits, store: this.store });
+    this.admission = new Admission({ ...this.limits, store: this.store, holdMs: this.leaseMs });
     this.threadGuard = new ThreadGuard(this.store);
     this.fanOut = new FanOut({
       store: this.store,
@@ -211,8 +211,8 @@ export class RunManager {
   }
 
   /** Throws the answer (`429`, `409`) this instance would give `startRun` now; stores nothing. */
-  checkAdmission(input: RunAgentInput, client: StartingClient): void {
-    const refused = this.admission.refusal({
+  async checkAdmission(input: RunAgentInput, client: StartingClient): Promise<void> {
+    const refused = await this.admission.refusal({
       runId: input.runId,
       threadId: input.threadId,
       ...client,
@@ -221,8 +221,8 @@ export class RunManager {
   }
 
   /** Records a new empty thread against the client's rate, or throws its `429`. */
-  admitThread(address: string): void {
-    this.admission.admitThread(address);
+  admitThread(address: string): Promise<void> {
+    return this.admission.admitThread(address);
   }
 
   /**
@@ -374,5 +374,7 @@ export class RunManager {
     for (const runId of this.active.keys()) {
       await this.store.renewLease?.(runId, this.instanceId, this.leaseMs).catch(() => false);
     }
+    // The clients' running-runs holds of these runs, in a shared store, lapse with them.
+    await this.admission.renewHolds();
   }
 }

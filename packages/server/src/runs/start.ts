@@ -75,6 +75,8 @@ export async function createAndStart(
         createdAt: Date.now(),
         owner: parts.instanceId,
         replyTo: plan.replyTo,
+        // The store's atomic claim on the thread: one running run across every instance.
+        maxRunningInThread: limits.maxRunningRunsPerThread,
         // The thread as read: one deleted and made again since (another owner) is refused.
         ...(client.thread ? { threadToken: client.thread.token } : {}),
       });

@@ -6,12 +6,13 @@ import type { EventStore } from './types.js';
 
 /**
  * Opens a store from its text form (the `RESUMABLE_STORE` variable): `memory`,
- * `sqlite:<path>` (relative paths resolve against the working directory), or a Redis URL
- * `redis://host:port[/db]` / `rediss://…` (several instances share it).
+ * `sqlite:<path>` (relative paths resolve against the working directory), a Redis URL
+ * `redis://host:port[/db]` / `rediss://…` (several instances share it), or a Redis Cluster
+ * `redis+cluster://host:port,host:port,…` / `rediss+cluster://…` (seed nodes).
  */
 export function openStore(spec: string): EventStore {
   if (spec === 'memory') return new MemoryStore();
-  if (spec.startsWith('redis://') || spec.startsWith('rediss://')) {
+  if (/^rediss?(\+cluster)?:\/\//.test(spec)) {
     return new RedisStore({ url: spec });
   }
   if (spec.startsWith('sqlite:')) {
@@ -25,6 +26,6 @@ export function openStore(spec: string): EventStore {
   }
   throw new ResumableError(
     'bad_request',
-    `unknown store "${spec}": use "memory", "sqlite:<path>" or "redis://host:port"`,
+    `unknown store "${spec}": use "memory", "sqlite:<path>", "redis://host:port" or "redis+cluster://host:port,host:port"`,
   );
 }

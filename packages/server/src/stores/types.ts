@@ -74,6 +74,12 @@ export interface NewRun {
   threadId: string;
   createdAt: number;
   owner: string;
+  /**
+   * Most runs of the thread running at once, this one included (absent or 0: no limit).
+   * Checked in the same atomic step that creates the run, so instances sharing the store
+   * cannot start more: past it `createRun` throws {@link runInProgress}.
+   */
+  maxRunningInThread?: number;
   /** See `RunRecord.replyTo`. */
   replyTo?: string | null;
   /**
@@ -161,7 +167,9 @@ export interface EventStore {
   /**
    * Creates the run in status `running` with `lastOffset` 0, atomically: when `runId`
    * exists already nothing changes and `created` is false (an idempotent POST retry, or
-   * two racing POSTs with the same id: exactly one of them gets `created: true`).
+   * two racing POSTs with the same id: exactly one of them gets `created: true`). With
+   * `maxRunningInThread`, a thread that already has that many runs `running` gets no new
+   * one: {@link runInProgress} naming one of them (checked in the same atomic step).
    */
   createRun(run: NewRun): Promise<{ created: boolean; run: RunRecord }>;
   getRun(runId: string): Promise<RunRecord | null>;
@@ -212,6 +220,12 @@ export interface EventStore {
   // ---- Optional: what a shared (multi-instance) store adds ---------------------------
 
   /**
+   * Rate windows and quotas counted in the store, so every instance sharing it enforces
+   * one budget per client and per thread. Without it each instance counts its own.
+   */
+  readonly counters?: SharedCounters;
+
+  /**
    * Live tail of a run appended by any instance: calls `onEvents` with every event after
    * `after`, in order, with no gaps and no repeats, until the returned function is called
    * (a Redis store: `XREAD BLOCK` from the entry id of `after`). The manager opens one tail
@@ -257,6 +271,18 @@ export class AppendConflictError extends Error {
 /** What a store throws when a write names a thread that does not exist (rule 4). */
 export function threadNotFound(threadId: string): ResumableError {
   return new ResumableError('thread_not_found', `no thread ${threadId}`);
+}
+
+/**
+ * What `createRun` throws when the thread already has `maxRunningInThread` running runs:
+ * `409 run_in_progress`, whose body names a running run (`error.runId`).
+ */
+export function runInProgress(threadId: string, runId: string): ResumableError {
+  const error = new ResumableError(
+    'run_in_progress',
+    `thread ${threadId} has a run in progress (${runId}); start the next one when it ends`,
+  );
+  return Object.assign(error, { runId });
 }
 
 /** What a store throws when an append names a run that does not exist (rule 4). */
@@ -362,4 +388,54 @@ export interface ThreadLogStore {
     onEvents: (events: StoredEvent[]) => void,
     onError?: (error: unknown) => void,
   ): () => void;
+}
+
+/** One sliding window to check or take from (`SharedCounters`). */
+export interface RateTake {
+  /** Whose window: a thread's (`key` is its id) or a client address's (`addressKeys`). */
+  scope: 'thread' | 'address';
+  /** Which budget (`runs`, `prompt-bytes`, `uploads`, …): one window per name and key. */
+  name: string;
+  key: string;
+  /** Most weight in any `windowMs`. */
+  limit: number;
+  windowMs: number;
+  /** What this take counts (1 a start, or bytes); 0 takes nothing. */
+  weight: number;
+}
+
+/** Which window refused (its index in the list) and the seconds until it would not. */
+export interface RateRefusal {
+  index: number;
+  retryAfter: number;
+}
+
+/** One thing held against a quota (a running run against its client's), until released. */
+export interface QuotaHold {
+  name: string;
+  /** The client address key (`addressKeys`). */
+  key: string;
+  /** What is held (a run id); holding it again renews it. */
+  id: string;
+  limit: number;
+  /** The hold lapses after this unless renewed (its holder died). */
+  ttlMs: number;
+}
+
+/**
+ * Counters every server instance sharing the store counts together (the Redis store).
+ * A window is sliding and weighted; a quota counts what is held at once.
+ */
+export interface SharedCounters {
+  /** The first window `weight` does not fit in now, or null; records nothing. */
+  check(windows: readonly RateTake[]): Promise<RateRefusal | null>;
+  /** Records `weight` in every window, or in none when one refuses (that one is the answer). */
+  take(windows: readonly RateTake[]): Promise<RateRefusal | null>;
+  /** How many `name` holds `key` has now; records nothing. */
+  held(name: string, key: string): Promise<number>;
+  /** Holds `id`: null when held, else the count already held (the quota is full). */
+  hold(hold: QuotaHold): Promise<number | null>;
+  /** Extends a hold (the holder is alive). */
+  renew(hold: QuotaHold): Promise<void>;
+  release(hold: QuotaHold): Promise<void>;
 }

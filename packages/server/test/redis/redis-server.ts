@@ -96,7 +96,8 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   };
 }
 
-function freePort(): Promise<number> {
+/** A port free on 127.0.0.1 now (the OS picks it). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -108,7 +109,7 @@ function freePort(): Promise<number> {
 }
 
 /** Resolves once the port accepts connections; bounded to 10 s. */
-async function waitForPort(port: number, proc: ChildProcess, output: () => string) {
+export async function waitForPort(port: number, proc: ChildProcess, output: () => string) {
   const until = Date.now() + 10_000;
   while (Date.now() < until) {
     if (proc.exitCode !== null) {

@@ -8,6 +8,13 @@ export function testRedisUrl(): string {
   return inject('redisUrl');
 }
 
+/** Seed nodes of the project's test Redis Cluster; throws (the test fails) when there is none. */
+export function testClusterSeeds(): string[] {
+  const error = inject('clusterError');
+  if (error) throw new Error(error);
+  return inject('clusterSeeds');
+}
+
 let seq = 0;
 
 /** A key prefix no other test uses. */
@@ -18,4 +25,9 @@ export function uniquePrefix(): string {
 /** A Redis store on the test redis-server under a fresh prefix. */
 export function testRedisStore(options: RedisStoreOptions = {}): RedisStore {
   return new RedisStore({ url: testRedisUrl(), prefix: uniquePrefix(), ...options });
+}
+
+/** A Redis store on the test Redis Cluster under a fresh prefix (appends durable: its default). */
+export function testClusterStore(options: RedisStoreOptions = {}): RedisStore {
+  return new RedisStore({ cluster: testClusterSeeds(), prefix: uniquePrefix(), ...options });
 }

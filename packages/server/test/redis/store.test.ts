@@ -208,7 +208,7 @@ describe('RedisStore (Redis-specific behaviour)', () => {
       await opened.close();
     }
     expect(() => openStore('mongodb://x')).toThrow(
-      'unknown store "mongodb://x": use "memory", "sqlite:<path>" or "redis://host:port"',
+      'unknown store "mongodb://x": use "memory", "sqlite:<path>", "redis://host:port" or "redis+cluster://host:port,host:port"',
     );
   });
 

@@ -11,7 +11,7 @@ import type {
   ThreadEdits,
   ThreadRecord,
 } from '../types.js';
-import { AppendConflictError, runNotFound, threadNotFound } from '../types.js';
+import { AppendConflictError, runInProgress, runNotFound, threadNotFound } from '../types.js';
 import { MemoryFiles } from './files.js';
 import { MemoryInterruptLedger } from './interrupts.js';
 import { MemoryThreadLog } from './thread-log.js';
@@ -119,7 +119,14 @@ export class MemoryStore implements EventStore {
     const thread = this.threads.get(run.threadId);
     const stale = run.threadToken !== undefined && thread?.record.token !== run.threadToken;
     if (!thread || stale) throw threadNotFound(run.threadId);
-    const { threadToken: _, ...fields } = run;
+    const most = run.maxRunningInThread ?? 0;
+    if (most > 0) {
+      const running = thread.runs
+        .filter((id) => this.runs.get(id)?.record.status === 'running')
+        .sort();
+      if (running.length >= most) throw runInProgress(run.threadId, running[0]!);
+    }
+    const { threadToken: _, maxRunningInThread: __, ...fields } = run;
     const record: RunRecord = {
       ...fields,
       status: 'running',

@@ -1,7 +1,50 @@
-import type { Redis } from 'ioredis';
-import { unavailable } from './tail.js';
+import { ResumableError } from '@resumable/protocol';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import type { RedisTarget } from './options.js';
 
-export async function quit(client: Redis): Promise<void> {
+/** A connection to one Redis, or to a cluster (ioredis routes each command by its key). */
+export type RedisClient = Redis | Cluster;
+
+export interface ConnectOptions {
+  /** ioredis options of every connection (the node connections, on a cluster). */
+  node: RedisOptions;
+  /** Longest pause between reconnect attempts. */
+  maxReconnectDelayMs: number;
+  /** Sharded pub/sub on a cluster: one subscriber connection per primary. */
+  shardedSubscribers?: boolean;
+  /** More ioredis `Cluster` options (the store's settings win). */
+  cluster?: import('ioredis').ClusterOptions;
+}
+
+/**
+ * Opens a connection to `target`. On a cluster, commands that were never run are retried
+ * by ioredis (a `MOVED` or `ASK` after a failover or resharding, `TRYAGAIN`,
+ * `CLUSTERDOWN` while a replica is promoted), but a command whose connection closed while
+ * it was on its way is not (`retryDelayOnFailover: 0`): it may have run, and the caller
+ * decides (the conditional append recognises a batch that landed).
+ */
+export function openClient(target: RedisTarget, options: ConnectOptions): RedisClient {
+  const retryStrategy = (times: number) => Math.min(times * 100, options.maxReconnectDelayMs);
+  if (target.kind === 'single') return new Redis(target.url, { ...options.node, retryStrategy });
+  const { retryStrategy: _ignored, ...node } = { ...options.node, ...target.nodeOptions };
+  return new Cluster(target.seeds, {
+    ...options.cluster,
+    redisOptions: node,
+    enableOfflineQueue: node.enableOfflineQueue ?? false,
+    scaleReads: 'master',
+    retryDelayOnFailover: 0,
+    retryDelayOnClusterDown: 100,
+    retryDelayOnTryAgain: 100,
+    maxRedirections: 16,
+    slotsRefreshInterval: options.cluster?.slotsRefreshInterval ?? 2000,
+    clusterRetryStrategy: retryStrategy,
+    // A node that went away is connected again (a restarted replica, a primary back).
+    clusterNodeRetryStrategy: retryStrategy,
+    shardedSubscribers: options.shardedSubscribers ?? false,
+  });
+}
+
+export async function quit(client: RedisClient): Promise<void> {
   try {
     if (client.status === 'ready') {
       await client.quit();
@@ -18,16 +61,22 @@ export function redactedUrl(url: string): string {
 }
 
 /**
- * Whether `client` can write now: ready, and its socket still writable. ioredis checks both
- * before it sends, and a socket Redis closed can still read `ready` for a moment.
+ * Whether `client` can write now: ready, and (one Redis) its socket still writable. ioredis
+ * checks both before it sends, and a socket Redis closed can still read `ready` for a
+ * moment. A cluster is ready while it knows where each slot is.
  */
-export function connectionUp(client: Redis): boolean {
+export function connectionUp(client: RedisClient): boolean {
+  if (client instanceof Cluster) return client.status === 'ready';
   return client.status === 'ready' && client.stream?.writable === true;
 }
 
 /** What a `store_unavailable` says when Redis cannot be reached (credentials left out). */
-export function unreachable(url: string, why: string): string {
-  return `Redis at ${redactedUrl(url)} is unreachable (${why})`;
+export function unreachable(label: string, why: string): string {
+  return `Redis at ${redactedUrl(label)} is unreachable (${why})`;
+}
+
+export function unavailable(message: string, cause?: unknown): ResumableError {
+  return new ResumableError('store_unavailable', message, cause === undefined ? {} : { cause });
 }
 
 /**
@@ -35,10 +84,10 @@ export function unreachable(url: string, why: string): string {
  * listener per client however many operations wait (`waits` shares it).
  */
 export async function whenReady(
-  client: Redis,
-  waits: WeakMap<Redis, Promise<void>>,
+  client: RedisClient,
+  waits: WeakMap<RedisClient, Promise<void>>,
   waitMs: number,
-  url: string,
+  label: string,
 ): Promise<void> {
   if (client.status === 'ready') return;
   if (client.status === 'end') throw unavailable('the Redis store is closed');
@@ -52,7 +101,7 @@ export async function whenReady(
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       const why = `${client.status} for ${waitMs} ms`;
-      reject(unavailable(unreachable(url, why)));
+      reject(unavailable(unreachable(label, why)));
     }, waitMs);
   });
   try {

@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import type { InterruptAnswer, InterruptLedger, InterruptStatus } from '../types.js';
+import type { RedisClient } from './connection.js';
 import type { RedisKeys } from './keys.js';
 
 /**
@@ -32,7 +32,7 @@ end
 return n
 `;
 
-type Call = <T>(what: string, op: (client: Redis) => Promise<T>) => Promise<T>;
+type Call = <T>(what: string, op: (client: RedisClient) => Promise<T>) => Promise<T>;
 
 /**
  * Interrupt answers in a hash per thread (`thread:<id>:interrupts`, interruptId → answer).

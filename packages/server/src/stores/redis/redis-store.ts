@@ -1,6 +1,6 @@
 import type { Message } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { ChainableCommander, RedisOptions } from 'ioredis';
 import type {
   EventStore,
   MessagePage,
@@ -10,29 +10,48 @@ import type {
   StoredEvent,
   ThreadRecord,
 } from '../types.js';
-import { AppendConflictError, runNotFound, threadNotFound } from '../types.js';
-import { connectionUp, quit, unreachable, whenReady } from './connection.js';
+import { AppendConflictError, runInProgress, runNotFound, threadNotFound } from '../types.js';
+import {
+  connectionUp,
+  openClient,
+  quit,
+  type RedisClient,
+  unavailable,
+  unreachable,
+  whenReady,
+} from './connection.js';
+import { RedisCounters } from './counters.js';
 import { RedisInterruptLedger } from './interrupts.js';
-import { entryId, offsetOf, RedisKeys } from './keys.js';
-import type { RedisStoreOptions } from './options.js';
+import { entryId, offsetOf, RedisKeys, runMember } from './keys.js';
+import { LiveTails, livePayload } from './live.js';
+import { type RedisStoreOptions, type RedisTarget, targetOf } from './options.js';
 import { messagePage, THREAD_FIELDS, threadOf, toRecord } from './records.js';
+import { RunIndex } from './run-index.js';
 import { SCRIPTS, type ScriptCommands } from './scripts.js';
 import { findOrphanedRuns, pruneEvents } from './sweeps.js';
-import { TailReader, unavailable } from './tail.js';
 import { RedisThreadLog } from './thread-log.js';
 import { RedisFiles, RedisThreadEdits } from './threads.js';
 
 export type { RedisStoreOptions };
 
-type Client = Redis & ScriptCommands;
+/** A connection with the store's scripts as methods (`defineCommand`). */
+export type Client = RedisClient & ScriptCommands;
+type Pipeline = ChainableCommander & ScriptCommands;
+
+/** What `durableAppends` resolves to. */
+interface Durability {
+  replicas: number;
+  timeoutMs: number;
+}
 
 /**
  * Runs in Redis, shared by any number of server instances: every event in a Redis Stream
  * per run (entry id = offset, so offsets stay 1..N and any instance serves any offset),
  * run records and thread history in hashes and sorted sets, conditional appends in Lua
  * (atomic: one terminal event even when instances race), ownership leases (`SET NX PX`)
- * whose lapse marks a run orphaned, live tails through one shared `XREAD BLOCK` reader,
- * and cancel requests through pub/sub.
+ * whose lapse marks a run orphaned, live tails through sharded pub/sub, and cancel
+ * requests through pub/sub. On one Redis or a Redis Cluster: every key of a thread is in
+ * the thread's slot (keys.ts), so every script is atomic on either.
  *
  * Connections fail fast: no offline queue, no retried requests. While Redis is away
  * every operation throws `ResumableError('store_unavailable')` (HTTP 503) within
@@ -44,36 +63,50 @@ export class RedisStore implements EventStore {
   readonly shared = true;
   readonly keys: RedisKeys;
   readonly interrupts: RedisInterruptLedger;
+  readonly counters: RedisCounters;
+  /** Where runs are found from their id (`runthread:<R>`). */
+  readonly runs: RunIndex;
   private readonly client: Client;
-  private readonly url: string;
+  private readonly target: RedisTarget;
+  /** How the store is named in messages (no credentials). */
+  private readonly label: string;
   private readonly connection: RedisOptions;
+  private readonly maxReconnectDelayMs: number;
+  private readonly clusterOptions: RedisStoreOptions['clusterOptions'];
   private readonly eventsTtlMs: number;
   private readonly leaseMs: number;
   private readonly connectWaitMs: number;
-  private readonly blockMs: number;
+  private readonly tailCheckMs: number;
+  private readonly durability: Durability | null;
   private readonly log: (message: string) => void;
-  private readonly waits = new WeakMap<Redis, Promise<void>>();
-  private readonly extraClients: Redis[] = [];
+  private readonly waits = new WeakMap<RedisClient, Promise<void>>();
   private readonly cancelListeners = new Set<(runId: string) => void>();
-  private tails: TailReader | null = null;
-  private subscriber: Redis | null = null;
+  private subscriber: RedisClient | null = null;
+  private tails: LiveTails | null = null;
   private closed = false;
   readonly threadLog = new RedisThreadLog(this); // protocol.md, "Thread event stream"
   readonly threadEdits = new RedisThreadEdits(this);
   readonly files = new RedisFiles(this);
 
   constructor(options: RedisStoreOptions = {}) {
-    this.url = options.url ?? 'redis://127.0.0.1:6379';
+    this.target = targetOf(options);
+    this.label = this.target.kind === 'single' ? this.target.url : this.target.label;
     this.keys = new RedisKeys(options.prefix ?? 'resumable:');
     this.eventsTtlMs = Math.max(1, Math.round(options.eventsTtlMs ?? 168 * 3_600_000));
     this.leaseMs = options.leaseMs ?? 15_000;
     this.connectWaitMs = options.connectWaitMs ?? 1000;
-    this.blockMs = options.blockMs ?? 5000;
+    this.tailCheckMs = options.tailCheckMs ?? 5000;
     this.log = options.log ?? ((message) => console.warn(`[resumable] ${message}`));
-    const maxDelay = options.maxReconnectDelayMs ?? 1000;
+    this.maxReconnectDelayMs = options.maxReconnectDelayMs ?? 1000;
+    this.clusterOptions = options.clusterOptions;
+    const durable = options.durableAppends ?? (this.target.kind === 'cluster' ? {} : false);
+    this.durability =
+      durable === false
+        ? null
+        : { replicas: durable.replicas ?? 1, timeoutMs: durable.timeoutMs ?? 1000 };
     this.connection = {
       ...options.redisOptions,
-      // RESP2 keeps the reply shapes of XREAD/XRANGE/HGETALL stable and simple.
+      // RESP2 keeps the reply shapes of XRANGE/HGETALL stable and simple.
       protocol: 2,
       // Fail fast: a request while Redis is away answers 503 instead of waiting in a
       // queue, and a command in flight when the connection drops is never re-sent
@@ -81,15 +114,16 @@ export class RedisStore implements EventStore {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       autoResendUnfulfilledCommands: false,
-      retryStrategy: (times: number) => Math.min(times * 100, maxDelay),
+      commandTimeout: options.commandTimeoutMs ?? 5000,
     };
-    this.client = this.connect('main', options.commandTimeoutMs ?? 5000) as Client;
+    this.client = this.connect('main') as Client;
     for (const [name, definition] of Object.entries(SCRIPTS)) {
       this.client.defineCommand(name, definition);
     }
-    this.interrupts = new RedisInterruptLedger(this.keys, (what, op) => this.call(what, op));
-    // Connected now, so the first live tail (every instance has one soon) does not wait.
-    this.tailReader();
+    const call = <T>(what: string, op: (client: RedisClient) => Promise<T>) => this.call(what, op);
+    this.interrupts = new RedisInterruptLedger(this.keys, call);
+    this.counters = new RedisCounters(this.keys, call);
+    this.runs = new RunIndex(this.keys, call);
   }
 
   // ---- threads -------------------------------------------------------------------------
@@ -115,40 +149,73 @@ export class RedisStore implements EventStore {
 
   async createRun(run: NewRun): Promise<{ created: boolean; run: RunRecord }> {
     const k = this.keys;
+    const { runId, threadId } = run;
+    const owner = await this.runs.claim(runId, threadId);
+    if (owner !== threadId) {
+      // The id is another thread's: its run is the answer (the caller refuses it for
+      // this thread), or it never got a run (a POST that failed there).
+      const existing = await this.getRunOf(owner, runId);
+      if (existing) return { created: false, run: existing };
+      throw new ResumableError('bad_request', `runId ${runId} belongs to another thread`);
+    }
+    // Listed for the orphan sweep before it exists, so a run is never left unswept; the
+    // score is when its provisional lease lapses.
+    const member = runMember(threadId, runId);
+    const listed = await this.call('createRun', (c) =>
+      c.zadd(k.activeRuns, 'NX', run.createdAt + this.leaseMs, member),
+    );
     const reply = (await this.call('createRun', (c) =>
       c.rsCreateRun(
-        k.run(run.runId),
-        k.thread(run.threadId),
-        k.threadRuns(run.threadId),
-        k.running,
-        k.lease(run.runId),
-        run.runId,
-        run.threadId,
+        k.run(threadId, runId),
+        k.thread(threadId),
+        k.threadRuns(threadId),
+        k.threadRunning(threadId),
+        k.lease(threadId, runId),
+        runId,
+        threadId,
         run.createdAt,
         run.owner,
         this.leaseMs,
         run.threadToken ?? '',
+        run.maxRunningInThread ?? 0,
+        `${k.run(threadId, '')}`,
         ...(run.replyTo === undefined ? [] : [run.replyTo ?? '']),
       ),
-    )) as [number, string[]?];
-    if (reply[0] === -1) throw threadNotFound(run.threadId);
-    return { created: reply[0] === 1, run: toRecord(reply[1] ?? [], 1)! };
+    )) as [number, (string[] | string)?];
+    if (reply[0] !== 1 && listed === 1) {
+      await this.call('createRun', (c) => c.zrem(k.activeRuns, member)).catch(() => 0);
+    }
+    if (reply[0] === -1) throw threadNotFound(threadId);
+    if (reply[0] === -2) throw runInProgress(threadId, String(reply[1]));
+    return { created: reply[0] === 1, run: toRecord(reply[1] as string[], 1)! };
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {
+    const known = this.runs.known(runId) !== undefined;
+    const threadId = await this.runs.threadOf(runId);
+    if (threadId === null) return null;
+    const record = await this.getRunOf(threadId, runId);
+    if (record || !known) return record;
+    // Remembered from before its thread was deleted: the id may be another thread's now.
+    this.runs.drop(runId);
+    const again = await this.runs.threadOf(runId);
+    return again === null || again === threadId ? null : this.getRunOf(again, runId);
+  }
+
+  /** The run `runId` of `threadId`, or null. */
+  async getRunOf(threadId: string, runId: string): Promise<RunRecord | null> {
     const [fields, streamExists] = (await this.call('getRun', (c) =>
-      c.rsGetRun(this.keys.run(runId), this.keys.events(runId)),
+      c.rsGetRun(this.keys.run(threadId, runId), this.keys.events(threadId, runId)),
     )) as [string[], number];
     return toRecord(fields, streamExists);
   }
 
   async listRuns(threadId: string, limit: number): Promise<RunRecord[]> {
     if (limit <= 0) return [];
-    const ids = await this.call('listRuns', (c) =>
-      c.zrevrange(this.keys.threadRuns(threadId), 0, limit - 1),
-    );
-    const records = await Promise.all(ids.map((id) => this.getRun(id)));
-    return records.filter((r): r is RunRecord => r !== null);
+    const rows = (await this.call('listRuns', (c) =>
+      c.rsListRuns(this.keys.threadRuns(threadId), limit, this.keys.run(threadId, '')),
+    )) as Array<[string[], number]>;
+    return rows.flatMap(([fields, exists]) => toRecord(fields, exists) ?? []);
   }
 
   async append(runId: string, events: readonly StoredEvent[], end?: RunEnd): Promise<void> {
@@ -158,36 +225,54 @@ export class RedisStore implements EventStore {
         throw new AppendConflictError(runId, first + i, events[i]!.offset);
       }
     }
+    const threadId = await this.runs.threadOf(runId);
+    if (threadId === null) throw runNotFound(runId);
     const k = this.keys;
-    const reply = (await this.call('append', (c) =>
-      c.rsAppend(
-        k.run(runId),
-        k.events(runId),
-        k.running,
-        k.ended,
-        k.lease(runId),
-        runId,
-        first,
-        events.length,
-        end ? 1 : 0,
-        end?.status ?? '',
-        end?.endedAt ?? 0,
-        end ? JSON.stringify(end.snapshot) : '',
-        this.eventsTtlMs,
-        ...events.map((event) => event.json),
-      ),
-    )) as [number, number?];
+    const live = k.runLive(threadId, runId);
+    const durable = this.durability;
+    const args = [
+      k.run(threadId, runId),
+      k.events(threadId, runId),
+      k.lease(threadId, runId),
+      k.threadRunning(threadId),
+      runId,
+      first,
+      events.length,
+      end ? 1 : 0,
+      end?.status ?? '',
+      end?.endedAt ?? 0,
+      end ? JSON.stringify(end.snapshot) : '',
+      this.eventsTtlMs,
+      // A durable append publishes once a replica has it (below), not in the script.
+      durable ? '' : live,
+      ...events.map((event) => event.json),
+    ];
+    const reply = durable
+      ? await this.durably<[number, number?]>('append', (p) => p.rsAppend(...args))
+      : ((await this.call('append', (c) => c.rsAppend(...args))) as [number, number?]);
     if (reply[0] === -1) throw runNotFound(runId);
     if (reply[0] === 0) {
-      const expected = reply[1]!;
+      const expected = (reply as [number, number])[1];
       throw new AppendConflictError(runId, expected, first === -1 ? expected : first);
     }
+    if (durable && events.length > 0) {
+      // Not waited for: a tail that misses it reads the stream (its offsets show the gap).
+      void this.call('publish', (c) => c.spublish(live, livePayload(events))).catch(() => 0);
+    }
+    if (end) await this.indexEnded(threadId, runId, end.endedAt);
   }
 
   async readEvents(runId: string, after: number, limit: number): Promise<StoredEvent[]> {
     if (limit <= 0) return [];
+    const threadId = await this.runs.threadOf(runId);
+    if (threadId === null) return [];
+    return this.readStream(this.keys.events(threadId, runId), after, limit);
+  }
+
+  /** Entries of a stream after `after` (an offset), at most `limit`. */
+  async readStream(key: string, after: number, limit: number): Promise<StoredEvent[]> {
     const entries = (await this.call('readEvents', (c) =>
-      c.xrange(this.keys.events(runId), entryId(after + 1), '+', 'COUNT', limit),
+      c.xrange(key, entryId(after + 1), '+', 'COUNT', limit),
     )) as Array<[string, string[]]>;
     return entries.map(([id, fields]) => ({ offset: offsetOf(id), json: fields[1] ?? 'null' }));
   }
@@ -227,6 +312,19 @@ export class RedisStore implements EventStore {
     return pruneEvents(this, endedBefore);
   }
 
+  /**
+   * An ended run leaves the orphan sweep's index for the retention sweep's. Each index is a
+   * key of its own (another slot): written after the run's own step, and repaired by the
+   * sweeps should this fail (the run's hash is the truth).
+   */
+  async indexEnded(threadId: string, runId: string, endedAt: number): Promise<void> {
+    const member = runMember(threadId, runId);
+    await Promise.all([
+      this.call('indexEnded', (c) => c.zrem(this.keys.activeRuns, member)),
+      this.call('indexEnded', (c) => c.zadd(this.keys.endedRuns, endedAt, member)),
+    ]).catch(() => {});
+  }
+
   // ---- shared-store members --------------------------------------------------------------
 
   subscribe(
@@ -235,31 +333,56 @@ export class RedisStore implements EventStore {
     onEvents: (events: StoredEvent[]) => void,
     onError?: (error: unknown) => void,
   ): () => void {
-    return this.tailReader().add(runId, this.keys.events(runId), after, onEvents, onError);
+    let stop: (() => void) | null = null;
+    let stopped = false;
+    const follow = (threadId: string) => {
+      const key = this.keys.events(threadId, runId);
+      const source = {
+        channel: this.keys.runLive(threadId, runId),
+        read: (from: number, limit: number) => this.readStream(key, from, limit),
+      };
+      stop = this.liveTails().add(`run ${runId}`, source, after, onEvents, onError);
+    };
+    const known = this.runs.known(runId);
+    if (known !== undefined) follow(known);
+    else {
+      this.runs.threadOf(runId).then(
+        (threadId) => {
+          if (stopped) return;
+          if (threadId === null) onError?.(runNotFound(runId));
+          else follow(threadId);
+        },
+        (error: unknown) => {
+          if (!stopped) onError?.(error);
+        },
+      );
+    }
+    return () => {
+      stopped = true;
+      stop?.();
+    };
   }
 
   async requestCancel(runId: string): Promise<void> {
+    const threadId = await this.runs.threadOf(runId);
+    if (threadId === null) return;
     await this.call('requestCancel', (c) =>
-      c.rsRequestCancel(this.keys.run(runId), this.keys.cancelChannel, runId),
+      c.rsRequestCancel(this.keys.run(threadId, runId), this.keys.cancelChannel, runId),
     );
   }
 
   onCancelRequest(listener: (runId: string) => void): () => void {
     this.cancelListeners.add(listener);
-    if (!this.subscriber && !this.closed) {
-      // This connection only ever SUBSCRIBEs: it may wait for Redis (queue, no retry
-      // limit), and ioredis subscribes again after each reconnect.
-      const subscriber = this.connect('cancel', undefined, {
-        enableOfflineQueue: true,
-        maxRetriesPerRequest: null,
-      });
-      this.subscriber = subscriber;
-      subscriber.on('message', (channel: string, runId: string) => {
-        if (channel === this.keys.cancelChannel) this.emitCancel(runId);
-      });
-      subscriber.subscribe(this.keys.cancelChannel).catch((error: unknown) => {
-        this.log(`redis: cannot subscribe to cancel requests: ${String(error)}`);
-      });
+    if (!this.closed) {
+      const subscriber = this.subscriberClient();
+      if (subscriber.listenerCount('message') === 0) {
+        subscriber.on('message', (channel: string, runId: string) => {
+          if (channel === this.keys.cancelChannel) this.emitCancel(runId);
+        });
+        subscriber.subscribe(this.keys.cancelChannel).catch((error: unknown) => {
+          this.log(`redis: cannot subscribe to cancel requests: ${String(error)}`);
+        });
+      }
     }
     return () => {
       this.cancelListeners.delete(listener);
@@ -267,28 +390,38 @@ export class RedisStore implements EventStore {
   }
 
   async acquireLease(runId: string, owner: string, ttlMs: number): Promise<boolean> {
+    const threadId = await this.runs.threadOf(runId);
+    if (threadId === null) return false;
+    const ttl = Math.max(1, Math.round(ttlMs));
     const reply = await this.call('acquireLease', (c) =>
-      c.rsAcquireLease(this.keys.lease(runId), owner, Math.max(1, Math.round(ttlMs))),
+      c.rsAcquireLease(this.keys.lease(threadId, runId), owner, ttl),
     );
+    if (reply === 1) await this.relist(threadId, runId, ttl);
     return reply === 1;
   }
 
   async renewLease(runId: string, owner: string, ttlMs: number): Promise<boolean> {
+    const threadId = await this.runs.threadOf(runId);
+    if (threadId === null) return false;
+    const ttl = Math.max(1, Math.round(ttlMs));
     const [renewed, cancel] = (await this.call('renewLease', (c) =>
-      c.rsRenewLease(
-        this.keys.lease(runId),
-        this.keys.run(runId),
-        owner,
-        Math.max(1, Math.round(ttlMs)),
-      ),
+      c.rsRenewLease(this.keys.lease(threadId, runId), this.keys.run(threadId, runId), owner, ttl),
     )) as [number, number];
     // A cancel whose pub/sub message this instance missed (it was reconnecting).
     if (cancel === 1) this.emitCancel(runId);
+    if (renewed === 1) await this.relist(threadId, runId, ttl);
     return renewed === 1;
   }
 
   async releaseLease(runId: string, owner: string): Promise<void> {
-    await this.call('releaseLease', (c) => c.rsReleaseLease(this.keys.lease(runId), owner));
+    const threadId = await this.runs.threadOf(runId);
+    if (threadId === null) return;
+    const released = await this.call('releaseLease', (c) =>
+      c.rsReleaseLease(this.keys.lease(threadId, runId), owner),
+    );
+    // A run still running without its lease is the sweep's at once (an ended one has left
+    // the index, and `XX` does not bring it back).
+    if (released === 1) await this.relist(threadId, runId, 0);
   }
 
   async close(): Promise<void> {
@@ -296,37 +429,58 @@ export class RedisStore implements EventStore {
     this.closed = true;
     this.tails?.close();
     this.cancelListeners.clear();
-    // The tail reader sits in a blocking XREAD and the subscriber in SUBSCRIBE: a QUIT
-    // would wait behind them, so those two are simply disconnected.
-    for (const client of this.extraClients) client.disconnect();
+    // The subscriber sits in subscriber mode: a QUIT would wait behind it, so it is
+    // simply disconnected.
+    this.subscriber?.disconnect();
     await quit(this.client);
   }
 
   // ---- connections -----------------------------------------------------------------------
 
-  /** The shared blocking reader (its connection opens with the store, ready when needed). */
-  tailReader(): TailReader {
-    this.tails ??= new TailReader({
-      reader: this.connect('tail', undefined),
-      control: this.client,
-      ready: (client) => this.ready(client),
-      blockMs: this.blockMs,
-      count: 1000,
+  /** Whether appends wait for a replica's acknowledgement (`durableAppends`). */
+  get durable(): boolean {
+    return this.durability !== null;
+  }
+
+  /** The live tails of this instance (one subscriber connection, or one per shard). */
+  liveTails(): LiveTails {
+    this.tails ??= new LiveTails({
+      subscriber: this.subscriberClient(),
+      checkMs: this.tailCheckMs,
+      readCount: 1000,
       log: this.log,
     });
     return this.tails;
   }
 
-  private connect(
-    name: string,
-    commandTimeout: number | undefined,
-    extra: RedisOptions = {},
-  ): Redis {
-    const client = new Redis(this.url, {
-      ...this.connection,
-      ...extra,
-      connectionName: `resumable-${name}`,
-      ...(commandTimeout === undefined ? {} : { commandTimeout }),
+  /**
+   * The connection that only subscribes (cancel requests, live tails): it may wait for
+   * Redis (queue, no retry limit), and ioredis subscribes again after each reconnect.
+   */
+  private subscriberClient(): RedisClient {
+    this.subscriber ??= this.connect('subscriber', {
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: null,
+      commandTimeout: undefined,
+    });
+    return this.subscriber;
+  }
+
+  /** The orphan sweep's index follows the lease: its score is when the lease lapses. */
+  private async relist(threadId: string, runId: string, ttlMs: number): Promise<void> {
+    const member = runMember(threadId, runId);
+    await this.call('relist', (c) =>
+      c.zadd(this.keys.activeRuns, 'XX', Date.now() + ttlMs, member),
+    ).catch(() => 0);
+  }
+
+  private connect(name: string, extra: RedisOptions = {}): RedisClient {
+    const node = { ...this.connection, ...extra, connectionName: `resumable-${name}` };
+    const client = openClient(this.target, {
+      node,
+      maxReconnectDelayMs: this.maxReconnectDelayMs,
+      shardedSubscribers: name === 'subscriber',
+      ...(this.clusterOptions ? { cluster: this.clusterOptions } : {}),
     });
     let down = false;
     client.on('error', (error: Error) => {
@@ -339,14 +493,13 @@ export class RedisStore implements EventStore {
       if (down) this.log(`redis (${name}) reconnected`);
       down = false;
     });
-    if (name !== 'main') this.extraClients.push(client);
     return client;
   }
 
-  /** Resolves when `client` is connected; `store_unavailable` after `connectWaitMs`. */
-  private ready(client: Redis = this.client): Promise<void> {
+  /** Resolves when the main connection is up; `store_unavailable` after `connectWaitMs`. */
+  private ready(): Promise<void> {
     if (this.closed) return Promise.reject(unavailable('the Redis store is closed'));
-    return whenReady(client, this.waits, this.connectWaitMs, this.url);
+    return whenReady(this.client, this.waits, this.connectWaitMs, this.label);
   }
 
   /** Runs one Redis operation; any failure of Redis itself becomes `store_unavailable`. */
@@ -355,15 +508,51 @@ export class RedisStore implements EventStore {
     try {
       return await op(this.client);
     } catch (error) {
-      if (error instanceof ResumableError) throw error;
-      const message = (error as Error)?.message ?? String(error);
-      // The connection went while the call was on its way ("Stream isn't writeable"): the
-      // same words as a call that waited for it, whichever came first.
-      if (!connectionUp(this.client)) {
-        throw unavailable(unreachable(this.url, `${what}: ${message}`), error);
-      }
-      throw unavailable(`Redis ${what} failed: ${message}`, error);
+      throw this.failure(what, error);
     }
+  }
+
+  /**
+   * A write that a replica must acknowledge before anyone reads it (`durableAppends`):
+   * the script and `WAIT` in one pipeline, so `WAIT` goes to the node that ran the script
+   * and counts it. An acknowledgement missing after `timeoutMs` is a store failure: the
+   * write is on the primary but may not survive its failover, so nothing of it is shown
+   * (the run log holds its events and appends them again, which the store recognises).
+   */
+  async durably<T>(what: string, build: (pipeline: Pipeline) => void): Promise<T> {
+    const durable = this.durability!;
+    await this.ready();
+    let results: Array<[Error | null, unknown]> | null;
+    try {
+      const pipeline = this.client.pipeline() as Pipeline;
+      build(pipeline);
+      pipeline.wait(durable.replicas, durable.timeoutMs);
+      results = await pipeline.exec();
+    } catch (error) {
+      throw this.failure(what, error);
+    }
+    const [write, wait] = results ?? [];
+    if (!write || !wait) throw unavailable(`Redis ${what}: no reply`);
+    if (write[0]) throw this.failure(what, write[0]);
+    if (wait[0]) throw this.failure(what, wait[0]);
+    const acknowledged = Number(wait[1]);
+    if (acknowledged < durable.replicas) {
+      throw unavailable(
+        `Redis ${what}: ${acknowledged} of ${durable.replicas} replicas acknowledged it within ${durable.timeoutMs} ms`,
+      );
+    }
+    return write[1] as T;
+  }
+
+  private failure(what: string, error: unknown): Error {
+    if (error instanceof ResumableError) return error;
+    const message = (error as Error)?.message ?? String(error);
+    // The connection went while the call was on its way ("Stream isn't writeable"): the
+    // same words as a call that waited for it, whichever came first.
+    if (!connectionUp(this.client)) {
+      return unavailable(unreachable(this.label, `${what}: ${message}`), error);
+    }
+    return unavailable(`Redis ${what} failed: ${message}`, error);
   }
 
   private emitCancel(runId: string): void {

@@ -1,7 +1,10 @@
+import { LIVE_PUBLISH_LUA } from './live.js';
+
 /**
  * The Lua scripts of the Redis store. Each one is a single atomic step in Redis, which is
  * what makes the conditional append, run creation and history upserts all-or-nothing
- * across any number of server instances.
+ * across any number of server instances. Every script touches the keys of one thread
+ * only (keys.ts: one hash tag, one slot), so each is atomic on a Redis Cluster too.
  *
  * Every writing script starts with the `#!lua` shebang: Redis 7 then refuses the whole
  * script up front when it is out of memory, instead of failing at a write half-way
@@ -9,7 +12,7 @@
  * `flags=no-writes` so they also run while Redis refuses writes.
  */
 
-/** KEYS: thread. ARGV: token, createdAt. → 1 created, 0 existed. */
+/** KEYS: thread. ARGV: token, createdAt, firstRunId ('' = none). → 1 created, 0 existed. */
 export const CREATE_THREAD = `#!lua
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'token', ARGV[1], 'createdAt', ARGV[2], 'runSeq', 0, 'msgSeq', 0)
@@ -18,22 +21,54 @@ return 1
 `;
 
 /**
- * KEYS: run, thread, thread's runs (zset), running (set), lease.
+ * Lua: the key of run `id`'s hash, from the thread's run-key prefix (`{T}:run:`) and the id
+ * encoded as `idPart` does (keys.ts). Used where a script reads runs named in a set.
+ */
+const RUN_KEY_LUA = `
+local ENCODED = {['%'] = '%25', [':'] = '%3A', ['{'] = '%7B', ['}'] = '%7D'}
+local function runKey(prefix, id)
+  return prefix .. string.gsub(id, '[%%:{}]', ENCODED)
+end
+`;
+
+/**
+ * KEYS: run, thread, thread's runs (zset), thread's running runs (set), lease.
  * ARGV: runId, threadId, createdAt, owner, leaseMs, thread token ('' = any: else a thread
- *       with another token is no such thread), replyTo ('' = a root answer).
- * → {1, fields} created, {0, fields} existed, {-1} no such thread.
+ *       with another token is no such thread), most running runs of the thread (0 = no
+ *       limit), the thread's run-key prefix, replyTo (absent = none; '' = a root answer).
+ * → {1, fields} created, {0, fields} existed, {-1} no such thread, {-2, runId} the thread
+ *   already has that many running runs (the first of them named).
  *
- * The provisional lease covers the moment between creating the run and the manager's
- * `acquireLease`, so no other instance's sweep mistakes a brand-new run for an orphan.
+ * The claim on the thread (its running set) is what makes "one running run per thread"
+ * hold across every instance: it is taken here and released by the run's terminal append
+ * in the same slot. A member whose run is no longer running (ended by a path that could
+ * not release it, or removed by hand) is dropped on the way. The provisional lease covers
+ * the moment between creating the run and the manager's `acquireLease`, so no other
+ * instance's sweep mistakes a brand-new run for an orphan.
  */
 export const CREATE_RUN = `#!lua
+${RUN_KEY_LUA}
 if redis.call('EXISTS', KEYS[1]) == 1 then return {0, redis.call('HGETALL', KEYS[1])} end
 if redis.call('EXISTS', KEYS[2]) == 0 then return {-1} end
 if ARGV[6] ~= '' and redis.call('HGET', KEYS[2], 'token') ~= ARGV[6] then return {-1} end
+local most = tonumber(ARGV[7])
+if most > 0 then
+  local running = redis.call('SMEMBERS', KEYS[4])
+  local live = {}
+  for _, id in ipairs(running) do
+    if redis.call('HGET', runKey(ARGV[8], id), 'status') == 'running' then
+      live[#live + 1] = id
+    else
+      redis.call('SREM', KEYS[4], id)
+    end
+  end
+  table.sort(live)
+  if #live >= most then return {-2, live[1]} end
+end
 local seq = redis.call('HINCRBY', KEYS[2], 'runSeq', 1)
 redis.call('HSET', KEYS[1], 'runId', ARGV[1], 'threadId', ARGV[2], 'status', 'running',
   'createdAt', ARGV[3], 'lastOffset', 0, 'owner', ARGV[4])
-if ARGV[7] then redis.call('HSET', KEYS[1], 'replyTo', ARGV[7]) end
+if ARGV[9] then redis.call('HSET', KEYS[1], 'replyTo', ARGV[9]) end
 redis.call('ZADD', KEYS[3], seq, ARGV[1])
 redis.call('SADD', KEYS[4], ARGV[1])
 redis.call('SET', KEYS[5], ARGV[4], 'PX', ARGV[5])
@@ -46,16 +81,34 @@ return {redis.call('HGETALL', KEYS[1]), redis.call('EXISTS', KEYS[2])}
 `;
 
 /**
+ * KEYS: thread's runs (zset). ARGV: limit, the thread's run-key prefix.
+ * → {{fields, events stream exists}, …} of the newest `limit` runs, newest first.
+ */
+export const LIST_RUNS = `#!lua flags=no-writes
+${RUN_KEY_LUA}
+local ids = redis.call('ZREVRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
+local out = {}
+for i, id in ipairs(ids) do
+  local key = runKey(ARGV[2], id)
+  out[i] = {redis.call('HGETALL', key), redis.call('EXISTS', key .. ':events')}
+end
+return out
+`;
+
+/**
  * The conditional append (store rule 1).
- * KEYS: run, events (stream), running (set), ended (zset), lease.
+ * KEYS: run, events (stream), lease, thread's running runs (set).
  * ARGV: runId, firstOffset, count, hasEnd (0|1), status, endedAt, snapshot, eventsTtlMs,
- *       json × count.
+ *       live channel ('' = publish nothing here: a durable append publishes once a
+ *       replica has it), json × count.
  * → {1} stored, {0, expectedOffset} conflict (nothing written), {-1} no such run.
  *
  * Entry ids are `<offset>-0`, so the stream's ids are the run's offsets and a reader can
- * resume with `XRANGE`/`XREAD` from an offset with no lookup.
+ * resume with `XRANGE` from an offset with no lookup. The terminal append releases the
+ * thread's claim (its running set) in the same step.
  */
 export const APPEND = `#!lua
+${LIVE_PUBLISH_LUA}
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {-1} end
 local last = tonumber(redis.call('HGET', KEYS[1], 'lastOffset'))
@@ -63,17 +116,17 @@ local first = tonumber(ARGV[2])
 if status ~= 'running' or first ~= last + 1 then return {0, last + 1} end
 local count = tonumber(ARGV[3])
 for i = 1, count do
-  redis.call('XADD', KEYS[2], string.format('%d-0', first + i - 1), 'e', ARGV[8 + i])
+  redis.call('XADD', KEYS[2], string.format('%d-0', first + i - 1), 'e', ARGV[9 + i])
 end
 redis.call('HSET', KEYS[1], 'lastOffset', last + count)
 if ARGV[4] == '1' then
   redis.call('HSET', KEYS[1], 'status', ARGV[5], 'endedAt', ARGV[6], 'snapshot', ARGV[7])
-  redis.call('SREM', KEYS[3], ARGV[1])
-  redis.call('ZADD', KEYS[4], ARGV[6], ARGV[1])
-  redis.call('DEL', KEYS[5])
+  redis.call('SREM', KEYS[4], ARGV[1])
+  redis.call('DEL', KEYS[3])
   -- Retention: the events go after the TTL; the run hash and its snapshot stay.
   redis.call('PEXPIRE', KEYS[2], ARGV[8])
 end
+publishLive(ARGV[9], first, 10)
 return {1}
 `;
 
@@ -119,7 +172,7 @@ return 0
 
 /**
  * KEYS: run. ARGV: channel, runId. Flags a running run for cancel and tells every
- * instance. → 1 flagged, 0 not running.
+ * instance (a cluster carries a `PUBLISH` to every node). → 1 flagged, 0 not running.
  */
 export const REQUEST_CANCEL = `#!lua
 if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
@@ -129,11 +182,10 @@ return 1
 `;
 
 /**
- * KEYS: run, events, ended (zset). ARGV: runId. Drops an ended run's events (retention).
- * → 1 pruned, 0 nothing to do.
+ * KEYS: run, events. Drops an ended run's events (retention).
+ * → 1 pruned, 0 nothing to do (still running, gone, or pruned before).
  */
 export const PRUNE_RUN = `#!lua
-redis.call('ZREM', KEYS[3], ARGV[1])
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status or status == 'running' then return 0 end
 if redis.call('HGET', KEYS[1], 'eventsPruned') == '1' then return 0 end
@@ -175,24 +227,30 @@ for i = 1, #rows, 2 do ids[#ids + 1] = rows[i] end
 return {rows, redis.call('HMGET', KEYS[2], unpack(ids))}
 `;
 
+/** KEYS: every key to delete, all of one thread. → how many existed. */
+export const DELETE_KEYS = `#!lua
+return redis.call('DEL', unpack(KEYS))
+`;
+
 export const SCRIPTS = {
   rsCreateThread: { lua: CREATE_THREAD, numberOfKeys: 1 },
   rsCreateRun: { lua: CREATE_RUN, numberOfKeys: 5 },
   rsGetRun: { lua: GET_RUN, numberOfKeys: 2 },
-  rsAppend: { lua: APPEND, numberOfKeys: 5 },
+  rsListRuns: { lua: LIST_RUNS, numberOfKeys: 1 },
+  rsAppend: { lua: APPEND, numberOfKeys: 4 },
   rsAcquireLease: { lua: ACQUIRE_LEASE, numberOfKeys: 1 },
   rsRenewLease: { lua: RENEW_LEASE, numberOfKeys: 2 },
   rsReleaseLease: { lua: RELEASE_LEASE, numberOfKeys: 1 },
   rsRequestCancel: { lua: REQUEST_CANCEL, numberOfKeys: 1 },
-  rsPruneRun: { lua: PRUNE_RUN, numberOfKeys: 3 },
+  rsPruneRun: { lua: PRUNE_RUN, numberOfKeys: 2 },
   rsPutMessages: { lua: PUT_MESSAGES, numberOfKeys: 3 },
   rsListMessages: { lua: LIST_MESSAGES, numberOfKeys: 2 },
 } as const;
 
-type Arg = string | number;
+type Arg = string | number | Buffer;
 type Reply = unknown;
 
-/** The scripts as methods of a client (ioredis `defineCommand`). */
+/** The scripts as methods of a client or a pipeline (ioredis `defineCommand`). */
 export type ScriptCommands = {
   [K in keyof typeof SCRIPTS]: (...args: Arg[]) => Promise<Reply>;
 };

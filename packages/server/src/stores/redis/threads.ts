@@ -1,17 +1,22 @@
-import type { Redis } from 'ioredis';
 import type { FileStore, StoredFile, ThreadEdits } from '../types.js';
-import type { RedisKeys } from './keys.js';
+import type { RedisClient } from './connection.js';
+import { type RedisKeys, runMember } from './keys.js';
 import { pendingMember, removeFile, sweepPendingFiles, TOTAL } from './pending-files.js';
+import type { RunIndex } from './run-index.js';
+import { DELETE_KEYS } from './scripts.js';
 
 /** What these need of the store: its keys, and `call` (failures as `store_unavailable`). */
 interface RedisAccess {
   readonly keys: RedisKeys;
-  call<T>(what: string, op: (client: Redis) => Promise<T>): Promise<T>;
+  call<T>(what: string, op: (client: RedisClient) => Promise<T>): Promise<T>;
 }
+
+/** Keys deleted per script (a script takes its keys as arguments). */
+const DELETE_CHUNK = 500;
 
 /** Renaming and deleting threads in the Redis store. */
 export class RedisThreadEdits implements ThreadEdits {
-  constructor(private readonly store: RedisAccess) {}
+  constructor(private readonly store: RedisAccess & { readonly runs: RunIndex }) {}
 
   async rename(threadId: string, title: string, updatedAt: number): Promise<boolean> {
     const key = this.store.keys.thread(threadId);
@@ -22,22 +27,41 @@ export class RedisThreadEdits implements ThreadEdits {
     return reply === 1;
   }
 
+  /**
+   * Deletes the thread's keys (all in its slot; the thread's own hash last, so a deletion
+   * cut short is done again by the next one), then what points at them from outside: its
+   * runs' ids and their index entries.
+   */
   async remove(threadId: string): Promise<void> {
     const k = this.store.keys;
     const runIds = await this.store.call('removeThread', (c) =>
       c.zrange(k.threadRuns(threadId), '0', '-1'),
     );
-    await this.store.call('removeThread', (c) => {
-      const multi = c.multi();
-      for (const runId of runIds) {
-        multi.del(k.run(runId), k.events(runId), k.lease(runId));
-        multi.srem(k.running, runId);
-        multi.zrem(k.ended, runId);
-      }
-      multi.del(k.thread(threadId), k.threadRuns(threadId), k.history(threadId));
-      multi.del(k.messages(threadId), k.threadEvents(threadId), k.interrupts(threadId));
-      return multi.exec();
-    });
+    const keys = runIds.flatMap((runId) => [
+      k.run(threadId, runId),
+      k.events(threadId, runId),
+      k.lease(threadId, runId),
+    ]);
+    keys.push(
+      k.threadRunning(threadId),
+      k.history(threadId),
+      k.messages(threadId),
+      k.threadEvents(threadId),
+      k.interrupts(threadId),
+      k.threadRate(threadId, 'runs'),
+      k.threadRate(threadId, 'uploads'),
+      k.threadRuns(threadId),
+      k.thread(threadId),
+    );
+    for (let i = 0; i < keys.length; i += DELETE_CHUNK) {
+      const chunk = keys.slice(i, i + DELETE_CHUNK);
+      await this.store.call('removeThread', (c) => c.eval(DELETE_KEYS, chunk.length, ...chunk));
+    }
+    if (runIds.length === 0) return;
+    const members = runIds.map((runId) => runMember(threadId, runId));
+    await this.store.call('removeThread', (c) => c.zrem(k.activeRuns, ...members));
+    await this.store.call('removeThread', (c) => c.zrem(k.endedRuns, ...members));
+    await this.store.runs.forget(runIds);
   }
 }
 
@@ -48,8 +72,8 @@ return 1
 `;
 
 /**
- * KEYS: files hash, file bytes, pending uploads. ARGV: fileId, file JSON, size, max total,
- * bytes, createdAt, pending member. → 1 stored, 0 over the thread's total (nothing stored).
+ * KEYS: files hash, file bytes, the thread's pending uploads (set). ARGV: fileId, file
+ * JSON, size, max total, bytes. → 1 stored, 0 over the thread's total (nothing stored).
  */
 const PUT_FILE = `#!lua
 local used = tonumber(redis.call('HGET', KEYS[1], '${TOTAL}') or '0')
@@ -57,7 +81,7 @@ if used + tonumber(ARGV[3]) > tonumber(ARGV[4]) then return 0 end
 redis.call('SET', KEYS[2], ARGV[5])
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('HINCRBY', KEYS[1], '${TOTAL}', ARGV[3])
-redis.call('ZADD', KEYS[3], ARGV[6], ARGV[7])
+redis.call('SADD', KEYS[3], ARGV[1])
 return 1
 `;
 
@@ -67,22 +91,27 @@ export class RedisFiles implements FileStore {
 
   async put(file: StoredFile, bytes: Uint8Array, maxThreadBytes: number): Promise<boolean> {
     const k = this.store.keys;
+    // The sweep's index first: a stored upload is always found by it (an entry whose file
+    // was not stored is dropped by the sweep, or below).
+    const member = pendingMember(file.threadId, file.fileId);
+    await this.store.call('putFile', (c) => c.zadd(k.pendingFiles, file.createdAt, member));
     const reply = await this.store.call('putFile', (c) =>
       c.eval(
         PUT_FILE,
         3,
         k.files(file.threadId),
         k.file(file.threadId, file.fileId),
-        k.pendingFiles,
+        k.threadPendingFiles(file.threadId),
         file.fileId,
         JSON.stringify(file),
         file.size,
         maxThreadBytes,
         Buffer.from(bytes),
-        file.createdAt,
-        pendingMember(file.threadId, file.fileId),
       ),
     );
+    if (reply !== 1) {
+      await this.store.call('putFile', (c) => c.zrem(k.pendingFiles, member)).catch(() => 0);
+    }
     return reply === 1;
   }
 
@@ -107,7 +136,11 @@ export class RedisFiles implements FileStore {
     const ids = await this.store.call('removeFiles', (c) => c.hkeys(k.files(threadId)));
     const fileIds = ids.filter((id) => id !== TOTAL);
     const blobs = fileIds.map((id) => k.file(threadId, id));
-    await this.store.call('removeFiles', (c) => c.del(k.files(threadId), ...blobs));
+    const keys = [k.files(threadId), k.threadPendingFiles(threadId), ...blobs];
+    for (let i = 0; i < keys.length; i += DELETE_CHUNK) {
+      const chunk = keys.slice(i, i + DELETE_CHUNK);
+      await this.store.call('removeFiles', (c) => c.eval(DELETE_KEYS, chunk.length, ...chunk));
+    }
     if (fileIds.length > 0) {
       const members = fileIds.map((id) => pendingMember(threadId, id));
       await this.store.call('removeFiles', (c) => c.zrem(k.pendingFiles, ...members));
@@ -118,9 +151,12 @@ export class RedisFiles implements FileStore {
     return removeFile(this.store, threadId, fileId);
   }
 
+  /** Named by a prompt: no longer pending in its thread's slot (what the sweep checks). */
   async markReferenced(threadId: string, fileId: string): Promise<void> {
+    const k = this.store.keys;
+    await this.store.call('markFile', (c) => c.srem(k.threadPendingFiles(threadId), fileId));
     const member = pendingMember(threadId, fileId);
-    await this.store.call('markFile', (c) => c.zrem(this.store.keys.pendingFiles, member));
+    await this.store.call('markFile', (c) => c.zrem(k.pendingFiles, member)).catch(() => 0);
   }
 
   sweepUnreferenced(createdBefore: number, limit: number): Promise<number> {

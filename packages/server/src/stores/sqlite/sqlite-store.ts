@@ -13,7 +13,7 @@ import type {
   StoredEvent,
   ThreadRecord,
 } from '../types.js';
-import { AppendConflictError, runNotFound, threadNotFound } from '../types.js';
+import { AppendConflictError, runInProgress, runNotFound, threadNotFound } from '../types.js';
 import { SqliteFiles } from './files.js';
 import { SqliteInterruptLedger } from './interrupts.js';
 import { SqliteThreadEdits } from './thread-edits.js';
@@ -170,7 +170,11 @@ export class SqliteStore implements EventStore {
       insertRun: db.prepare(
         `INSERT OR IGNORE INTO runs (run_id, thread_id, status, created_at, owner, reply_to)
          SELECT ?, ?, 'running', ?, ?, ?
-         WHERE EXISTS (SELECT 1 FROM threads WHERE thread_id = ?2 AND (?6 IS NULL OR token = ?6))`,
+         WHERE EXISTS (SELECT 1 FROM threads WHERE thread_id = ?2 AND (?6 IS NULL OR token = ?6))
+           AND (?7 = 0 OR (SELECT COUNT(*) FROM runs WHERE thread_id = ?2 AND status = 'running') < ?7)`,
+      ),
+      runningInThread: db.prepare(
+        `SELECT run_id FROM runs WHERE thread_id = ? AND status = 'running' ORDER BY run_id LIMIT 1`,
       ),
       getRun: db.prepare(`SELECT ${RUN_HEAD} FROM runs WHERE run_id = ?`),
       getSnapshot: db.prepare('SELECT snapshot FROM runs WHERE run_id = ?'),
@@ -276,13 +280,21 @@ export class SqliteStore implements EventStore {
   async createRun(run: NewRun): Promise<{ created: boolean; run: RunRecord }> {
     const { runId, threadId, createdAt, owner, replyTo, threadToken = null } = run;
     const reply = replyTo === undefined ? null : (replyTo ?? '');
+    const most = run.maxRunningInThread ?? 0;
     const insert = this.stmt.insertRun;
     const created = this.guard(
-      () => insert.run(runId, threadId, createdAt, owner, reply, threadToken).changes > 0,
+      () => insert.run(runId, threadId, createdAt, owner, reply, threadToken, most).changes > 0,
     );
     const record = await this.getRun(runId);
-    if (!record) throw threadNotFound(threadId);
-    return { created, run: record };
+    if (record) return { created, run: record };
+    // Refused: the thread is not there (or not the one read), or it has its running runs.
+    const running = this.guard(() => this.stmt.runningInThread.get(threadId)) as
+      | { run_id: string }
+      | undefined;
+    const thread = await this.getThread(threadId);
+    const current = thread !== null && (threadToken === null || thread.token === threadToken);
+    if (current && most > 0 && running) throw runInProgress(threadId, running.run_id);
+    throw threadNotFound(threadId);
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {
