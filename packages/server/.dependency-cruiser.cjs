@@ -4,6 +4,7 @@ const { dependencyRules } = require('../../scripts/dependency-rules.cjs');
 
 module.exports = dependencyRules({
   layers: [
+    { name: 'defaults', paths: ['defaults.ts'], why: 'Every timing and limit, imported by all.' },
     { name: 'stores', paths: ['stores/'], why: 'A store keeps what it is given and knows no run.' },
     {
       name: 'base',

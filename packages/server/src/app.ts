@@ -2,13 +2,13 @@ import type { Hono } from 'hono';
 import { scriptedAgent } from './agents/scripted.js';
 import type { Agent } from './agents/types.js';
 import { type Authorize, tokenPolicy } from './auth.js';
+import { DEFAULTS, HOUR_MS } from './defaults.js';
 import { DirectoryFiles } from './files/directory.js';
 import { KNOWN_FILE_TYPES } from './files/sniff.js';
-import { DEFAULT_UPLOAD_RATE, type UploadRateLimits } from './files/upload-rate.js';
+import type { UploadRateLimits } from './files/upload-rate.js';
 import type { FileLimits } from './http/file-routes.js';
 import { createHttpApp } from './http/http-app.js';
-import { DEFAULT_MAX_STREAMS_PER_ADDRESS } from './http/stream-quota.js';
-import { DEFAULT_LIMITS, DEFAULT_MAX_BODY_BYTES, definedOnly } from './runs/options.js';
+import { definedOnly } from './runs/options.js';
 import { type RunLimits, RunManager } from './runs/run-manager.js';
 import { openStore } from './stores/open.js';
 import type { EventStore } from './stores/types.js';
@@ -25,7 +25,7 @@ export interface ServerLimits extends RunLimits {
    * `Retry-After`. Without it one client could hold `maxSubscribersPerRun` on each run.
    * Requests whose address is unknown (`clientAddress` gives null) share one count: on a
    * host that does not give the socket's address, set `clientAddress`.
-   * @default 100
+   * @default 1000
    */
   maxStreamsPerAddress: number;
 }
@@ -177,17 +177,16 @@ export interface ResumableApp {
   close(): Promise<void>;
 }
 
-export { DEFAULT_MAX_BODY_BYTES };
-
 /**
  * The whole server as a Web handler, for any runtime that speaks `Request`/`Response`
  * (Node via `startServer`, Next.js route handlers, Bun, Deno).
  */
 export function createResumableApp(options: ResumableServerOptions = {}): ResumableApp {
   const { maxBodyBytes: _body, maxStreamsPerAddress, ...runLimits } = options.limits ?? {};
-  const maxBodyBytes = options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxBodyBytes = options.limits?.maxBodyBytes ?? DEFAULTS.limits.maxBodyBytes;
   const promptBudget =
-    runLimits.maxPromptBytesPerMinutePerAddress ?? DEFAULT_LIMITS.maxPromptBytesPerMinutePerAddress;
+    runLimits.maxPromptBytesPerMinutePerAddress ??
+    DEFAULTS.limits.maxPromptBytesPerMinutePerAddress;
   // A body the per-minute budget can never take would answer 429 to every retry for good.
   if (maxBodyBytes > promptBudget) {
     throw new RangeError(
@@ -195,15 +194,16 @@ export function createResumableApp(options: ResumableServerOptions = {}): Resuma
     );
   }
   const store =
-    typeof options.store === 'object' ? options.store : openStore(options.store ?? 'memory');
-  const basePath = options.basePath ?? '';
+    typeof options.store === 'object' ? options.store : openStore(options.store ?? DEFAULTS.store);
+  const basePath = options.basePath ?? DEFAULTS.basePath;
   const files = fileLimits(options.files ?? {}, store);
   const manager = new RunManager({
     store,
     files: {
       store: files.files,
       basePath: basePath === '/' ? '' : basePath.replace(/\/$/, ''),
-      unreferencedMs: (options.files?.unreferencedHours ?? 24) * 3_600_000,
+      unreferencedMs:
+        (options.files?.unreferencedHours ?? DEFAULTS.files.unreferencedHours) * HOUR_MS,
     },
     agent: options.agent ?? scriptedAgent(),
     limits: runLimits,
@@ -231,7 +231,7 @@ export function createResumableApp(options: ResumableServerOptions = {}): Resuma
     authorize: options.authorize ?? tokenPolicy,
     corsOrigins: options.cors?.origins ?? [],
     maxBodyBytes,
-    maxStreamsPerAddress: maxStreamsPerAddress ?? DEFAULT_MAX_STREAMS_PER_ADDRESS,
+    maxStreamsPerAddress: maxStreamsPerAddress ?? DEFAULTS.limits.maxStreamsPerAddress,
     basePath,
     files,
     ready,
@@ -265,8 +265,18 @@ function fileLimits(options: FileOptions, store: EventStore): Omit<FileLimits, '
       `files.allowedTypes: the server cannot recognise ${unknown.join(', ')} (it knows ${[...known].join(', ')})`,
     );
   }
-  const maxFileBytes = options.maxFileBytes ?? 10 * 1024 * 1024;
-  const rate = { ...DEFAULT_UPLOAD_RATE, ...definedOnly(uploadRateOf(options)) };
+  const maxFileBytes = options.maxFileBytes ?? DEFAULTS.files.maxFileBytes;
+  const {
+    maxUploadsPerMinutePerAddress,
+    maxUploadsPerMinutePerThread,
+    maxUploadBytesPerMinutePerAddress,
+  } = DEFAULTS.files;
+  const rate: UploadRateLimits = {
+    maxUploadsPerMinutePerAddress,
+    maxUploadsPerMinutePerThread,
+    maxUploadBytesPerMinutePerAddress,
+    ...definedOnly(uploadRateOf(options)),
+  };
   // A file the per-minute budget can never take would answer 429 to every retry for good.
   if (maxFileBytes > rate.maxUploadBytesPerMinutePerAddress) {
     throw new RangeError(
@@ -276,7 +286,7 @@ function fileLimits(options: FileOptions, store: EventStore): Omit<FileLimits, '
   return {
     files: options.directory ? new DirectoryFiles(options.directory) : store.files,
     maxFileBytes,
-    maxThreadBytes: options.maxThreadBytes ?? 50 * 1024 * 1024,
+    maxThreadBytes: options.maxThreadBytes ?? DEFAULTS.files.maxThreadBytes,
     allowedTypes,
     rate,
   };

@@ -12,13 +12,13 @@ export type { UpstreamTimeouts } from './agents/sse-reader.js';
 export type { Agent, AgentContext, AgentLimits } from './agents/types.js';
 export {
   createResumableApp,
-  DEFAULT_MAX_BODY_BYTES,
   type FileOptions,
   type ResumableApp,
   type ResumableServerOptions,
   type ServerLimits,
 } from './app.js';
 export { type Authorize, type AuthorizeTarget, tokenOf, tokenPolicy } from './auth.js';
+export { DEFAULTS } from './defaults.js';
 export { DirectoryFiles } from './files/directory.js';
 export type { ReadFile } from './files/references.js';
 export { KNOWN_FILE_TYPES } from './files/sniff.js';
@@ -30,9 +30,8 @@ export {
 } from './handler.js';
 export { errorResponse } from './http/errors.js';
 export { type RunningServer, type StartServerOptions, startServer } from './node.js';
-export { type ClientLimits, DEFAULT_CLIENT_LIMITS } from './runs/admission.js';
+export type { ClientLimits } from './runs/admission.js';
 export {
-  DEFAULT_LIMITS,
   type RunLimits,
   RunManager,
   type RunManagerOptions,

@@ -1,5 +1,6 @@
 import type { Message, RunAgentInput } from '@resumable/protocol';
 import { isWireId, parseResume, ResumableError, runIdProblem } from '@resumable/protocol';
+import { MAX_DEPTH } from './defaults.js';
 
 const ROLES = new Set([
   'user',
@@ -27,9 +28,6 @@ function bad(message: string): ResumableError {
 export function isValidId(value: string): boolean {
   return isWireId(value);
 }
-
-/** JSON nesting a body may have; deeper input fails later in copies and folds. */
-export const MAX_DEPTH = 64;
 
 /** Whether `value` nests deeper than `max` (iterative: a hostile depth cannot overflow). */
 export function nestsDeeperThan(value: unknown, max: number): boolean {

@@ -1,7 +1,7 @@
 import { ResumableError } from '@resumable/protocol';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { CLAIM_GRACE_MS } from '../src/defaults.js';
 import { MemoryStore, type RunningServer } from '../src/index.js';
-import { CLAIM_GRACE_MS } from '../src/runs/stale-claims.js';
 import { STORES, serve, tempDir } from './helpers.js';
 import {
   answer,

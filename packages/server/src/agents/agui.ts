@@ -6,13 +6,11 @@ import {
   outcomeProblem,
   ResumableError,
 } from '@resumable/protocol';
+import { LOGGED_UNKNOWN_EVENTS } from '../defaults.js';
 import { readSse, type UpstreamTimeouts, upstreamTimeouts } from './sse-reader.js';
 import type { Agent } from './types.js';
 import { fetchUpstream, quote } from './upstream-fetch.js';
 import { describeUrl, redactor } from './upstream-secrets.js';
-
-/** Events of unknown types per run passed on to be logged; the rest are skipped silently. */
-const LOGGED_UNKNOWN_EVENTS = 10;
 
 export interface AguiProxyAgentOptions extends UpstreamTimeouts {
   /**

@@ -1,4 +1,5 @@
 import { ResumableError } from '@resumable/protocol';
+import { MAX_TOOL_CALL_ID_CHARS } from '../defaults.js';
 import { quote } from './upstream-fetch.js';
 
 /** One tool call's part of a streamed chunk. */
@@ -22,9 +23,6 @@ export interface ChunkDelta {
   /** A `finish_reason` came: the answer is complete. */
   finished: boolean;
 }
-
-/** Longest tool call id an upstream may send. */
-const MAX_ID_CHARS = 256;
 
 /** The message of a body in the OpenAI error shape, `{"error":{"message":"…"}}`. */
 export function openaiErrorMessage(body: unknown): string | undefined {
@@ -102,8 +100,11 @@ export function parseChunk(
       );
     }
     const id = call.id ?? undefined;
-    if (id !== undefined && (typeof id !== 'string' || id === '' || id.length > MAX_ID_CHARS)) {
-      throw fail(`a tool call id that is not text of 1 to ${MAX_ID_CHARS} characters`);
+    if (
+      id !== undefined &&
+      (typeof id !== 'string' || id === '' || id.length > MAX_TOOL_CALL_ID_CHARS)
+    ) {
+      throw fail(`a tool call id that is not text of 1 to ${MAX_TOOL_CALL_ID_CHARS} characters`);
     }
     const fn = call.function ?? {};
     if (!isObject(fn)) throw fail('a tool call "function" that is not an object');

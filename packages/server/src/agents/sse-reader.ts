@@ -1,5 +1,6 @@
 import { ResumableError } from '@resumable/protocol';
 import { type EventSourceMessage, EventSourceParserStream } from 'eventsource-parser/stream';
+import { DEFAULTS } from '../defaults.js';
 
 /** How long and how much the proxy agents (`openaiAgent`, `aguiProxyAgent`) wait and read. */
 export interface UpstreamTimeouts {
@@ -35,10 +36,10 @@ export interface UpstreamTimeouts {
 /** The upstream bounds with their defaults filled in. */
 export function upstreamTimeouts(options: UpstreamTimeouts): Required<UpstreamTimeouts> {
   return {
-    timeoutMs: options.timeoutMs ?? 30_000,
-    idleTimeoutMs: options.idleTimeoutMs ?? 60_000,
-    keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? 600_000,
-    maxEventBytes: options.maxEventBytes ?? 4 * 1024 * 1024,
+    timeoutMs: options.timeoutMs ?? DEFAULTS.upstream.timeoutMs,
+    idleTimeoutMs: options.idleTimeoutMs ?? DEFAULTS.upstream.idleTimeoutMs,
+    keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? DEFAULTS.upstream.keepAliveTimeoutMs,
+    maxEventBytes: options.maxEventBytes ?? DEFAULTS.upstream.maxEventBytes,
   };
 }
 

@@ -1,9 +1,7 @@
 import { ResumableError } from '@resumable/protocol';
+import { QUOTED_UPSTREAM_CHARS } from '../defaults.js';
 import { messageOf } from './sse-reader.js';
 import { redactor } from './upstream-secrets.js';
-
-/** Most characters of an upstream's body quoted in a run's error message. */
-const QUOTED_CHARS = 500;
 
 /**
  * Reads the message out of a body in the upstream's own error shape; undefined for any
@@ -57,8 +55,8 @@ export async function fetchUpstream(
     : location !== '' && response.status >= 300 && response.status < 400
       ? `answered ${response.status}, a redirect to ${quote(location, 200)} (not followed)`
       : `answered ${response.status}`;
-  const text = redact(await readPrefix(response, QUOTED_CHARS, timeoutMs));
-  const detail = errorOf(text, errorShape) ?? quote(text, QUOTED_CHARS);
+  const text = redact(await readPrefix(response, QUOTED_UPSTREAM_CHARS, timeoutMs));
+  const detail = errorOf(text, errorShape) ?? quote(text, QUOTED_UPSTREAM_CHARS);
   throw new ResumableError('upstream_failed', `${what} ${answered}${detail ? `: ${detail}` : ''}`);
 }
 
@@ -72,7 +70,7 @@ function errorOf(text: string, errorShape: UpstreamErrorShape): string | undefin
   }
   const message = errorShape(body);
   return typeof message === 'string' && message.trim() !== ''
-    ? quote(message, QUOTED_CHARS)
+    ? quote(message, QUOTED_UPSTREAM_CHARS)
     : undefined;
 }
 

@@ -1,3 +1,5 @@
+import { MIN_SECRET_CHARS } from '../defaults.js';
+
 /**
  * A run's error message is stored and shown to every reader of its thread (the end user,
  * not the operator): the operator's secrets for an upstream (an API key in its URL or in a
@@ -7,9 +9,6 @@
 
 /** Headers whose values say nothing secret (the rest may carry a key). */
 const PLAIN_HEADERS = new Set(['accept', 'content-type']);
-
-/** Secrets shorter than this are not redacted (they would blank common words). */
-const MIN_SECRET_CHARS = 4;
 
 /** An upstream URL as shown in messages: origin and path, never its query or credentials. */
 export function describeUrl(url: string): string {

@@ -1,17 +1,10 @@
 import type { Message, RunAgentInput } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
+import { TREE_PAGE, TREE_PAGES } from '../defaults.js';
 import { withoutRunMarks } from '../stores/stored-messages.js';
 import type { EventStore, RunRecord } from '../stores/types.js';
 import { type BranchInfo, MessageTree, type TreeMessage } from './tree.js';
 
-/**
- * Pages read to build a tree. Each `POST /runs`, run end and `GET /threads/{id}/messages`
- * reads the whole history this way: at 10,000 messages of ~200 bytes that took 30-100 ms
- * on the memory store, 110-200 ms on SQLite and 210-370 ms on Redis (2 shared cores).
- * `limits.maxThreadMessages` may not exceed `MAX_TREE_MESSAGES`, so a tree is never cut.
- */
-const TREE_PAGE = 1000;
-const TREE_PAGES = 20;
 export const MAX_TREE_MESSAGES = TREE_PAGE * TREE_PAGES;
 
 /** The thread's whole history as a tree (bounded by the per-thread message limit). */

@@ -13,12 +13,6 @@ export interface UploadRateLimits {
   maxUploadBytesPerMinutePerAddress: number;
 }
 
-export const DEFAULT_UPLOAD_RATE: UploadRateLimits = {
-  maxUploadsPerMinutePerAddress: 60,
-  maxUploadsPerMinutePerThread: 30,
-  maxUploadBytesPerMinutePerAddress: 100 * 1024 * 1024,
-};
-
 /**
  * Who may upload now: every upload request counts (a refused type or size too, as reading
  * it cost as much). The windows are the store's `counters` when it has them (Redis: every

@@ -1,13 +1,12 @@
 import { ResumableError, SSE_HEADERS } from '@resumable/protocol';
 import type { Context } from 'hono';
 import { type Authorize, authorizeOrThrow } from '../auth.js';
+import { MAX_MESSAGE_PAGE } from '../defaults.js';
 import type { RunManager } from '../runs/run-manager.js';
 import { sleep } from '../sleep.js';
 import type { EventStore, RunRecord, ThreadRecord } from '../stores/types.js';
 import type { Subscription } from '../streams/subscription.js';
 import type { StreamQuota } from './stream-quota.js';
-
-const MAX_PAGE = 200;
 
 /** What every route module needs: the manager, its store and the access policy. */
 export class RouteContext {
@@ -116,8 +115,11 @@ export class RouteContext {
 
 export function pageLimit(text: string | undefined, fallback: number): number {
   if (text === undefined || text === '') return fallback;
-  if (!/^[1-9][0-9]{0,3}$/.test(text) || Number(text) > MAX_PAGE) {
-    throw new ResumableError('bad_request', `limit must be an integer from 1 to ${MAX_PAGE}`);
+  if (!/^[1-9][0-9]{0,3}$/.test(text) || Number(text) > MAX_MESSAGE_PAGE) {
+    throw new ResumableError(
+      'bad_request',
+      `limit must be an integer from 1 to ${MAX_MESSAGE_PAGE}`,
+    );
   }
   return Number(text);
 }

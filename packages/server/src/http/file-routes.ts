@@ -2,6 +2,7 @@ import { ResumableError } from '@resumable/protocol';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { authorizeOrThrow } from '../auth.js';
+import { MAX_FILE_NAME } from '../defaults.js';
 import { fileRef, fileUrl } from '../files/references.js';
 import { fileTypeOf } from '../files/sniff.js';
 import { UploadRate, type UploadRateLimits } from '../files/upload-rate.js';
@@ -22,9 +23,6 @@ export interface FileLimits {
   /** Uploads per minute per client address and per thread, and bytes per address. */
   rate: UploadRateLimits;
 }
-
-/** Longest file name kept, in characters. */
-const MAX_NAME = 255;
 
 /** `POST /threads/:id/files?name=` (raw bytes) and `GET /threads/:id/files/:fileId`. */
 export function fileRoutes(
@@ -155,10 +153,10 @@ const REFUSED_IN_NAME = /[/\\\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
 /** The `?name=`: 1-255 characters, none of `REFUSED_IN_NAME`. */
 function nameOf(value: string | undefined): string {
   const name = value?.trim() ?? '';
-  if (name === '' || [...name].length > MAX_NAME || REFUSED_IN_NAME.test(name)) {
+  if (name === '' || [...name].length > MAX_FILE_NAME || REFUSED_IN_NAME.test(name)) {
     throw new ResumableError(
       'bad_request',
-      `name must be the file's name: 1 to ${MAX_NAME} characters, without / \\, control or bidi control characters`,
+      `name must be the file's name: 1 to ${MAX_FILE_NAME} characters, without / \\, control or bidi control characters`,
     );
   }
   return name;

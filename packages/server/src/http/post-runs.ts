@@ -2,6 +2,7 @@ import { ResumableError } from '@resumable/protocol';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { authorizeOrThrow, newToken, tokenPolicy } from '../auth.js';
+import { FRESH_THREAD_MS } from '../defaults.js';
 import { checkFileReferences } from '../files/references.js';
 import type { RunRequest } from '../input.js';
 import { notOpen } from '../runs/interrupts.js';
@@ -24,9 +25,6 @@ type Started = { created: RunRecord; thread: ThreadRecord } | { existing: RunRec
 
 /** The open-stream slot a POST with `Accept: text/event-stream` took; null for a JSON answer. */
 type StreamSlot = (() => void) | null;
-
-/** How long a thread counts as just created, for a racing duplicate of its first POST. */
-const FRESH_THREAD_MS = 5000;
 
 /** `POST /runs`: start a run (a new thread when none is named), or answer a retry. */
 export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono {

@@ -3,15 +3,6 @@ import { overAddressLimit } from '../client-address.js';
 import { KeyCounts } from '../key-counts.js';
 
 /**
- * Open event streams per client address, by default. One address is often many people (an
- * office or carrier NAT, every client behind a proxy when `clientAddress` is not set), each
- * following a thread and a run, so the default is well above one user's needs (100 cut off
- * the 101st user behind one NAT) and half the per-run limit: one address alone cannot hold
- * every socket a run may have.
- */
-export const DEFAULT_MAX_STREAMS_PER_ADDRESS = 1000;
-
-/**
  * Open event streams per client address on this instance. The per-run and per-thread
  * limits (2000 each) are for many viewers; without this one, a single client could open
  * that many on every run it can read and run the process out of sockets.

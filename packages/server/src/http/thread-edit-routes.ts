@@ -2,17 +2,13 @@ import { ResumableError } from '@resumable/protocol';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { authorizeOrThrow, newToken } from '../auth.js';
+import { MAX_EDIT_BODY, MAX_TITLE_LENGTH } from '../defaults.js';
 import { deleteThread } from '../runs/thread-deletion.js';
 import type { FileStore, ThreadRecord } from '../stores/types.js';
 import { THREAD_EVENTS } from '../threads/thread-events.js';
 import type { RouteContext } from './context.js';
 import { BODY_READ } from './guards.js';
 import { threadBody } from './thread-body.js';
-
-/** Longest thread title, in characters. */
-export const MAX_TITLE_LENGTH = 200;
-/** Largest `POST /threads` / `PATCH /threads/:id` body: a title and some JSON around it. */
-const MAX_EDIT_BODY = 4096;
 
 export interface ThreadEditOptions {
   files: FileStore;

@@ -45,15 +45,6 @@ export interface ClientLimits {
   maxThreadMessages: number;
 }
 
-export const DEFAULT_CLIENT_LIMITS: ClientLimits = {
-  maxRunningRunsPerThread: 1,
-  maxRunsPerMinutePerThread: 60,
-  maxRunsPerMinutePerAddress: 300,
-  maxRunningRunsPerAddress: 50,
-  maxPromptBytesPerMinutePerAddress: 16 * 1024 * 1024,
-  maxThreadMessages: 10_000,
-};
-
 export interface AdmissionOptions extends ClientLimits {
   maxConcurrentRuns: number;
   store: EventStore;

@@ -1,6 +1,6 @@
 import type { Agent } from '../agents/types.js';
 import type { EventStore, FileStore, ThreadRecord } from '../stores/types.js';
-import { type ClientLimits, DEFAULT_CLIENT_LIMITS } from './admission.js';
+import type { ClientLimits } from './admission.js';
 
 export interface RunLimits extends ClientLimits {
   /**
@@ -65,23 +65,6 @@ export interface RunLimits extends ClientLimits {
    */
   agentHistoryMessages: number;
 }
-
-export const DEFAULT_LIMITS: RunLimits = {
-  ...DEFAULT_CLIENT_LIMITS,
-  maxConcurrentRuns: 100,
-  maxSubscribersPerRun: 2000,
-  subscriberBufferEvents: 1000,
-  agentTimeoutMs: 60_000,
-  maxRunMs: 30 * 60_000,
-  maxEventsPerRun: 100_000,
-  maxBytesPerRun: 16 * 1024 * 1024,
-  storeOutageMs: 30_000,
-  storeOutageBytes: 8 * 1024 * 1024,
-  agentHistoryMessages: 100,
-};
-
-/** Largest run request (`POST /runs` body, `startServerRun` request) by default: 1 MiB. */
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 export interface RunManagerOptions {
   store: EventStore;

@@ -7,6 +7,7 @@ import {
   ResumableError,
 } from '@resumable/protocol';
 import type { Agent } from '../agents/types.js';
+import { START_GRACE_MS } from '../defaults.js';
 import type { ReadFile } from '../files/references.js';
 import type { RunRecord } from '../stores/types.js';
 import type { Hub } from '../streams/subscription.js';
@@ -23,8 +24,6 @@ import { RunLog, type RunLogOptions } from './run-log.js';
 
 const ABORTED = Symbol('aborted');
 const SLOW_START = Symbol('slow start');
-/** How long the producer waits for an agent's own RUN_STARTED before sending one. */
-const START_GRACE_MS = 50;
 
 /** A run this instance is producing. */
 export class ActiveRun {

@@ -1,15 +1,13 @@
 import type { AGUIEvent, RunState } from '@resumable/protocol';
 import { applyEnvelopes, EventType, snapshotOf } from '@resumable/protocol';
 import { putAnswer } from '../branches/history.js';
+import { END_RETRIES_MS } from '../defaults.js';
 import { sleep } from '../sleep.js';
 import { historyMessage } from '../stores/stored-messages.js';
 import type { EventStore, RunRecord } from '../stores/types.js';
 import { AppendConflictError } from '../stores/types.js';
 import type { Hub } from '../streams/subscription.js';
 import { foldStoredRun, lostEvent, type PendingEvent, pendingEvent, statusOf } from './events.js';
-
-/** Backoff while ending a run whose events the store failed to take; the last step repeats. */
-const END_RETRIES_MS = [250, 1000, 2500, 5000];
 
 export interface RecoveryOptions {
   store: EventStore;

@@ -7,6 +7,7 @@ import {
   snapshotOf,
 } from '@resumable/protocol';
 import { putAnswer } from '../branches/history.js';
+import { APPEND_RETRIES_MS, MAX_PENDING_EVENTS } from '../defaults.js';
 import { sleep } from '../sleep.js';
 import { isTerminalJson } from '../stores/stored-events.js';
 import { historyMessage } from '../stores/stored-messages.js';
@@ -14,11 +15,6 @@ import type { EventStore, RunEnd, RunRecord, StoredEvent } from '../stores/types
 import { AppendConflictError, lostRunLog } from '../stores/types.js';
 import type { Hub } from '../streams/subscription.js';
 import { type PendingEvent, statusOf } from './events.js';
-
-/** Pending events beyond which the agent waits for the store (backpressure). */
-const MAX_PENDING = 512;
-/** Backoff between appends while the store is failing; the last step repeats. */
-const RETRIES_MS = [50, 250, 1000];
 
 /** How long, and how much, a run keeps producing while its store is down. */
 export interface OutageBudget {
@@ -102,7 +98,7 @@ export class RunLog {
       return;
     }
     this.queueRaw(event, json);
-    while (this.pending.length >= MAX_PENDING && !this.failed) await this.flush();
+    while (this.pending.length >= MAX_PENDING_EVENTS && !this.failed) await this.flush();
   }
 
   /** Queues the run's one terminal event (and RUN_STARTED first if nothing was queued). */
@@ -247,7 +243,7 @@ export class RunLog {
         );
       }
     }
-    const delay = RETRIES_MS[Math.min(this.retries++, RETRIES_MS.length - 1)]!;
+    const delay = APPEND_RETRIES_MS[Math.min(this.retries++, APPEND_RETRIES_MS.length - 1)]!;
     await sleep(delay, shutdown);
   }
 

@@ -2,6 +2,7 @@ import type { RunAgentInput } from '@resumable/protocol';
 import { ResumableError, type RunSnapshot, snapshotOf } from '@resumable/protocol';
 import type { Agent } from '../agents/types.js';
 import { MAX_TREE_MESSAGES } from '../branches/history.js';
+import { DEFAULTS, HOUR_MS, PRUNE_EVERY_MS } from '../defaults.js';
 import { isTerminalJson } from '../stores/stored-events.js';
 import type { EventStore, RunRecord } from '../stores/types.js';
 import { FanOut, type StreamOpen } from '../streams/fan-out.js';
@@ -10,8 +11,6 @@ import { Admission } from './admission.js';
 import { cancelledEvent, foldStoredRun, lostEvent } from './events.js';
 import { startHousekeeping } from './housekeeping.js';
 import {
-  DEFAULT_LIMITS,
-  DEFAULT_MAX_BODY_BYTES,
   definedOnly,
   type RunLimits,
   type RunManagerOptions,
@@ -23,7 +22,6 @@ import { createAndStart, type RunStartParts } from './start.js';
 import { ThreadGuard } from './thread-guard.js';
 
 export {
-  DEFAULT_LIMITS,
   isTerminalJson,
   type RunLimits,
   type RunManagerOptions,
@@ -72,7 +70,7 @@ export class RunManager {
   constructor(options: RunManagerOptions) {
     this.store = options.store;
     this.agent = options.agent;
-    this.limits = { ...DEFAULT_LIMITS, ...definedOnly(options.limits ?? {}) };
+    this.limits = { ...DEFAULTS.limits, ...definedOnly(options.limits ?? {}) };
     if (!(this.limits.maxRunMs > 0 && this.limits.maxRunMs <= 2 ** 31 - 1)) {
       throw new RangeError('limits.maxRunMs must be from 1 to 2147483647');
     }
@@ -82,13 +80,13 @@ export class RunManager {
     ) {
       throw new RangeError(`limits.maxThreadMessages must be from 1 to ${MAX_TREE_MESSAGES}`);
     }
-    this.heartbeatMs = options.heartbeatMs ?? 15_000;
-    this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.heartbeatMs = options.heartbeatMs ?? DEFAULTS.heartbeatMs;
+    this.maxBodyBytes = options.maxBodyBytes ?? DEFAULTS.limits.maxBodyBytes;
     this.files = options.files;
-    this.retentionMs = (options.retentionHours ?? 168) * 3_600_000;
+    this.retentionMs = (options.retentionHours ?? DEFAULTS.retention.eventsHours) * HOUR_MS;
     this.instanceId = options.instanceId ?? crypto.randomUUID();
-    this.leaseMs = options.leaseMs ?? 15_000;
-    this.orphanSweepMs = options.orphanSweepMs ?? 60_000;
+    this.leaseMs = options.leaseMs ?? DEFAULTS.leaseMs;
+    this.orphanSweepMs = options.orphanSweepMs ?? DEFAULTS.orphanSweepMs;
     this.log = options.log ?? ((message) => console.warn(`[resumable] ${message}`));
     this.admission = new Admission({ ...this.limits, store: this.store, holdMs: this.leaseMs });
     this.threadGuard = new ThreadGuard(this.store);
@@ -96,8 +94,8 @@ export class RunManager {
       store: this.store,
       maxSubscribersPerRun: this.limits.maxSubscribersPerRun,
       subscriberBufferEvents: this.limits.subscriberBufferEvents,
-      pollMs: options.pollMs ?? 250,
-      coalesceMs: options.fanoutCoalesceMs ?? 15,
+      pollMs: options.pollMs ?? DEFAULTS.pollMs,
+      coalesceMs: options.fanoutCoalesceMs ?? DEFAULTS.fanoutCoalesceMs,
       log: this.log,
       localHub: (runId) => this.active.get(runId)?.hub ?? null,
     });
@@ -111,11 +109,11 @@ export class RunManager {
     });
     this.threads = new ThreadEvents({
       store: this.store,
-      keep: options.threadEventsKept ?? 1000,
+      keep: options.threadEventsKept ?? DEFAULTS.retention.threadEvents,
       outageMs: this.limits.storeOutageMs,
       maxSubscribersPerThread: this.limits.maxSubscribersPerRun,
       subscriberBufferEvents: this.limits.subscriberBufferEvents,
-      pollMs: options.pollMs ?? 250,
+      pollMs: options.pollMs ?? DEFAULTS.pollMs,
       warn: this.log,
     });
     this.parts = {
@@ -145,7 +143,7 @@ export class RunManager {
         heartbeatMs: this.heartbeatMs,
         leaseMs: this.leaseMs,
         orphanSweepMs: this.orphanSweepMs,
-        pruneEveryMs: 10 * 60_000,
+        pruneEveryMs: PRUNE_EVERY_MS,
         // Ticks come every H/3: a stream idle for H/2 is pinged within 5H/6 of its last
         // write, leaving H/6 for a late timer before "at least every H" is broken.
         heartbeat: () => {
@@ -348,7 +346,7 @@ export class RunManager {
     const files = this.files;
     const sweep = files?.store.sweepUnreferenced?.bind(files.store);
     if (!files || !sweep) return;
-    const before = now - (files.unreferencedMs ?? 24 * 3_600_000);
+    const before = now - (files.unreferencedMs ?? DEFAULTS.files.unreferencedHours * HOUR_MS);
     try {
       // Bounded: 100 batches of 100 per sweep; the next sweep goes on.
       for (let round = 0; round < 100; round++) {

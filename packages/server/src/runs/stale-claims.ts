@@ -1,12 +1,5 @@
+import { CLAIM_GRACE_MS } from '../defaults.js';
 import type { EventStore, InterruptAnswer } from '../stores/types.js';
-
-/**
- * How long an answer may name a run that does not exist yet: a claim is recorded before
- * its run is created (admission, branch placement and `createRun` come between). Past it,
- * the run's creation failed and so did the release of its claim (runs/start.ts), and the
- * answer is abandoned: the interrupt is open again, for an answer under any runId.
- */
-export const CLAIM_GRACE_MS = 60_000;
 
 /**
  * Splits recorded answers into those that stand and those abandoned: older than

@@ -1,14 +1,8 @@
+import { DELETE_DELIVERY_MS, DELETE_REMOTE_END_MS, MAX_DELETED_THREAD_RUNS } from '../defaults.js';
 import { sleep } from '../sleep.js';
 import type { FileStore } from '../stores/types.js';
 import { THREAD_EVENTS } from '../threads/thread-events.js';
 import type { RunManager } from './run-manager.js';
-
-/** Most runs a thread can have that a delete looks at (far above any per-thread rate). */
-const MAX_RUNS = 100_000;
-/** How long a delete waits for a run produced on another instance to end. */
-const REMOTE_END_MS = 5000;
-/** How long a delete waits for its announcement to reach this instance's open streams. */
-const DELIVERY_MS = 2000;
 
 /**
  * Deletes a thread and everything on it: its running runs are cancelled and ended first
@@ -35,13 +29,15 @@ async function removeThread(
   threadId: string,
 ): Promise<void> {
   const { store } = manager;
-  const running = (await store.listRuns(threadId, MAX_RUNS)).filter((r) => r.status === 'running');
+  const running = (await store.listRuns(threadId, MAX_DELETED_THREAD_RUNS)).filter(
+    (r) => r.status === 'running',
+  );
   for (const run of running) {
     await manager.cancel(run.runId);
     await manager.waitForRun(run.runId);
   }
   // Runs produced on another instance end when it sees the cancel request: wait, bounded.
-  const until = Date.now() + REMOTE_END_MS;
+  const until = Date.now() + DELETE_REMOTE_END_MS;
   for (const run of running) {
     for (let i = 0; i < 500 && Date.now() < until; i++) {
       if ((await store.getRun(run.runId))?.status !== 'running') break;
@@ -53,7 +49,8 @@ async function removeThread(
   const offset = await manager.announce(threadId, THREAD_EVENTS.historyChanged, {
     reason: 'deleted',
   });
-  if (offset !== null) await manager.threads.streams.delivered(threadId, offset, DELIVERY_MS);
+  if (offset !== null)
+    await manager.threads.streams.delivered(threadId, offset, DELETE_DELIVERY_MS);
   await files.removeThread(threadId);
   await store.threadEdits.remove(threadId);
   manager.threads.deleted(threadId);

@@ -1,22 +1,13 @@
 import { encodeFrameJson, PING_FRAME } from '@resumable/protocol';
+import {
+  CHUNK_BYTES,
+  COALESCE_MIN_SUBSCRIBERS,
+  PAGE_EVENTS,
+  QUEUE_LOW_WATER,
+  UNIT_BYTES,
+} from '../defaults.js';
 import { sleep } from '../sleep.js';
 import type { EventStore, StoredEvent } from '../stores/types.js';
-
-/** Events read from the store per page while a subscriber catches up. */
-const PAGE_EVENTS = 256;
-/** Queue size (in events) under which a catching-up stream reads its next page. */
-const QUEUE_LOW_WATER = 64;
-/**
- * A queued chunk counts as at least one event per this many bytes: a replay of large
- * events stops reading at `QUEUE_LOW_WATER` × 4 KiB, not 64 events of a megabyte each.
- */
-const UNIT_BYTES = 4096;
-/**
- * A replay chunk ends past this many bytes (the rest of its page is read again later), and
- * the next page asks for as many events as fit in it: what a reader that stops holds
- * stays small however large the run's events are.
- */
-const CHUNK_BYTES = 64 * 1024;
 
 const encoder = new TextEncoder();
 /** One `: ping` chunk for every stream: nothing writes to a chunk once it is enqueued. */
@@ -33,9 +24,6 @@ function encodeBatch(events: readonly StoredEvent[]): Uint8Array {
   for (const event of events) text += encodeFrameJson(event.offset, event.json);
   return encoder.encode(text);
 }
-
-/** Below this many subscribers a hub delivers every batch at once (latency first). */
-const COALESCE_MIN_SUBSCRIBERS = 32;
 
 /**
  * Where live events of one run come from: the local producer, or a store's cross-instance

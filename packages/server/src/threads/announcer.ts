@@ -1,8 +1,6 @@
+import { ANNOUNCE_RETRIES_MS } from '../defaults.js';
 import { sleep } from '../sleep.js';
 import type { StoredEvent, ThreadLogStore } from '../stores/types.js';
-
-/** Backoff between attempts while the store fails; the last step repeats. */
-const RETRIES_MS = [50, 250, 1000];
 
 export interface AnnouncerOptions {
   log: ThreadLogStore;
@@ -97,7 +95,10 @@ export class Announcer {
           warn(`thread ${threadId}: an announcement was not stored, dropped: ${String(error)}`);
           return null;
         }
-        await sleep(RETRIES_MS[Math.min(attempt, RETRIES_MS.length - 1)]!, this.closing.signal);
+        await sleep(
+          ANNOUNCE_RETRIES_MS[Math.min(attempt, ANNOUNCE_RETRIES_MS.length - 1)]!,
+          this.closing.signal,
+        );
       }
     }
   }

@@ -1,5 +1,6 @@
 import type { Message, RunAgentInput, RunSnapshot } from '@resumable/protocol';
 import { EventType, ResumableError } from '@resumable/protocol';
+import { MAX_QUEUED_ANNOUNCEMENTS } from '../defaults.js';
 import { MemoryThreadLog } from '../stores/memory/thread-log.js';
 import { withoutRunMarks } from '../stores/stored-messages.js';
 import type { EventStore, ThreadLogHead, ThreadLogStore } from '../stores/types.js';
@@ -39,9 +40,6 @@ function isDeletion(json: string): boolean {
   return event.name === THREAD_EVENTS.historyChanged && event.value?.reason === 'deleted';
 }
 
-/** Announcements waiting for the store at once, all threads together. */
-const MAX_QUEUED = 10_000;
-
 export interface ThreadEventsOptions {
   store: EventStore;
   /** Events each thread's log keeps. */
@@ -77,7 +75,7 @@ export class ThreadEvents {
       log: this.log,
       keep: options.keep,
       budgetMs: options.outageMs,
-      maxQueued: MAX_QUEUED,
+      maxQueued: MAX_QUEUED_ANNOUNCEMENTS,
       onStored: (threadId, event) => this.streams.published(threadId, event),
       warn: options.warn,
     });

@@ -1,5 +1,6 @@
 import type { Message } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
+import { DEFAULTS } from '../../defaults.js';
 import { withLazySnapshot } from '../lazy-snapshot.js';
 import type {
   EventStore,
@@ -93,7 +94,7 @@ export class MemoryStore implements EventStore {
   };
 
   constructor(options: MemoryStoreOptions = {}) {
-    this.maxEventBytes = options.maxEventBytes ?? 256 * 1024 * 1024;
+    this.maxEventBytes = options.maxEventBytes ?? DEFAULTS.memory.maxEventBytes;
   }
 
   async createThread(thread: ThreadRecord): Promise<boolean> {

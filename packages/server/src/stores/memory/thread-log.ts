@@ -1,3 +1,4 @@
+import { THREAD_LOG_COMPACT_AFTER } from '../../defaults.js';
 import type { StoredEvent, ThreadLogHead, ThreadLogStore } from '../types.js';
 
 interface MemoryLog {
@@ -13,9 +14,6 @@ export interface ThreadLogBudget {
   /** `bytes` are no longer kept (trimmed, evicted, or their thread deleted). */
   release(bytes: number): void;
 }
-
-/** `evictOldest`'s queue is compacted past this many entries and twice the events kept. */
-const COMPACT_AFTER = 1024;
 
 /**
  * The thread logs in this process's memory: the memory store's, and the manager's own for
@@ -112,7 +110,7 @@ export class MemoryThreadLog implements ThreadLogStore {
 
   /** Keeps `order` within twice the events kept: entries of trimmed events are removed. */
   private compact(): void {
-    if (this.order.length <= COMPACT_AFTER || this.order.length <= 2 * this.kept) return;
+    if (this.order.length <= THREAD_LOG_COMPACT_AFTER || this.order.length <= 2 * this.kept) return;
     this.order = this.order
       .slice(this.orderHead)
       .filter(({ log, offset }) => log.events.length > 0 && offset >= log.events[0]!.offset);

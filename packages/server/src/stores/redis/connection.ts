@@ -1,5 +1,6 @@
 import { ResumableError } from '@resumable/protocol';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { DEFAULTS } from '../../defaults.js';
 import type { RedisTarget } from './options.js';
 
 /** A connection to one Redis, or to a cluster (ioredis routes each command by its key). */
@@ -36,7 +37,8 @@ export function openClient(target: RedisTarget, options: ConnectOptions): RedisC
     retryDelayOnClusterDown: 100,
     retryDelayOnTryAgain: 100,
     maxRedirections: 16,
-    slotsRefreshInterval: options.cluster?.slotsRefreshInterval ?? 2000,
+    slotsRefreshInterval:
+      options.cluster?.slotsRefreshInterval ?? DEFAULTS.redis.slotsRefreshInterval,
     clusterRetryStrategy: retryStrategy,
     // A node that went away is connected again (a restarted replica, a primary back).
     clusterNodeRetryStrategy: retryStrategy,

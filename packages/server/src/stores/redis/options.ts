@@ -1,4 +1,5 @@
 import type { ClusterOptions, RedisOptions } from 'ioredis';
+import { DEFAULTS } from '../../defaults.js';
 
 export interface RedisStoreOptions {
   /**
@@ -96,7 +97,7 @@ export function targetOf(options: RedisStoreOptions): RedisTarget {
     if (seeds.length === 0) throw new RangeError('cluster needs at least one seed node');
     return { kind: 'cluster', seeds, nodeOptions: {}, label: labelOf(seeds) };
   }
-  const url = options.url ?? 'redis://127.0.0.1:6379';
+  const url = options.url ?? DEFAULTS.redis.url;
   const scheme = /^(rediss?)\+cluster:\/\//.exec(url);
   if (!scheme) return { kind: 'single', url };
   const rest = url.slice(scheme[0].length);

@@ -1,6 +1,7 @@
 import type { Message } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
 import type { ChainableCommander, RedisOptions } from 'ioredis';
+import { DEFAULTS } from '../../defaults.js';
 import type {
   EventStore,
   MessagePage,
@@ -91,19 +92,22 @@ export class RedisStore implements EventStore {
   constructor(options: RedisStoreOptions = {}) {
     this.target = targetOf(options);
     this.label = this.target.kind === 'single' ? this.target.url : this.target.label;
-    this.keys = new RedisKeys(options.prefix ?? 'resumable:');
-    this.eventsTtlMs = Math.max(1, Math.round(options.eventsTtlMs ?? 168 * 3_600_000));
-    this.leaseMs = options.leaseMs ?? 15_000;
-    this.connectWaitMs = options.connectWaitMs ?? 1000;
-    this.tailCheckMs = options.tailCheckMs ?? 5000;
+    this.keys = new RedisKeys(options.prefix ?? DEFAULTS.redis.prefix);
+    this.eventsTtlMs = Math.max(1, Math.round(options.eventsTtlMs ?? DEFAULTS.redis.eventsTtlMs));
+    this.leaseMs = options.leaseMs ?? DEFAULTS.redis.leaseMs;
+    this.connectWaitMs = options.connectWaitMs ?? DEFAULTS.redis.connectWaitMs;
+    this.tailCheckMs = options.tailCheckMs ?? DEFAULTS.redis.tailCheckMs;
     this.log = options.log ?? ((message) => console.warn(`[resumable] ${message}`));
-    this.maxReconnectDelayMs = options.maxReconnectDelayMs ?? 1000;
+    this.maxReconnectDelayMs = options.maxReconnectDelayMs ?? DEFAULTS.redis.maxReconnectDelayMs;
     this.clusterOptions = options.clusterOptions;
     const durable = options.durableAppends ?? (this.target.kind === 'cluster' ? {} : false);
     this.durability =
       durable === false
         ? null
-        : { replicas: durable.replicas ?? 1, timeoutMs: durable.timeoutMs ?? 1000 };
+        : {
+            replicas: durable.replicas ?? DEFAULTS.redis.durableAppends.replicas,
+            timeoutMs: durable.timeoutMs ?? DEFAULTS.redis.durableAppends.timeoutMs,
+          };
     this.connection = {
       ...options.redisOptions,
       // RESP2 keeps the reply shapes of XRANGE/HGETALL stable and simple.
@@ -114,7 +118,7 @@ export class RedisStore implements EventStore {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       autoResendUnfulfilledCommands: false,
-      commandTimeout: options.commandTimeoutMs ?? 5000,
+      commandTimeout: options.commandTimeoutMs ?? DEFAULTS.redis.commandTimeoutMs,
     };
     this.client = this.connect('main') as Client;
     for (const [name, definition] of Object.entries(SCRIPTS)) {
