@@ -96,6 +96,16 @@ export { HOUR_MS };
 // Timings and limits that are not options, by the folder that uses them.
 
 // stores/
+/** Keys deleted per script (a script takes its keys as arguments). */
+export const REDIS_DELETE_CHUNK = 500;
+/** Index entries looked at per orphan sweep; the next sweep goes on. */
+export const REDIS_SWEEP_BATCH = 1000;
+/** A batch's message: `<first>:<last>`, then the events' JSON, one a line, when small. */
+export const LIVE_BODY_MAX = 65_536;
+/** Run ids whose thread this instance remembers (a run's thread never changes). */
+export const REMEMBERED_RUN_THREADS = 50_000;
+/** Keys per `SCAN` step. */
+export const MIGRATE_SCAN_COUNT = 500;
 /** `evictOldest`'s queue is compacted past this many entries and twice the events kept. */
 export const THREAD_LOG_COMPACT_AFTER = 1024;
 

@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
+import { LIVE_BODY_MAX } from '../../defaults.js';
 import type { StoredEvent } from '../types.js';
 import { unavailable } from './connection.js';
 
@@ -40,9 +41,6 @@ interface Channel {
   /** Resolves once `SSUBSCRIBE` answered (or failed: the checks then read in its stead). */
   subscribed: Promise<void>;
 }
-
-/** A batch's message: `<first>:<last>`, then the events' JSON, one a line, when small. */
-export const LIVE_BODY_MAX = 65_536;
 
 /**
  * Live tails of runs (and thread logs) written by any instance, through sharded pub/sub:

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { MIGRATE_SCAN_COUNT } from '../../defaults.js';
 import { decodeIdPart, RedisKeys, runMember } from './keys.js';
 
 /**
@@ -17,9 +18,6 @@ export interface MigrationReport {
   runs: number;
   keys: number;
 }
-
-/** Keys per `SCAN` step. */
-const SCAN_COUNT = 500;
 
 export async function migrateRedisLayout(
   url: string,
@@ -123,7 +121,7 @@ function newThreadKey(keys: RedisKeys, threadId: string, part: string): string |
 async function* scan(redis: Redis, match: string): AsyncGenerator<string> {
   let cursor = '0';
   do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', match, 'COUNT', SCAN_COUNT);
+    const [next, found] = await redis.scan(cursor, 'MATCH', match, 'COUNT', MIGRATE_SCAN_COUNT);
     cursor = next;
     // A key of the current layout never matches (`{` follows the prefix there).
     yield* found;
@@ -133,7 +131,7 @@ async function* scan(redis: Redis, match: string): AsyncGenerator<string> {
 async function* zscan(redis: Redis, key: string): AsyncGenerator<[string, string]> {
   let cursor = '0';
   do {
-    const [next, flat] = await redis.zscan(key, cursor, 'COUNT', SCAN_COUNT);
+    const [next, flat] = await redis.zscan(key, cursor, 'COUNT', MIGRATE_SCAN_COUNT);
     cursor = next;
     for (let i = 0; i + 1 < flat.length; i += 2) yield [flat[i]!, flat[i + 1]!];
   } while (cursor !== '0');

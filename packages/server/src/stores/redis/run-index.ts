@@ -1,11 +1,9 @@
 import { ResumableError } from '@resumable/protocol';
+import { REMEMBERED_RUN_THREADS } from '../../defaults.js';
 import type { RedisClient } from './connection.js';
 import type { RedisKeys } from './keys.js';
 
 type Call = <T>(what: string, op: (client: RedisClient) => Promise<T>) => Promise<T>;
-
-/** Run ids whose thread this instance remembers (a run's thread never changes). */
-const REMEMBERED = 50_000;
 
 /**
  * Which thread a run belongs to. A run's keys carry its thread's hash tag, and most
@@ -77,7 +75,7 @@ export class RunIndex {
   remember(runId: string, threadId: string): void {
     this.remembered.delete(runId);
     this.remembered.set(runId, threadId);
-    if (this.remembered.size > REMEMBERED) {
+    if (this.remembered.size > REMEMBERED_RUN_THREADS) {
       const oldest = this.remembered.keys().next().value;
       if (oldest !== undefined) this.remembered.delete(oldest);
     }

@@ -1,3 +1,4 @@
+import { REDIS_SWEEP_BATCH } from '../../defaults.js';
 import type { RunRecord } from '../types.js';
 import type { RedisClient } from './connection.js';
 import { parseRunMember, type RedisKeys } from './keys.js';
@@ -13,9 +14,6 @@ export interface RedisSweepParts {
   indexEnded(threadId: string, runId: string, endedAt: number): Promise<void>;
 }
 
-/** Index entries looked at per orphan sweep; the next sweep goes on. */
-const SWEEP_BATCH = 1000;
-
 /**
  * Runs still `running` whose lease lapsed (their producer is gone): the orphan sweep.
  * `active-runs` scores each run by when its lease lapses; only those past it are looked
@@ -27,7 +25,7 @@ export async function findOrphanedRuns(store: RedisSweepParts): Promise<RunRecor
   const { keys } = store;
   const now = Date.now();
   const members = await store.call('findOrphanedRuns', (c) =>
-    c.zrangebyscore(keys.activeRuns, '-inf', now, 'LIMIT', 0, SWEEP_BATCH),
+    c.zrangebyscore(keys.activeRuns, '-inf', now, 'LIMIT', 0, REDIS_SWEEP_BATCH),
   );
   const found = await Promise.all(
     members.map(async (member): Promise<RunRecord | null> => {

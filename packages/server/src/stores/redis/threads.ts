@@ -1,3 +1,4 @@
+import { REDIS_DELETE_CHUNK } from '../../defaults.js';
 import type { FileStore, StoredFile, ThreadEdits } from '../types.js';
 import type { RedisClient } from './connection.js';
 import { type RedisKeys, runMember } from './keys.js';
@@ -10,9 +11,6 @@ interface RedisAccess {
   readonly keys: RedisKeys;
   call<T>(what: string, op: (client: RedisClient) => Promise<T>): Promise<T>;
 }
-
-/** Keys deleted per script (a script takes its keys as arguments). */
-const DELETE_CHUNK = 500;
 
 /** Renaming and deleting threads in the Redis store. */
 export class RedisThreadEdits implements ThreadEdits {
@@ -53,8 +51,8 @@ export class RedisThreadEdits implements ThreadEdits {
       k.threadRuns(threadId),
       k.thread(threadId),
     );
-    for (let i = 0; i < keys.length; i += DELETE_CHUNK) {
-      const chunk = keys.slice(i, i + DELETE_CHUNK);
+    for (let i = 0; i < keys.length; i += REDIS_DELETE_CHUNK) {
+      const chunk = keys.slice(i, i + REDIS_DELETE_CHUNK);
       await this.store.call('removeThread', (c) => c.eval(DELETE_KEYS, chunk.length, ...chunk));
     }
     if (runIds.length === 0) return;
@@ -137,8 +135,8 @@ export class RedisFiles implements FileStore {
     const fileIds = ids.filter((id) => id !== TOTAL);
     const blobs = fileIds.map((id) => k.file(threadId, id));
     const keys = [k.files(threadId), k.threadPendingFiles(threadId), ...blobs];
-    for (let i = 0; i < keys.length; i += DELETE_CHUNK) {
-      const chunk = keys.slice(i, i + DELETE_CHUNK);
+    for (let i = 0; i < keys.length; i += REDIS_DELETE_CHUNK) {
+      const chunk = keys.slice(i, i + REDIS_DELETE_CHUNK);
       await this.store.call('removeFiles', (c) => c.eval(DELETE_KEYS, chunk.length, ...chunk));
     }
     if (fileIds.length > 0) {
