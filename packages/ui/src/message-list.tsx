@@ -87,7 +87,7 @@ export function MessageList({
   }, []);
   useLayoutEffect(() => void toBottom.current('instant'), []);
   const rows = useToolResultRows(messages);
-  useKeepPlaceOnPrepend(scrollRef, messages);
+  useKeepPlaceOnPrepend(scrollRef, messages, isLoadingOlder);
   const last = messages[messages.length - 1];
   // Your own new message is always brought into view, even if you had scrolled up to read.
   const sentId = last?.role === 'user' && last.pending ? last.id : null;
@@ -171,14 +171,19 @@ export function MessageList({
  * When a page of history is prepended, keeps the messages the reader was looking at in place
  * (the content above grew by exactly the page's height). Done by hand rather than by
  * `overflow-anchor`, which Safari lacks and which would fight the stick-to-bottom scrolling.
+ * The height before the page is read only while a page is loading (`isLoadingOlder`): reading
+ * `scrollHeight` forces a layout of the whole transcript, and after every commit (every
+ * streamed token) that was a third of what a streaming reply cost the page.
  */
 function useKeepPlaceOnPrepend(
   scrollRef: RefObject<HTMLElement | null>,
   messages: readonly ChatMessage[],
+  isLoadingOlder: boolean,
 ): void {
-  const before = useRef<{ firstId: string | undefined; height: number }>({
+  // The height is null when it was not read while loading: no page is expected.
+  const before = useRef<{ firstId: string | undefined; height: number | null }>({
     firstId: undefined,
-    height: 0,
+    height: null,
   });
   const firstId = messages[0]?.id;
   useLayoutEffect(() => {
@@ -186,13 +191,14 @@ function useKeepPlaceOnPrepend(
     if (!el) return;
     const prev = before.current;
     if (
+      prev.height !== null &&
       prev.firstId !== undefined &&
       firstId !== prev.firstId &&
       messages.some((m) => m.id === prev.firstId)
     ) {
       el.scrollTop += el.scrollHeight - prev.height;
     }
-    before.current = { firstId, height: el.scrollHeight };
+    before.current = { firstId, height: isLoadingOlder ? el.scrollHeight : null };
   });
 }
 
