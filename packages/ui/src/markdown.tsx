@@ -1,10 +1,11 @@
-import type { Nodes } from 'mdast';
+import type { Nodes, Root } from 'mdast';
 import { memo, type ReactNode, useMemo, useRef, useState } from 'react';
-import remend, { INCOMPLETE_IMAGE_PLACEHOLDER } from 'remend';
+import { INCOMPLETE_IMAGE_PLACEHOLDER } from 'remend';
 import { CodeBlock } from './code-block.js';
 import { cx } from './cx.js';
 import { type ChatLabels, useLabels } from './labels.js';
 import { useChunk } from './lazy-chunk.js';
+import { completeForDisplay } from './markdown-complete.js';
 import { codeChunk, tooHostileToParse } from './markdown-guard.js';
 import { type MdRenderers, parseMarkdown, renderRoot } from './mdast-react.js';
 
@@ -64,7 +65,7 @@ export function Markdown({
   // The guard's finer check, fetched once text has needed it (markdown-guard.ts).
   const [packed, setPacked] = useState(false);
   const code = useChunk(codeChunk, packed);
-  const { blocks, plainLast } = useMemo(
+  const { blocks, plainLast, lastTree } = useMemo(
     () => (before.current = splitBlocks(text, before.current, code?.outsideCode)),
     [text, code],
   );
@@ -76,37 +77,51 @@ export function Markdown({
   const last = blocks.length - 1;
   return (
     <div className={cx('rc-markdown', className)}>
-      {blocks.map((block, i) =>
-        plainLast && i === last ? (
-          // Too hostile to parse (markdown-guard.ts): the text as it is.
-          block
-        ) : (
+      {blocks.map((block, i) => {
+        // Too hostile to parse (markdown-guard.ts): the text as it is.
+        if (plainLast && i === last) return block;
+        // The block being written is completed for display (markdown-complete.ts). A block
+        // before it is drawn without its trailing blank lines (they draw nothing), so it does
+        // not render again when the next block starts.
+        const source = i !== last ? block.trimEnd() : streaming ? completeForDisplay(block) : block;
+        return (
           <MarkdownBlock
             // Blocks only ever grow at the end, so the index is a stable identity.
             // biome-ignore lint/suspicious/noArrayIndexKey: see above
             key={i}
-            source={
-              // `text-only` drops a half-typed link's markup instead of pointing it at a
-              // placeholder URL.
-              streaming && i === last ? remend(block, { linkMode: 'text-only' }) : block
+            source={source}
+            // The split has just parsed the last block: its tree is this source's, unless
+            // completing it changed more than trailing blanks.
+            tree={
+              i === last && (source === block || source === block.trimEnd()) ? lastTree : undefined
             }
             renderers={renderers}
           />
-        ),
-      )}
+        );
+      })}
     </div>
   );
 }
 
-const MarkdownBlock = memo(function MarkdownBlock({
-  source,
-  renderers,
-}: {
-  source: string;
-  renderers: MdRenderers;
-}) {
-  return <>{renderRoot(parseMarkdown(source), renderers)}</>;
-});
+/**
+ * One block, rendered again only when its text changes: while a reply streams, only the last
+ * one does. `tree`, when given, is `source` already parsed.
+ */
+const MarkdownBlock = memo(
+  function MarkdownBlock({
+    source,
+    tree,
+    renderers,
+  }: {
+    source: string;
+    tree: Root | undefined;
+    renderers: MdRenderers;
+  }) {
+    return <>{renderRoot(tree ?? parseMarkdown(source), renderers)}</>;
+  },
+  // The tree is the source's: it never changes on its own.
+  (a, b) => a.source === b.source && a.renderers === b.renderers,
+);
 
 /** A text split into its top-level blocks (together, the text). */
 export interface Blocks {
@@ -114,6 +129,8 @@ export interface Blocks {
   blocks: string[];
   /** The last block is too hostile to parse (markdown-guard.ts): shown as plain text. */
   plainLast: boolean;
+  /** The last block parsed (its nodes of the tree the split was read from), when it was. */
+  lastTree?: Root;
 }
 
 /**
@@ -143,23 +160,36 @@ export function splitBlocks(
       ? before.blocks.slice(0, before.plainLast || lineDecided(last) ? -1 : -2)
       : [];
   const tail = text.slice(kept.reduce((n, block) => n + block.length, 0));
-  const blocks = (rest: string[], plainLast = false) => ({
+  const blocks = (rest: string[], plainLast = false, lastTree?: Root): Blocks => ({
     text,
     blocks: [...kept, ...rest],
     plainLast,
+    ...(lastTree ? { lastTree } : {}),
   });
   if (tail === '') return blocks([]);
   if (tooHostileToParse(tail, outsideCode)) return blocks([tail], true);
   const root = parseMarkdown(tail);
   // Kept blocks were parsed in a tail before: a definition is found where it arrives.
-  if (defines(root)) return kept.length > 0 ? splitBlocks(text, null, outsideCode) : blocks([tail]);
-  // Where each child's first line starts (the first block from the start of the text).
-  const starts = [0];
-  for (const node of root.children.slice(1)) {
-    const line = tail.lastIndexOf('\n', (node.position?.start.offset ?? 0) - 1) + 1;
-    if (line > starts[starts.length - 1]!) starts.push(line);
+  if (defines(root)) {
+    return kept.length > 0 ? splitBlocks(text, null, outsideCode) : blocks([tail], false, root);
   }
-  return blocks(starts.map((start, i) => tail.slice(start, starts[i + 1])));
+  // Where each child's first line starts (the first block from the start of the text), and
+  // the first child of the last block.
+  const starts = [0];
+  let lastFrom = 0;
+  root.children.forEach((node, i) => {
+    if (i === 0) return;
+    const line = tail.lastIndexOf('\n', (node.position?.start.offset ?? 0) - 1) + 1;
+    if (line > starts[starts.length - 1]!) {
+      starts.push(line);
+      lastFrom = i;
+    }
+  });
+  return blocks(
+    starts.map((start, i) => tail.slice(start, starts[i + 1])),
+    false,
+    { type: 'root', children: root.children.slice(lastFrom) },
+  );
 }
 
 /** The first line of a last block is whole, and (a table's header) so is its second. */
