@@ -23,6 +23,7 @@ const suites = [
   'chaos',
   'tabs',
   'size',
+  'ui',
 ].filter((name) => only.length === 0 || only.includes(name));
 let failed = 0;
 for (const name of suites) {

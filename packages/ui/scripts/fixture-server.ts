@@ -1,7 +1,7 @@
 // Builds the static fixture page (scripts/fixture) with Vite and serves it on 127.0.0.1:
 // shared by the screenshot script and the Chromium test.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize, resolve } from 'node:path';
@@ -25,18 +25,9 @@ const TYPES: Record<string, string> = {
   '.css': 'text/css',
 };
 
-export async function serveFixture(): Promise<FixtureServer> {
-  const outDir = mkdtempSync(join(tmpdir(), 'rc-fixture-'));
-  await build({
-    root: resolve(here, 'fixture'),
-    base: './',
-    configFile: false,
-    logLevel: 'error',
-    plugins: [react()],
-    resolve: { conditions: ['@resumable/source'] },
-    build: { outDir, emptyOutDir: true, chunkSizeWarningLimit: 2000 },
-  });
-  const server = createServer((req, res) => {
+/** A request listener serving the files of a built page (`index.html` at `/`). */
+export function staticFiles(outDir: string): RequestListener {
+  return (req, res) => {
     const path = normalize(new URL(req.url ?? '/', 'http://x').pathname).replace(/^\/+/, '');
     const file = join(outDir, path === '' ? 'index.html' : path);
     if (!file.startsWith(outDir)) {
@@ -50,7 +41,21 @@ export async function serveFixture(): Promise<FixtureServer> {
     } catch {
       res.writeHead(404).end();
     }
+  };
+}
+
+export async function serveFixture(): Promise<FixtureServer> {
+  const outDir = mkdtempSync(join(tmpdir(), 'rc-fixture-'));
+  await build({
+    root: resolve(here, 'fixture'),
+    base: './',
+    configFile: false,
+    logLevel: 'error',
+    plugins: [react()],
+    resolve: { conditions: ['@resumable/source'] },
+    build: { outDir, emptyOutDir: true, chunkSizeWarningLimit: 2000 },
   });
+  const server = createServer(staticFiles(outDir));
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   const { port } = server.address() as AddressInfo;
   return {
