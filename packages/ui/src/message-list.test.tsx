@@ -101,6 +101,33 @@ describe('<MessageList>', () => {
     expect(log.scrollTop).toBe(50);
   });
 
+  it('reads no layout while a reply streams (only while a page of history loads)', () => {
+    const recent = [user('u1', 'Hi'), assistant('a1', 'Hel', { streaming: true })];
+    const { rerender } = render(<MessageList messages={recent} hasOlder isStreaming />);
+    const log = screen.getByRole('log');
+    let reads = 0;
+    Object.defineProperty(log, 'scrollHeight', {
+      configurable: true,
+      get: () => {
+        reads++;
+        return 0;
+      },
+    });
+    for (const text of ['Hell', 'Hello', 'Hello!']) {
+      rerender(
+        <MessageList
+          messages={[user('u1', 'Hi'), assistant('a1', text, { streaming: true })]}
+          hasOlder
+          isStreaming
+        />,
+      );
+    }
+    // Reading scrollHeight forces a layout of the whole transcript: none per token.
+    expect(reads).toBe(0);
+    rerender(<MessageList messages={recent} hasOlder isLoadingOlder isStreaming />);
+    expect(reads).toBe(1);
+  });
+
   it('lets go when the user scrolls up, offers "Jump to latest", and follows again after it', async () => {
     // The scrolling library comes in its own chunk, fetched when a list mounts.
     await stickChunk.load();
