@@ -30,7 +30,10 @@ module.exports = dependencyRules({
     { name: 'runs', paths: ['runs/'] },
     { name: 'http', paths: ['http/'] },
     { name: 'app', paths: ['app.ts', 'handler.ts', 'node.ts'] },
-    { name: 'entries', paths: ['index.ts', 'main.ts', 'migrate-redis.ts', 'ai-sdk/'] },
+    {
+      name: 'entries',
+      paths: ['index.ts', 'testing.ts', 'main.ts', 'migrate-redis.ts', 'ai-sdk/'],
+    },
   ],
   higherPackages: ['hooks', 'ui'],
 });

@@ -5,7 +5,8 @@
  * made offline going out once, across a reload.
  */
 import { messageText } from '@resumable/protocol';
-import { type RunningServer, replyTokens, startServer } from '@resumable/server';
+import { type RunningServer, startServer } from '@resumable/server';
+import { replyTokens } from '@resumable/server/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createManualSignal, type ManualSignal } from '../src/core/base/env.js';
 import type { ChatSession } from '../src/core/chat/chat-session.js';

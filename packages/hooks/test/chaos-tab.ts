@@ -4,7 +4,7 @@
  * test (chaos.test.ts) and the 1,000-schedule `pnpm bench chaos`.
  */
 
-import { mulberry32 as prng } from '@resumable/server';
+import { mulberry32 as prng } from '@resumable/server/testing';
 import { createManualSignal } from '../src/core/base/env.js';
 import type { RecordStorage } from '../src/core/records/storage.js';
 import { createMemoryStorage } from '../src/core/records/storage.js';

@@ -1,5 +1,6 @@
 import { messageText, type RunSnapshot } from '@resumable/protocol';
-import { mulberry32 as prng, type RunningServer, startServer } from '@resumable/server';
+import { type RunningServer, startServer } from '@resumable/server';
+import { mulberry32 as prng } from '@resumable/server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChaosTab, runSchedule, sleep } from './chaos-tab.js';
 import { FakeServer } from './fake-server.js';

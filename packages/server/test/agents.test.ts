@@ -2,14 +2,8 @@ import { HttpAgent } from '@ag-ui/client';
 import { EventEncoder } from '@ag-ui/encoder';
 import { EventType } from '@resumable/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  aguiProxyAgent,
-  type RunningServer,
-  replyTokens,
-  scriptedAgent,
-  startServer,
-  timeLead,
-} from '../src/index.js';
+import { aguiProxyAgent, type RunningServer, scriptedAgent, startServer } from '../src/index.js';
+import { replyTokens, timeLead } from '../src/testing.js';
 import { chunk, fakeUpstream, useOpenAIServer } from './fake-upstream.js';
 import { bearer, logOf, postRun, prompt, readEvents } from './helpers.js';
 

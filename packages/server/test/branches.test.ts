@@ -3,13 +3,8 @@ import { EventType } from '@resumable/protocol';
 import Database from 'libsql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageBranch } from '../src/branches/history.js';
-import {
-  type Agent,
-  MemoryStore,
-  type RunningServer,
-  replyTokens,
-  SqliteStore,
-} from '../src/index.js';
+import { type Agent, MemoryStore, type RunningServer, SqliteStore } from '../src/index.js';
+import { replyTokens } from '../src/testing.js';
 import { bearer, postRun, readEvents, STORES, serve, tempDir, types } from './helpers.js';
 
 /** Answers `re <last user text>`; records what each run was given. */

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MemoryStore, RunManager, scriptedAgent } from '../src/index.js';
+import { MemoryStore, scriptedAgent } from '../src/index.js';
+import { RunManager } from '../src/runs/run-manager.js';
 import { Subscription } from '../src/streams/subscription.js';
 
 /**

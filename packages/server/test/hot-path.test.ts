@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MemoryStore, RunManager, type RunRecord, scriptedAgent } from '../src/index.js';
-import { isTerminalJson } from '../src/runs/run-manager.js';
+import { MemoryStore, type RunRecord, scriptedAgent } from '../src/index.js';
+import { isTerminalJson, RunManager } from '../src/runs/run-manager.js';
 
 describe('isTerminalJson', () => {
   afterEach(() => {

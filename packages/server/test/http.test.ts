@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { replyTokens } from '../src/index.js';
+import { replyTokens } from '../src/testing.js';
 import { expectedLog, expectedReply } from './expected.js';
 import { bearer, postRun, prompt, readEvents, STORES, waitFor } from './helpers.js';
 

@@ -14,7 +14,16 @@ export {
   errorText,
   type StatusError,
 } from './connection-status.js';
-export type * from './controller-types.js';
+// The hooks' shapes the components take (from `@resumable/hooks/core`), named here so a
+// custom layout types its props without a second import.
+export type {
+  BranchInfo,
+  ChatController,
+  ChatMessage,
+  ConnectionInfo,
+  ConnectionPhase,
+  OutboxItem,
+} from './controller-types.js';
 export { CopyButton, type CopyButtonProps } from './copy-button.js';
 export { InterruptAnnouncer } from './interrupts/announcer.js';
 export { AnsweredInterrupt, answeredText } from './interrupts/answered.js';
@@ -34,7 +43,6 @@ export {
   type ImagePolicy,
   Markdown,
   type MarkdownProps,
-  splitBlocks,
 } from './markdown.js';
 export { Message, type MessageProps } from './message.js';
 export {
@@ -46,14 +54,12 @@ export {
 export {
   type FileAccess,
   FileAccessContext,
-  fileSrc,
   type MessageFile,
   MessageFiles,
   messageFiles,
 } from './message-files.js';
 export { MessageList, type MessageListProps } from './message-list.js';
 export { type MessageStatus, messageStatus } from './message-status.js';
-export { prettyJson } from './pretty-json.js';
 export { ReplyAnnouncer, type ReplyAnnouncerProps } from './reply-announcer.js';
 export { ResumableChat, type ResumableChatProps } from './resumable-chat.js';
 export {
