@@ -89,6 +89,17 @@ export const DEFAULTS = {
   memory: {
     maxEventBytes: 256 * MiB,
   },
+  /** `StartServerOptions`: the Node server's own. */
+  startServer: {
+    port: 8787,
+    hostname: '127.0.0.1',
+    basePath: '/api',
+    closeGraceMs: 2000,
+    socketIdleMs: 60_000,
+    headersTimeoutMs: 30_000,
+    /** A 10 MiB upload at 1 Mbit/s takes 84 s. */
+    requestTimeoutMs: 120_000,
+  },
 } as const;
 
 export { HOUR_MS };
@@ -134,6 +145,12 @@ export const MAX_TITLE_LENGTH = 200;
 export const MAX_EDIT_BODY = 4096;
 /** How long a thread counts as just created, for a racing duplicate of its first POST. */
 export const FRESH_THREAD_MS = 5000;
+/**
+ * Most bytes of a refused request's body the server reads and drops after answering, so
+ * the client can finish sending and read the answer (as much as @hono/node-server drops
+ * behind `toNodeListener`). A body declared larger is answered `Connection: close`.
+ */
+export const MAX_DRAINED_BYTES = 64 * MiB;
 
 // branches/
 /**

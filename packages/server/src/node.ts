@@ -1,6 +1,8 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { createResumableApp, type ResumableApp, type ResumableServerOptions } from './app.js';
+import { DEFAULTS, MAX_DRAINED_BYTES } from './defaults.js';
 
 export interface StartServerOptions extends ResumableServerOptions {
   /**
@@ -25,6 +27,20 @@ export interface StartServerOptions extends ResumableServerOptions {
    * @default 60000
    */
   socketIdleMs?: number;
+  /**
+   * A request whose headers have not all arrived this long after its first byte is
+   * answered `408` (no body) and its connection closed: a client sending headers a byte at
+   * a time holds a socket for no longer. At most `requestTimeoutMs`.
+   * @default 30000
+   */
+  headersTimeoutMs?: number;
+  /**
+   * A request whose headers and body have not all arrived this long after its first byte
+   * is answered `408` (no body), or, when it was already answered, has its connection
+   * closed: bounds a slow upload, and the reading of a refused body's rest.
+   * @default 120000 (a 10 MiB upload at 1 Mbit/s takes 84 s)
+   */
+  requestTimeoutMs?: number;
 }
 
 export interface RunningServer extends Omit<ResumableApp, 'ready'> {
@@ -33,25 +49,78 @@ export interface RunningServer extends Omit<ResumableApp, 'ready'> {
   port: number;
 }
 
+/**
+ * After an answer sent before its request's body was all read that keeps the connection
+ * (a refusal of the body itself, guards.ts), the rest of the body is read and dropped — at
+ * most `MAX_DRAINED_BYTES`, within the request timeout — so the client's writes never meet
+ * a reset and it reads the answer; the connection then serves its next request. Node
+ * itself drops only a body no route began to read, and a socket closed on unread bytes is
+ * reset.
+ */
+function dropUnreadBody(incoming: IncomingMessage, outgoing: ServerResponse): void {
+  if (incoming.method === 'GET' || incoming.method === 'HEAD') return;
+  outgoing.once('finish', () => {
+    const socket = incoming.socket;
+    if (incoming.complete || socket.destroyed) return;
+    // Whatever the route read the body with is done with it: flowing with no listener,
+    // each chunk is dropped as it comes.
+    incoming.removeAllListeners('data');
+    incoming.resume();
+    const start = socket.bytesRead;
+    const watch = setInterval(() => {
+      if (incoming.complete || socket.destroyed) clearInterval(watch);
+      else if (socket.bytesRead - start > MAX_DRAINED_BYTES) {
+        clearInterval(watch);
+        socket.destroy();
+      }
+    }, 100);
+    watch.unref();
+  });
+}
+
 /** Starts the server on Node with `@hono/node-server`; resolves once it listens. */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
-  const basePath = options.basePath ?? '/api';
-  const hostname = options.hostname ?? '127.0.0.1';
-  const socketIdleMs = options.socketIdleMs ?? 60_000;
-  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const node = DEFAULTS.startServer;
+  const basePath = options.basePath ?? node.basePath;
+  const hostname = options.hostname ?? node.hostname;
+  const socketIdleMs = options.socketIdleMs ?? node.socketIdleMs;
+  const heartbeatMs = options.heartbeatMs ?? DEFAULTS.heartbeatMs;
   if (!(socketIdleMs > heartbeatMs)) {
     throw new RangeError(
       `socketIdleMs (${socketIdleMs}) must be longer than heartbeatMs (${heartbeatMs}): idle streams would be cut`,
     );
   }
+  const headersTimeout = options.headersTimeoutMs ?? node.headersTimeoutMs;
+  const requestTimeout = options.requestTimeoutMs ?? node.requestTimeoutMs;
+  if (headersTimeout > requestTimeout) {
+    throw new RangeError(
+      `headersTimeoutMs (${headersTimeout}) must not exceed requestTimeoutMs (${requestTimeout})`,
+    );
+  }
   const resumable = createResumableApp({ ...options, basePath });
   await resumable.ready;
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve({ fetch: resumable.app.fetch, port: options.port ?? 8787, hostname }, () =>
-      resolve(s),
+    const s = serve(
+      {
+        fetch: resumable.app.fetch,
+        port: options.port ?? node.port,
+        hostname,
+        // The rest of a refused body is read and dropped here (`dropUnreadBody`), longer
+        // and further than @hono/node-server's own clean-up would (500 ms).
+        autoCleanupIncoming: false,
+        serverOptions: {
+          headersTimeout,
+          requestTimeout,
+          // Node looks for late requests this often (its default, 30 s, would let them
+          // run up to 30 s over their timeout).
+          connectionsCheckingInterval: Math.max(50, Math.min(30_000, headersTimeout / 10)),
+        },
+      },
+      () => resolve(s),
     );
     s.once('error', reject);
   });
+  server.on('request', dropUnreadBody);
   // Node's default is no timeout: a stuck reader's socket and buffers would stay forever.
   server.setTimeout(socketIdleMs);
   const port = (server.address() as AddressInfo).port;
@@ -71,7 +140,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         if ('closeIdleConnections' in server) server.closeIdleConnections();
         const grace = setTimeout(() => {
           if ('closeAllConnections' in server) server.closeAllConnections();
-        }, options.closeGraceMs ?? 2000);
+        }, options.closeGraceMs ?? node.closeGraceMs);
         await stopped;
         clearTimeout(grace);
         await resumable.close();

@@ -57,6 +57,7 @@ const CASES: Array<[file: string, name: string, table: Record<string, unknown>]>
     ),
   ],
   ['src/stores/memory/memory-store.ts', 'MemoryStoreOptions', DEFAULTS.memory],
+  ['src/node.ts', 'StartServerOptions', DEFAULTS.startServer],
 ];
 
 /** `@default` values (numbers and quoted strings) of an interface's options, by name. */

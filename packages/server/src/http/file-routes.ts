@@ -1,6 +1,5 @@
 import { ResumableError } from '@resumable/protocol';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { authorizeOrThrow } from '../auth.js';
 import { MAX_FILE_NAME } from '../defaults.js';
 import { fileRef, fileUrl } from '../files/references.js';
@@ -8,7 +7,7 @@ import { fileTypeOf } from '../files/sniff.js';
 import { UploadRate, type UploadRateLimits } from '../files/upload-rate.js';
 import type { FileStore, StoredFile } from '../stores/types.js';
 import type { RouteContext } from './context.js';
-import { BODY_READ } from './guards.js';
+import { bodyBytes, declaredLength, refuseDeclared } from './request-body.js';
 
 export interface FileLimits {
   files: FileStore;
@@ -33,73 +32,73 @@ export function fileRoutes(
   const allowed = new Set(options.allowedTypes);
   const rate = new UploadRate(options.rate, ctx.store.counters);
 
-  routes.post(
-    '/threads/:threadId/files',
-    bodyLimit({
-      maxSize: options.maxFileBytes,
-      onError: () => {
-        throw new ResumableError(
-          'payload_too_large',
-          `the file is over the limit of ${options.maxFileBytes} bytes`,
-        );
-      },
-    }),
-    async (c) => {
-      const threadId = c.req.param('threadId');
-      const thread = await ctx.loadThread(threadId);
-      await authorizeOrThrow(ctx.authorize, c.req.raw, { action: 'upload', threadId, thread });
-      const name = nameOf(c.req.query('name'));
-      // Counted before the body is read: a client over its rate costs no upload.
-      const address = options.clientAddress(c);
-      await rate.admit(threadId, address);
-      const bytes = new Uint8Array(await c.req.arrayBuffer());
-      c.set(BODY_READ as never, true as never);
-      await rate.admitBytes(address, bytes.length);
-      const declared = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase() ?? null;
-      const mimeType = fileTypeOf(bytes, declared);
-      if (mimeType === null || !allowed.has(mimeType)) {
-        throw new ResumableError(
-          'unsupported_media_type',
-          mimeType === null
-            ? `the file's bytes are not ${declared ?? 'a known type'}`
-            : `${mimeType} files are not accepted here`,
-        );
-      }
-      const file: StoredFile = {
-        fileId: crypto.randomUUID(),
-        threadId,
-        name,
-        mimeType,
-        size: bytes.length,
-        createdAt: Date.now(),
-      };
-      // Stored under the thread guard: a delete here waits for it (and removes it), and a
-      // thread deleted and made again while the body came in is not this upload's thread.
-      const put = ctx.manager.threadGuard.start(threadId, async (current) => {
-        if (current.token !== thread.token) {
-          throw new ResumableError('thread_not_found', `no thread ${threadId}`);
-        }
-        return options.files.put(file, bytes, options.maxThreadBytes);
-      });
-      if (!(await put)) {
-        throw new ResumableError(
-          'payload_too_large',
-          `the thread's files would be over their limit of ${options.maxThreadBytes} bytes`,
-        );
-      }
-      // Another instance may have deleted the thread meanwhile (and made it again): its
-      // files are gone, and this one must not outlive it (nor be answered 201).
-      const now = await ctx.store.getThread(threadId);
-      if (now?.token !== thread.token) {
-        await options.files.remove(threadId, file.fileId);
+  const tooLarge = () =>
+    new ResumableError(
+      'payload_too_large',
+      `the file is over the limit of ${options.maxFileBytes} bytes`,
+    );
+
+  // Refusals in the order that reads the least: the thread and the token, the name, the
+  // rate limits, then the body (its declared size first), and only then the bytes.
+  routes.post('/threads/:threadId/files', async (c) => {
+    const threadId = c.req.param('threadId');
+    const thread = await ctx.loadThread(threadId);
+    await authorizeOrThrow(ctx.authorize, c.req.raw, { action: 'upload', threadId, thread });
+    const name = nameOf(c.req.query('name'));
+    // Counted before the body is read: a client over its rate costs no upload.
+    const address = options.clientAddress(c);
+    await rate.admit(threadId, address);
+    refuseDeclared(c, options.maxFileBytes, tooLarge);
+    // A body that says its size is counted against the byte budget before it is read; a
+    // chunked one once it has come (it is at most maxFileBytes, which fits the budget).
+    const declaredBytes = declaredLength(c.req.raw);
+    if (declaredBytes !== null) await rate.admitBytes(address, declaredBytes);
+    const bytes = await bodyBytes(c, options.maxFileBytes, tooLarge);
+    if (declaredBytes === null) await rate.admitBytes(address, bytes.length);
+    const declared = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase() ?? null;
+    const mimeType = fileTypeOf(bytes, declared);
+    if (mimeType === null || !allowed.has(mimeType)) {
+      throw new ResumableError(
+        'unsupported_media_type',
+        mimeType === null
+          ? `the file's bytes are not ${declared ?? 'a known type'}`
+          : `${mimeType} files are not accepted here`,
+      );
+    }
+    const file: StoredFile = {
+      fileId: crypto.randomUUID(),
+      threadId,
+      name,
+      mimeType,
+      size: bytes.length,
+      createdAt: Date.now(),
+    };
+    // Stored under the thread guard: a delete here waits for it (and removes it), and a
+    // thread deleted and made again while the body came in is not this upload's thread.
+    const put = ctx.manager.threadGuard.start(threadId, async (current) => {
+      if (current.token !== thread.token) {
         throw new ResumableError('thread_not_found', `no thread ${threadId}`);
       }
-      const url = fileUrl(options.basePath, threadId, file.fileId);
-      return c.json({ fileId: file.fileId, url, mimeType, size: file.size, name }, 201, {
-        Location: url,
-      });
-    },
-  );
+      return options.files.put(file, bytes, options.maxThreadBytes);
+    });
+    if (!(await put)) {
+      throw new ResumableError(
+        'payload_too_large',
+        `the thread's files would be over their limit of ${options.maxThreadBytes} bytes`,
+      );
+    }
+    // Another instance may have deleted the thread meanwhile (and made it again): its
+    // files are gone, and this one must not outlive it (nor be answered 201).
+    const now = await ctx.store.getThread(threadId);
+    if (now?.token !== thread.token) {
+      await options.files.remove(threadId, file.fileId);
+      throw new ResumableError('thread_not_found', `no thread ${threadId}`);
+    }
+    const url = fileUrl(options.basePath, threadId, file.fileId);
+    return c.json({ fileId: file.fileId, url, mimeType, size: file.size, name }, 201, {
+      Location: url,
+    });
+  });
 
   routes.get('/threads/:threadId/files/:fileId', fileHeaders, async (c) => {
     const threadId = c.req.param('threadId');

@@ -1,9 +1,8 @@
 import { ResumableError } from '@resumable/protocol';
 import type { Context, MiddlewareHandler } from 'hono';
+import { MAX_DRAINED_BYTES } from '../defaults.js';
 import { errorResponse } from './errors.js';
-
-/** Set by a route once it has read the whole request body. */
-export const BODY_READ = 'resumableBodyRead';
+import { BODY_READ, declaredLength, hasBody } from './request-body.js';
 
 /** The method each protocol.md route serves, by the shape of its path under the base. */
 const ROUTES: ReadonlyArray<readonly [RegExp, string]> = [
@@ -73,32 +72,35 @@ export const jsonBodiesOnly: MiddlewareHandler = async (c, next) => {
 };
 
 /**
- * The error response for `c`. One sent before the request body was read (413, 415, 401…)
- * says `Connection: close`, and the connection does close after it: the client never
- * sends its next request on a socket that still carries the unread body.
+ * Refusals of the body itself: the client sent what this route does not take, and is
+ * likely a real one (a file too large, a type not accepted). The rest of its body is read
+ * and dropped after the answer, so it can finish sending and read it.
+ */
+const BODY_REFUSALS = new Set(['payload_too_large', 'unsupported_media_type', 'bad_request']);
+
+/**
+ * The error response for `c`. An answer sent before the request's body was read keeps
+ * the connection when it refuses the body itself (`BODY_REFUSALS`): the server reads and
+ * drops the rest after answering (`startServer`), at most `MAX_DRAINED_BYTES`, and the
+ * next request on the connection is served. Any other (401, 403, 404, 429…) says
+ * `Connection: close`: the body of a request refused for who sent it is never read, and
+ * the connection closes after the answer — as does one declaring more than the server
+ * drains.
  */
 export function errorFor(error: unknown, c: Context): Response {
+  const unread = hasBody(c.req.raw) && c.get(BODY_READ as never) !== true;
   // A client that went away mid-body is no server fault: not logged as an internal error
   // (a hostile client would fill the log with stack traces); nobody reads this answer. A
   // request without a body has no body to cut: its failure is the server's, and logged.
-  const gone =
-    hasBody(c.req.raw) &&
-    !(error instanceof ResumableError) &&
-    c.req.raw.signal.aborted &&
-    c.get(BODY_READ as never) !== true;
-  const response = errorResponse(
-    gone
-      ? new ResumableError('bad_request', 'the client went away before its body was read')
-      : error,
-  );
-  if (hasBody(c.req.raw) && c.get(BODY_READ as never) !== true) {
-    response.headers.set('Connection', 'close');
-  }
+  const gone = unread && !(error instanceof ResumableError) && c.req.raw.signal.aborted;
+  const answer = gone
+    ? new ResumableError('bad_request', 'the client went away before its body was read')
+    : error;
+  const response = errorResponse(answer);
+  const drained =
+    answer instanceof ResumableError &&
+    BODY_REFUSALS.has(answer.code) &&
+    (declaredLength(c.req.raw) ?? 0) <= MAX_DRAINED_BYTES;
+  if (unread && !drained) response.headers.set('Connection', 'close');
   return response;
-}
-
-function hasBody(request: Request): boolean {
-  const length = request.headers.get('content-length');
-  if (length !== null) return length !== '0';
-  return request.headers.has('transfer-encoding');
 }

@@ -1,6 +1,5 @@
 import { ResumableError } from '@resumable/protocol';
 import { type Context, Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { authorizeOrThrow, newToken, tokenPolicy } from '../auth.js';
 import { FRESH_THREAD_MS } from '../defaults.js';
 import { checkFileReferences } from '../files/references.js';
@@ -9,7 +8,7 @@ import { notOpen } from '../runs/interrupts.js';
 import { type AcceptedRunRequest, acceptRunRequest } from '../runs/run-request.js';
 import type { FileStore, RunRecord, ThreadRecord } from '../stores/types.js';
 import type { RouteContext } from './context.js';
-import { BODY_READ } from './guards.js';
+import { bodyText, refuseDeclared } from './request-body.js';
 
 export interface PostRunsOptions {
   maxBodyBytes: number;
@@ -152,38 +151,34 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
     }
   };
 
-  routes.post(
-    '/runs',
-    bodyLimit({
-      maxSize: options.maxBodyBytes,
-      onError: () => {
-        throw new ResumableError(
-          'payload_too_large',
-          `the request body is over the limit of ${options.maxBodyBytes} bytes`,
-        );
-      },
-    }),
-    async (c) => {
-      const text = await c.req.text();
-      c.set(BODY_READ as never, true as never);
+  const tooLarge = () =>
+    new ResumableError(
+      'payload_too_large',
+      `the request body is over the limit of ${options.maxBodyBytes} bytes`,
+    );
+
+  routes.post('/runs', async (c) => {
+    // Refused from the headers, before the body is read: a body declared too large, and
+    // a stream the client has no slot for. The stream's slot is taken before anything is
+    // stored (a POST refused 429 for it stores nothing); the stream's response releases
+    // it, a failure before that here.
+    refuseDeclared(c, options.maxBodyBytes, tooLarge);
+    const slot = (c.req.header('accept') ?? '').includes('text/event-stream')
+      ? ctx.reserveStream(c)
+      : null;
+    try {
+      const text = await bodyText(c, options.maxBodyBytes, tooLarge);
       // Everything that could fail later is refused here, before anything is stored.
       const accepted = acceptRunRequest(text, {
         maxBodyBytes: options.maxBodyBytes,
         validate: (input) => manager.validate(input),
       });
-      // The stream's slot is taken before anything is stored: a POST refused 429 for it
-      // stores nothing. The stream's response releases it; a failure before that, here.
-      const slot = (c.req.header('accept') ?? '').includes('text/event-stream')
-        ? ctx.reserveStream(c)
-        : null;
-      try {
-        return await respond(c, accepted, slot);
-      } catch (error) {
-        slot?.();
-        throw error;
-      }
-    },
-  );
+      return await respond(c, accepted, slot);
+    } catch (error) {
+      slot?.();
+      throw error;
+    }
+  });
 
   const respond = async (
     c: Context,

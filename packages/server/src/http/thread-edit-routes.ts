@@ -1,13 +1,12 @@
 import { ResumableError } from '@resumable/protocol';
 import { type Context, Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { authorizeOrThrow, newToken } from '../auth.js';
 import { MAX_EDIT_BODY, MAX_TITLE_LENGTH } from '../defaults.js';
 import { deleteThread } from '../runs/thread-deletion.js';
 import type { FileStore, ThreadRecord } from '../stores/types.js';
 import { THREAD_EVENTS } from '../threads/thread-events.js';
 import type { RouteContext } from './context.js';
-import { BODY_READ } from './guards.js';
+import { bodyText } from './request-body.js';
 import { threadBody } from './thread-body.js';
 
 export interface ThreadEditOptions {
@@ -18,22 +17,13 @@ export interface ThreadEditOptions {
 /** `POST /threads` (an empty thread), `PATCH /threads/:id` (rename), `DELETE /threads/:id`. */
 export function threadEditRoutes(ctx: RouteContext, options: ThreadEditOptions): Hono {
   const routes = new Hono();
-  const limit = bodyLimit({
-    maxSize: MAX_EDIT_BODY,
-    onError: () => {
-      throw new ResumableError(
-        'payload_too_large',
-        `the request body is over the limit of ${MAX_EDIT_BODY} bytes`,
-      );
-    },
-  });
-
-  routes.post('/threads', limit, async (c) => {
+  routes.post('/threads', async (c) => {
+    // Counted like a run start against this client's per-minute rate, before the body is
+    // read (a refused one costs nothing more; an invalid one counts too).
+    await ctx.manager.admitThread(options.clientAddress(c));
     const body = await jsonBody(c);
     const title = body.title === undefined || body.title === null ? null : titleOf(body.title);
     const threadId = crypto.randomUUID();
-    // Counted like a run start against this client's per-minute rate.
-    await ctx.manager.admitThread(options.clientAddress(c));
     const now = Date.now();
     const thread: ThreadRecord = {
       threadId,
@@ -46,7 +36,7 @@ export function threadEditRoutes(ctx: RouteContext, options: ThreadEditOptions):
     return c.json({ ...(await threadBody(ctx, thread, 20)), token: thread.token }, 201);
   });
 
-  routes.patch('/threads/:threadId', limit, async (c) => {
+  routes.patch('/threads/:threadId', async (c) => {
     const threadId = c.req.param('threadId');
     const thread = await ctx.loadThread(threadId);
     await authorizeOrThrow(ctx.authorize, c.req.raw, { action: 'update', threadId, thread });
@@ -74,9 +64,15 @@ export function threadEditRoutes(ctx: RouteContext, options: ThreadEditOptions):
   return routes;
 }
 
+const tooLarge = () =>
+  new ResumableError(
+    'payload_too_large',
+    `the request body is over the limit of ${MAX_EDIT_BODY} bytes`,
+  );
+
+/** The body as a JSON object, read once the request may be answered otherwise. */
 async function jsonBody(c: Context): Promise<Record<string, unknown>> {
-  const text = await c.req.text();
-  c.set(BODY_READ as never, true as never);
+  const text = await bodyText(c, MAX_EDIT_BODY, tooLarge);
   let body: unknown;
   try {
     body = text === '' ? {} : JSON.parse(text);
