@@ -29,6 +29,7 @@ export const DEFAULTS = {
     maxBytesPerRun: 16 * MiB,
     storeOutageMs: 30_000,
     storeOutageBytes: 8 * MiB,
+    storeStallMs: 1000,
     agentHistoryMessages: 100,
     maxBodyBytes: 1 * MiB,
     /**

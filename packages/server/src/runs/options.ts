@@ -57,6 +57,14 @@ export interface RunLimits extends ClientLimits {
    */
   storeOutageBytes: number;
   /**
+   * An append the store has not answered after this long counts as an outage at once: the
+   * run's events go to live subscribers from memory (offsets final) while the append
+   * waits, instead of the stream standing still until the store answers or the command
+   * times out (a paused or partitioned Redis answers nothing, it does not refuse).
+   * @default 1000
+   */
+  storeStallMs: number;
+  /**
    * Most recent messages of the thread's stored history the agent gets before the
    * request's own messages (a client sends only its new prompt; a model needs the turns
    * before it). A request that repeats a stored message (same id) carries the conversation

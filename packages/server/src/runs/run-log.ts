@@ -20,6 +20,8 @@ import { type PendingEvent, statusOf } from './events.js';
 export interface OutageBudget {
   budgetMs: number;
   maxBytes: number;
+  /** An append unanswered this long starts an outage (`RunLimits.storeStallMs`). */
+  stallMs: number;
 }
 
 export interface RunLogOptions {
@@ -53,6 +55,7 @@ export class RunLog {
   /** Folded state of everything stored so far. */
   state: RunState;
   private pending: PendingEvent[] = [];
+  private pendingBytes = 0;
   /** Bytes of event JSON queued so far (what `maxBytes` bounds). */
   private bytes = 0;
   /** Set once a terminal event is queued: the agent's further events are dropped. */
@@ -66,6 +69,8 @@ export class RunLog {
   private unstoredBytes = 0;
   /** When the current store outage began (`performance.now()`), or null. */
   private outageSince: number | null = null;
+  /** Resolves when an outage begins: an agent held back by backpressure goes on then. */
+  private outageSignal: { promise: Promise<void>; resolve: () => void } | null = null;
   private retries = 0;
   /** Highest offset published to the hub. */
   private published: number;
@@ -98,7 +103,12 @@ export class RunLog {
       return;
     }
     this.queueRaw(event, json);
-    while (this.pending.length >= MAX_PENDING_EVENTS && !this.failed) await this.flush();
+    // Backpressure while the store keeps up; during an outage the events wait in memory
+    // (bounded by the outage budget) and the agent goes on.
+    while (this.pending.length >= MAX_PENDING_EVENTS && !this.failed && this.outageSince === null) {
+      await Promise.race([this.flush(), this.outageStarted()]);
+    }
+    if (this.outageSince !== null) this.checkOutageBudget(performance.now());
   }
 
   /** Queues the run's one terminal event (and RUN_STARTED first if nothing was queued). */
@@ -123,7 +133,10 @@ export class RunLog {
   private queueRaw(event: AGUIEvent, json = JSON.stringify(event)): void {
     if (event.type === EventType.RUN_STARTED) this.startQueued = true;
     this.bytes += json.length;
+    this.pendingBytes += json.length;
     this.pending.push({ offset: this.nextOffset++, event, json });
+    // The store is down or stalled: live subscribers get it now, from memory.
+    if (this.outageSince !== null) this.publishHeld();
     // Flush on the next turn of the event loop, not now: everything a fast agent yields in
     // the meantime goes in the same append (one transaction, one fan-out write) instead
     // of one each. A synchronous store would otherwise commit event by event.
@@ -141,6 +154,7 @@ export class RunLog {
     this.flushing = (async () => {
       try {
         while (this.pending.length + this.unstored.length > 0 && !this.failed) {
+          this.pendingBytes = 0;
           await this.commit(this.pending.splice(0, this.pending.length));
         }
       } finally {
@@ -169,6 +183,9 @@ export class RunLog {
       ? { status: statusOf(last.event), endedAt: Date.now(), snapshot: snapshotOf(this.state) }
       : undefined;
     const stored: StoredEvent[] = events.map((e) => ({ offset: e.offset, json: e.json }));
+    // A store that does not answer (paused, partitioned) is an outage once `stallMs` has
+    // passed: what is queued goes live from memory while the append waits for its answer.
+    const stall = setTimeout(() => this.stalled(), this.options.outage.stallMs);
     try {
       await store.append(record.runId, stored, end);
     } catch (error) {
@@ -184,6 +201,8 @@ export class RunLog {
         this.unstoredBytes = this.unstored.reduce((sum, e) => sum + e.json.length, 0);
         return;
       }
+    } finally {
+      clearTimeout(stall);
     }
     if (this.outageSince !== null) {
       const ms = Math.round(performance.now() - this.outageSince);
@@ -219,32 +238,70 @@ export class RunLog {
 
   /** The store failed: keep the events (within the budget), publish them, wait, retry. */
   private async hold(events: StoredEvent[], error: unknown): Promise<void> {
-    const { outage, shutdown, record } = this.options;
+    const { shutdown } = this.options;
     const now = performance.now();
-    if (this.outageSince === null) {
-      this.outageSince = now;
-      this.options.log(
-        `run ${record.runId}: the store failed (${String(error)}); holding its events in memory for up to ${outage.budgetMs} ms`,
-      );
-    }
+    this.beginOutage(now, `the store failed (${String(error)})`);
     // Never the terminal event: a client must not see an end the store may never take.
     const last = events[events.length - 1]!;
     this.publish(isTerminalJson(last.json) ? events.slice(0, -1) : events, false);
     if (shutdown.aborted) return this.fail(error);
-    // Past the budget the run stops producing and ends `store_unavailable`; that end is
-    // stored after the held events once the store is back, so the log matches what live
-    // readers saw. Memory stays bounded meanwhile: nothing more is queued.
-    if (!this.terminalQueued) {
-      if (now - this.outageSince > outage.budgetMs) {
-        this.options.onOutageTooLong(`the store was unavailable for over ${outage.budgetMs} ms`);
-      } else if (this.unstoredBytes > outage.maxBytes) {
-        this.options.onOutageTooLong(
-          `over ${outage.maxBytes} bytes of events waited for the store`,
-        );
-      }
-    }
+    this.checkOutageBudget(now);
     const delay = APPEND_RETRIES_MS[Math.min(this.retries++, APPEND_RETRIES_MS.length - 1)]!;
     await sleep(delay, shutdown);
+  }
+
+  /** An append has had no answer for `stallMs`: an outage, whatever the append says later. */
+  private stalled(): void {
+    if (this.failed) return;
+    const { stallMs } = this.options.outage;
+    this.beginOutage(performance.now() - stallMs, `the store has not answered for ${stallMs} ms`);
+    this.publishHeld();
+  }
+
+  private beginOutage(since: number, why: string): void {
+    if (this.outageSince !== null) return;
+    this.outageSince = since;
+    const { record, outage } = this.options;
+    this.options.log(
+      `run ${record.runId}: ${why}; holding its events in memory for up to ${outage.budgetMs} ms`,
+    );
+    this.outageSignal?.resolve();
+    this.outageSignal = null;
+  }
+
+  /** Resolves when an outage begins (the agent then stops waiting for the store). */
+  private outageStarted(): Promise<void> {
+    if (!this.outageSignal) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((done) => {
+        resolve = done;
+      });
+      this.outageSignal = { promise, resolve };
+    }
+    return this.outageSignal.promise;
+  }
+
+  /**
+   * Past the budget the run stops producing and ends `store_unavailable`; that end is
+   * stored after the held events once the store is back, so the log matches what live
+   * readers saw. Memory stays bounded meanwhile: nothing more is queued.
+   */
+  private checkOutageBudget(now: number): void {
+    const { outage } = this.options;
+    if (this.terminalQueued || this.outageSince === null) return;
+    if (now - this.outageSince > outage.budgetMs) {
+      this.options.onOutageTooLong(`the store was unavailable for over ${outage.budgetMs} ms`);
+    } else if (this.unstoredBytes + this.pendingBytes > outage.maxBytes) {
+      this.options.onOutageTooLong(`over ${outage.maxBytes} bytes of events waited for the store`);
+    }
+  }
+
+  /** During an outage: every event held or queued goes to live subscribers, but a terminal one. */
+  private publishHeld(): void {
+    const held = [...this.unstored, ...this.pending].filter(
+      (e) => e.offset > this.published && !isTerminalJson(e.json),
+    );
+    if (held.length > 0) this.publish(held, false);
   }
 
   /** Publishes the events not published yet (held ones went out during the outage). */
@@ -262,7 +319,7 @@ export class RunLog {
   /** Events published but not stored yet, after `offset` (a catching-up reader's source). */
   heldAfter(offset: number): StoredEvent[] {
     const out: StoredEvent[] = [];
-    for (const e of this.unstored) {
+    for (const e of [...this.unstored, ...this.pending]) {
       if (e.offset > offset && e.offset <= this.published)
         out.push({ offset: e.offset, json: e.json });
     }
@@ -276,6 +333,7 @@ export class RunLog {
     this.failed = true;
     this.terminalQueued = true;
     this.pending = [];
+    this.pendingBytes = 0;
     this.unstored = [];
     this.unstoredBytes = 0;
     hub.shut();

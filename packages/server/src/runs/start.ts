@@ -98,7 +98,11 @@ export async function createAndStart(
     log: parts.log,
     maxEvents: limits.maxEventsPerRun,
     maxBytes: limits.maxBytesPerRun,
-    outage: { budgetMs: limits.storeOutageMs, maxBytes: limits.storeOutageBytes },
+    outage: {
+      budgetMs: limits.storeOutageMs,
+      maxBytes: limits.storeOutageBytes,
+      stallMs: limits.storeStallMs,
+    },
     shutdown: parts.shutdown,
     // A conflict means another writer owns the log now; a removed run has no log to end.
     // Otherwise (shutdown during a store outage) the end is retried until it lands: left

@@ -17,6 +17,10 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Starts it again on the same port and dir (after `stop`). */
   restart(): Promise<void>;
+  /** SIGSTOP: the process and its sockets stay, nothing is answered (a hung host). */
+  pause(): void;
+  /** SIGCONT after `pause`. */
+  resume(): void;
   /** Stops it and removes its dir. */
   dispose(): Promise<void>;
 }
@@ -76,6 +80,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     const proc = child;
     child = null;
     if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    proc.kill('SIGCONT'); // a paused process would never act on SIGTERM
     const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
     proc.kill('SIGTERM');
     const timer = setTimeout(() => proc.kill('SIGKILL'), 3000);
@@ -89,6 +94,8 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     dir,
     stop,
     restart: start,
+    pause: () => (child as ChildProcess | null)?.kill('SIGSTOP'),
+    resume: () => (child as ChildProcess | null)?.kill('SIGCONT'),
     async dispose() {
       await stop();
       rmSync(dir, { recursive: true, force: true });
