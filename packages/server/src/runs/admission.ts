@@ -67,9 +67,12 @@ export interface Applicant {
   bytes: number;
 }
 
-/** A held admission: `release` once the run ends (or failed to start). */
+/**
+ * A held admission: `release` once the run ends (or failed to start). It resolves once the
+ * client's running-runs hold is given back (in a shared store, a round trip later).
+ */
 export interface Ticket {
-  release(): void;
+  release(): Promise<void>;
 }
 
 /** The quota of runs running at once per client address (`maxRunningRunsPerAddress`). */
@@ -107,7 +110,7 @@ export class Admission {
     try {
       if (who.threadExists) await this.checkStoredRuns(who);
     } catch (error) {
-      ticket.release();
+      void ticket.release();
       throw error;
     }
     return ticket;
@@ -239,7 +242,7 @@ export class Admission {
     let hold: QuotaHold | null = null;
     let released = false;
     const ticket: Ticket = {
-      release: () => {
+      release: async () => {
         if (released) return;
         released = true;
         this.busy--;
@@ -247,7 +250,8 @@ export class Admission {
         if (runs.size === 0) this.byThread.delete(who.threadId);
         if (hold) {
           this.holds.delete(who.runId);
-          void this.counters.release(hold).catch(() => {});
+          // Not given back (the store is away): it lapses with the run's lease.
+          await this.counters.release(hold).catch(() => {});
         }
       },
     };
@@ -270,7 +274,7 @@ export class Admission {
       const refused = await this.counters.take(windows);
       if (refused) throw this.rateError(windows[refused.index]!, refused.retryAfter);
     } catch (error) {
-      ticket.release();
+      void ticket.release();
       throw error;
     }
     return ticket;

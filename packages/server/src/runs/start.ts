@@ -81,7 +81,7 @@ export async function createAndStart(
         ...(client.thread ? { threadToken: client.thread.token } : {}),
       });
     } catch (error) {
-      ticket.release();
+      void ticket.release();
       throw error;
     }
   } catch (error) {
@@ -89,7 +89,7 @@ export async function createAndStart(
     throw error;
   }
   if (!result.created) {
-    ticket.release();
+    void ticket.release();
     return result;
   }
   // Registered at once: a subscriber arriving now follows it live, not by polling.
@@ -155,7 +155,8 @@ async function runToEnd(
     ...(files ? { readFile: fileReader(files.store, files.basePath, run.record.threadId) } : {}),
   });
   parts.active.delete(runId);
-  ticket.release();
+  // Given back before the run counts as done: its client may start the next one at once.
+  await ticket.release();
   parts.fanOut.closeLocalHub(run.hub);
   // A failed log was ended by whoever wrote it last (a recovery here announces it then).
   if (!run.log.failed) parts.threads.runEnded(snapshotOf(run.log.state));

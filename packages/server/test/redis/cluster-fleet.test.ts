@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, type StartServerOptions, startServer } from '../../src/index.js';
 import { RedisStore } from '../../src/stores/redis/redis-store.js';
 import { bearer, postRun, prompt } from '../helpers.js';
-import { testClusterSeeds, uniquePrefix } from './shared.js';
+import { connected, testClusterSeeds, uniquePrefix } from './shared.js';
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4]);
 
@@ -22,7 +22,9 @@ describe('a fleet of three instances on a Redis Cluster', () => {
       log: () => {},
     };
     for (let i = 0; i < 3; i++) {
-      const store = new RedisStore({ cluster: testClusterSeeds(), prefix, log: () => {} });
+      const store = await connected(
+        new RedisStore({ cluster: testClusterSeeds(), prefix, log: () => {} }),
+      );
       servers.push(await startServer({ ...options, store }));
     }
     [a, b] = servers as [RunningServer, RunningServer];
@@ -82,7 +84,9 @@ describe('a fleet of three instances on a Redis Cluster: one budget per client',
   beforeAll(async () => {
     const prefix = uniquePrefix();
     for (let i = 0; i < 3; i++) {
-      const store = new RedisStore({ cluster: testClusterSeeds(), prefix, log: () => {} });
+      const store = await connected(
+        new RedisStore({ cluster: testClusterSeeds(), prefix, log: () => {} }),
+      );
       servers.push(
         await startServer({
           port: 0,

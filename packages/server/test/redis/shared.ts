@@ -31,3 +31,21 @@ export function testRedisStore(options: RedisStoreOptions = {}): RedisStore {
 export function testClusterStore(options: RedisStoreOptions = {}): RedisStore {
   return new RedisStore({ cluster: testClusterSeeds(), prefix: uniquePrefix(), ...options });
 }
+
+/**
+ * Resolves once `store` answers (its connection is up), within 20 s. A fresh cluster
+ * client takes several round trips (the slots, every primary) and, on a loaded machine,
+ * may take longer than `connectWaitMs`: a test's first request would then be a 503.
+ */
+export async function connected<T extends RedisStore>(store: T): Promise<T> {
+  const until = Date.now() + 20_000;
+  for (;;) {
+    try {
+      await store.getThread('connection-probe');
+      return store;
+    } catch (error) {
+      if (Date.now() > until) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}

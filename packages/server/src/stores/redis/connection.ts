@@ -28,7 +28,7 @@ export function openClient(target: RedisTarget, options: ConnectOptions): RedisC
   const retryStrategy = (times: number) => Math.min(times * 100, options.maxReconnectDelayMs);
   if (target.kind === 'single') return new Redis(target.url, { ...options.node, retryStrategy });
   const { retryStrategy: _ignored, ...node } = { ...options.node, ...target.nodeOptions };
-  return new Cluster(target.seeds, {
+  const cluster = new Cluster(target.seeds, {
     ...options.cluster,
     redisOptions: node,
     enableOfflineQueue: node.enableOfflineQueue ?? false,
@@ -44,6 +44,15 @@ export function openClient(target: RedisTarget, options: ConnectOptions): RedisC
     clusterNodeRetryStrategy: retryStrategy,
     shardedSubscribers: options.shardedSubscribers ?? false,
   });
+  // ioredis connects to a node on its first command, and (without an offline queue) fails
+  // the commands that reach it while it connects: "Connection is closed." Each node is
+  // connected as soon as it is known instead (`whenReady` waits for the primaries).
+  const connectNode = (redis: Redis) => {
+    if (redis.status === 'wait') redis.connect().catch(() => {});
+  };
+  cluster.on('+node', connectNode);
+  for (const redis of cluster.nodes('all')) connectNode(redis);
+  return cluster;
 }
 
 export async function quit(client: RedisClient): Promise<void> {
@@ -91,7 +100,11 @@ export async function whenReady(
   waitMs: number,
   label: string,
 ): Promise<void> {
-  if (client.status === 'ready') return;
+  if (client.status === 'ready') {
+    if (client instanceof Cluster && !warmed.has(client))
+      await primariesReady(client, waitMs, label);
+    return;
+  }
   if (client.status === 'end') throw unavailable('the Redis store is closed');
   let wait = waits.get(client);
   if (!wait) {
@@ -106,9 +119,41 @@ export async function whenReady(
       reject(unavailable(unreachable(label, why)));
     }, waitMs);
   });
+  const started = Date.now();
   try {
     await Promise.race([wait, timeout]);
   } finally {
     clearTimeout(timer);
   }
+  if (client instanceof Cluster && !warmed.has(client)) {
+    await primariesReady(client, Math.max(1, waitMs - (Date.now() - started)), label);
+  }
+}
+
+/**
+ * Clusters whose primaries were all connected once. Only the first connection waits for
+ * every primary (a fresh instance's first requests must not fail on a node still
+ * connecting); later, a primary that is down fails only the commands of its own slots.
+ */
+const warmed = new WeakSet<Cluster>();
+
+/** Whether every primary a cluster client knows has its connection up. */
+function primariesUp(cluster: Cluster): boolean {
+  return cluster.nodes('master').every((node) => node.status === 'ready');
+}
+
+/** Waits (polling, bounded by `waitMs`) until `primariesUp`; `store_unavailable` after. */
+async function primariesReady(cluster: Cluster, waitMs: number, label: string): Promise<void> {
+  const until = Date.now() + waitMs;
+  while (!primariesUp(cluster) || cluster.nodes('master').length === 0) {
+    if (Date.now() >= until) {
+      const down = cluster
+        .nodes('master')
+        .filter((node) => node.status !== 'ready')
+        .map((node) => `${node.options.host}:${node.options.port} ${node.status}`);
+      throw unavailable(unreachable(label, `primaries not connected: ${down.join(', ')}`));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  warmed.add(cluster);
 }
