@@ -3,10 +3,12 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { awaitBuild } from '../shared-builds.js';
 
 /**
- * Ready to publish: every package under packages/ is built, packed with `pnpm pack` (which
+ * Ready to publish: every package under packages/ is built (the run's one build of them,
+ * `shared-builds.ts`, started by this project's global setup), packed with `pnpm pack` (which
  * turns `workspace:*` into versions, as `pnpm publish` does), and installed from its
  * tarball into a fresh project beside the peers a user brings; that project then
  * type-checks (our declarations included) an import of every public entry and imports
@@ -60,7 +62,7 @@ describe('packing: every package installs from its tarball and type-checks', () 
   it('builds and packs each package with its LICENSE, every export target and no workspace: range', {
     timeout: 180_000,
   }, async () => {
-    await sh('pnpm', ['-r', '--filter', './packages/*', 'build'], ROOT, 150_000);
+    await awaitBuild(inject('sharedBuilds'), 'packages', 170_000);
     const license = readFileSync(join(ROOT, 'LICENSE'), 'utf8');
     expect(readJson<{ license: string }>(join(ROOT, 'package.json')).license).toBe('MIT');
     // Each package packs and is inspected on its own: side by side, not one after another.

@@ -7,5 +7,8 @@ export default defineProject({
     name: 'pack',
     environment: 'node',
     include: ['*.test.ts'],
+    // The packages' build starts here, in the background (shared with the Next.js example's
+    // tests: one build per run, shared-builds.ts); pack.test.ts waits for it.
+    globalSetup: ['global-setup.ts'],
   },
 });
