@@ -1,5 +1,14 @@
 import { defineConfig } from 'tsdown';
 
+/**
+ * The entries that hold React hooks: their built files begin with `'use client'`, so a
+ * React Server Component (a Next.js App Router `page.tsx`) can import them. The directive is
+ * written here because rolldown keeps a directive only when it is in the entry module's own
+ * source, and these entries have none; the framework-free entries (`core`, `interrupts`,
+ * `upload`, `ai-sdk`) stay without it, so server code can import them.
+ */
+const CLIENT_ENTRIES = new Set(['index', 'attachments/index', 'threads/index']);
+
 export default defineConfig({
   entry: [
     'src/index.ts',
@@ -24,4 +33,7 @@ export default defineConfig({
     'eventsource-parser',
     /^@resumable\//,
   ],
+  outputOptions: {
+    banner: (chunk) => (chunk.isEntry && CLIENT_ENTRIES.has(chunk.name) ? "'use client';\n" : ''),
+  },
 });

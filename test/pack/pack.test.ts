@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { awaitBuild } from '../shared-builds.js';
@@ -190,7 +190,64 @@ describe('packing: every package installs from its tarball and type-checks', () 
     const imported = await sh('node', ['imports.mjs'], consumer);
     expect(imported.stdout.trim().split('\n')).toEqual(entries.map((entry) => `${entry} true`));
   });
+
+  it("'use client' begins the built file of every entry that uses React, and of no other", {
+    timeout: 60_000,
+  }, async () => {
+    expect(tarballs.size).toBe(manifests.length);
+    const found = new Map<string, { client: boolean; react: boolean }>();
+    for (const { manifest } of manifests) {
+      const unpacked = join(work, 'unpacked', manifest.name.replace('/', '+'));
+      mkdirSync(unpacked, { recursive: true });
+      await sh('tar', ['-xzf', tarballs.get(manifest.name)!, '-C', unpacked], work);
+      for (const [key, target] of Object.entries(manifest.exports)) {
+        if (typeof target === 'string') continue;
+        const file = join(unpacked, 'package', target.import!);
+        found.set(key === '.' ? manifest.name : `${manifest.name}/${key.slice(2)}`, {
+          client: USE_CLIENT.test(readFileSync(file, 'utf8')),
+          react: importsReact(file),
+        });
+      }
+    }
+    // A Server Component (a Next.js page.tsx) can import a client entry and render its
+    // components; an entry with hooks but no directive fails its build, and a directive on
+    // a framework-free entry would make its functions uncallable on the server.
+    const wrong = [...found]
+      .filter(([, entry]) => entry.client !== entry.react)
+      .map(([name, entry]) => `${name} ${entry.react ? 'uses React without' : 'has'} 'use client'`);
+    expect(wrong).toEqual([]);
+    for (const name of ['@resumable/ui', '@resumable/hooks']) {
+      expect(found.get(name), name).toEqual({ client: true, react: true });
+    }
+    for (const name of ['@resumable/hooks/core', '@resumable/protocol', '@resumable/server']) {
+      expect(found.get(name), name).toEqual({ client: false, react: false });
+    }
+  });
 });
+
+/** The directive as a module's first statement (comments may come before it). */
+const USE_CLIENT = /^(?:\s|\/\/[^\n]*\n|\/\*[\s\S]*?\*\/)*(['"])use client\1/;
+
+/**
+ * Whether a built module, or a module of its package it imports statically, imports React
+ * (`react`, `react-dom`, their subpaths). Static imports only: an `import()` is a lazy
+ * chunk, not the entry's. Read from rolldown's output, which writes each import and
+ * re-export on one line of its own.
+ */
+function importsReact(file: string, seen = new Set<string>()): boolean {
+  if (seen.has(file)) return false;
+  seen.add(file);
+  const source = readFileSync(file, 'utf8');
+  const statements =
+    /^(?:import|export)\b[^\n]*?\bfrom\s*["']([^"'\n]+)["'];?$|^import\s*["']([^"'\n]+)["'];?$/gm;
+  for (const match of source.matchAll(statements)) {
+    const specifier = (match[1] ?? match[2])!;
+    if (/^react(?:-dom)?(?:\/|$)/.test(specifier)) return true;
+    if (specifier.startsWith('.') && importsReact(join(dirname(file), specifier), seen))
+      return true;
+  }
+  return false;
+}
 
 /** Every file an `exports` entry points at (import, types, and the source condition). */
 function exportTargets(manifest: Manifest): string[] {

@@ -1,4 +1,6 @@
 // `@resumable/ui/thread-list`: its own entry, out of a one-conversation page's bundle.
+'use client';
+
 import type { ThreadEntry, ThreadsController } from '@resumable/hooks/threads';
 import { type FormEvent, type KeyboardEvent, useRef, useState } from 'react';
 import { ActionButton } from './action-button.js';

@@ -1,6 +1,8 @@
 // `@resumable/ui/interrupts`: the answering cards one by one and the schema-to-form helpers,
 // for a chat that lays its cards out itself. `<InterruptCard>` (from `@resumable/ui`) loads
 // them lazily; importing this entry puts them in your first paint.
+'use client';
+
 export { ApprovalCard } from './approval-card.js';
 export { InterruptCard, type InterruptCardProps } from './interrupt-card.js';
 export { QuestionCard } from './question-card.js';
