@@ -1,0 +1,9 @@
+import { Chat } from './chat';
+
+export default function UseChatPage() {
+  return (
+    <main>
+      <Chat />
+    </main>
+  );
+}

@@ -1,0 +1,9 @@
+import type { NextConfig } from 'next';
+
+const config: NextConfig = {
+  // The server kit runs on Node as it is, not bundled: it opens the native SQLite module
+  // (libsql) and Redis connections, and its runs outlive the requests that start them.
+  serverExternalPackages: ['@resumable/server'],
+};
+
+export default config;
