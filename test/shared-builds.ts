@@ -62,7 +62,7 @@ export interface BuildOutcome {
   ok: boolean;
   /** Wall-clock time of the build itself, without waiting for the ones before it. */
   ms: number;
-  /** The build's output (its last 20,000 characters). */
+  /** The build's output: its first and last 10,000 characters (the first error, the summary). */
   log: string;
 }
 
@@ -74,7 +74,8 @@ interface RunBuilds {
 }
 
 const KEY = Symbol.for('resumable.test.shared-builds');
-const LOG_LIMIT = 20_000;
+/** Characters kept of the start and of the end of a build's output. */
+const LOG_PART = 10_000;
 
 function runBuilds(): RunBuilds {
   const global = globalThis as { [KEY]?: RunBuilds };
@@ -150,10 +151,17 @@ function spawnBuild(builds: RunBuilds, name: BuildName, spec: BuildSpec): Promis
         // Not allowed here: it runs at normal priority.
       }
     }
-    let log = '';
+    let head = '';
+    let tail = '';
+    let total = 0;
     const keep = (chunk: Buffer) => {
-      log = (log + chunk.toString()).slice(-LOG_LIMIT);
+      const text = chunk.toString();
+      total += text.length;
+      const room = LOG_PART - head.length;
+      head += text.slice(0, room);
+      if (text.length > room) tail = (tail + text.slice(room)).slice(-LOG_PART);
     };
+    const log = () => (total > 2 * LOG_PART ? `${head}\n[…]\n${tail}` : head + tail);
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
     const timer = setTimeout(() => {
@@ -167,7 +175,7 @@ function spawnBuild(builds: RunBuilds, name: BuildName, spec: BuildSpec): Promis
     const end = (ok: boolean) => {
       clearTimeout(timer);
       builds.running.delete(child);
-      done(finish(builds, name, { ok, ms: Date.now() - began, log }));
+      done(finish(builds, name, { ok, ms: Date.now() - began, log: log() }));
     };
     child.on('error', (error) => {
       keep(Buffer.from(`\n${spec.command}: ${error.message}\n`));

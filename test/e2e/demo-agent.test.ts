@@ -1,41 +1,13 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { type RunningServer, startServer } from '@resumable/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pickAgent } from '../../apps/demo/server/agent.js';
+import { anthropicAnswer, fakeProvider, openaiAnswer } from './fake-providers.js';
 
 /**
  * The demo's model choice (apps/demo/server/agent.ts) with the real AI SDK providers,
  * against fake OpenAI and Anthropic endpoints on 127.0.0.1: no key, no network.
  */
-
-interface Seen {
-  url: string;
-  headers: IncomingMessage['headers'];
-  body: Record<string, unknown>;
-}
-
-async function fakeProvider(
-  answer: (res: ServerResponse) => void,
-): Promise<{ url: string; server: Server; seen: Seen[] }> {
-  const seen: Seen[] = [];
-  const server = createServer((req, res) => {
-    let text = '';
-    req.on('data', (chunk) => {
-      text += chunk;
-    });
-    req.on('end', () => {
-      seen.push({ url: req.url ?? '', headers: req.headers, body: JSON.parse(text) });
-      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
-      answer(res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, server, seen };
-}
-
-const sse = (data: unknown, event?: string) =>
-  `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
 
 /** The exact log of a one-message text answer. */
 function textLog(
@@ -125,30 +97,11 @@ interface ProviderCase {
   request: { path: string; header: [string, string]; body: Record<string, unknown> };
 }
 
-const openaiChunk = (delta: unknown, finish: string | null = null, usage?: unknown) =>
-  sse({
-    id: 'c1',
-    object: 'chat.completion.chunk',
-    created: 1,
-    model: 'gpt-test',
-    choices: usage ? [] : [{ index: 0, delta, finish_reason: finish }],
-    ...(usage ? { usage } : {}),
-  });
-
 const CASES: ProviderCase[] = [
   {
     key: 'OPENAI_API_KEY',
     env: (url) => ({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: url, OPENAI_MODEL: 'gpt-test' }),
-    answer: (res) => {
-      res.write(openaiChunk({ role: 'assistant', content: '' }));
-      res.write(openaiChunk({ content: 'Hel' }));
-      res.write(openaiChunk({ content: 'lo!' }));
-      res.write(openaiChunk({}, 'stop'));
-      res.write(
-        openaiChunk({}, null, { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 }),
-      );
-      res.end('data: [DONE]\n\n');
-    },
+    answer: openaiAnswer(['Hel', 'lo!']),
     prompt: 'Say hello',
     deltas: ['Hel', 'lo!'],
     usage: {
@@ -182,36 +135,7 @@ const CASES: ProviderCase[] = [
       ANTHROPIC_BASE_URL: url,
       ANTHROPIC_MODEL: 'claude-test',
     }),
-    answer: (res) => {
-      const message = {
-        id: 'msg_1',
-        type: 'message',
-        role: 'assistant',
-        model: 'claude-test',
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: { input_tokens: 9, output_tokens: 1 },
-      };
-      const events: unknown[] = [
-        { type: 'message_start', message },
-        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-        ...['Bon', 'jour'].map((text) => ({
-          type: 'content_block_delta',
-          index: 0,
-          delta: { type: 'text_delta', text },
-        })),
-        { type: 'content_block_stop', index: 0 },
-        {
-          type: 'message_delta',
-          delta: { stop_reason: 'end_turn', stop_sequence: null },
-          usage: { output_tokens: 2 },
-        },
-        { type: 'message_stop' },
-      ];
-      for (const event of events) res.write(sse(event, (event as { type: string }).type));
-      res.end();
-    },
+    answer: anthropicAnswer(['Bon', 'jour']),
     prompt: 'Say hello in French',
     deltas: ['Bon', 'jour'],
     usage: {

@@ -5,8 +5,17 @@ import type { Stack } from './harness.js';
 /**
  * The demo as a test sees it: a page plus what crossed its wire (the runs it started, with
  * their tokens, and every events request with its resume point), and the server's truth
- * about a run, fetched straight from the API server.
+ * about a run, fetched straight from the API server. The Next.js example's tests
+ * (test/nextjs) drive their pages with it too: the same chat, the same routes.
  */
+
+/** What a page test needs of the app: where to open it, and its API server's own origin. */
+export interface AppUnderTest {
+  /** The app, e.g. `http://127.0.0.1:41234` (its API is under `/api`). */
+  appUrl: string;
+  /** The API server itself, bypassing the browser's path (for the test's own checks). */
+  api: { origin: string };
+}
 
 export interface StartedRun {
   runId: string;
@@ -37,7 +46,7 @@ export class DemoPage {
 
   private constructor(
     readonly page: Page,
-    readonly stack: Stack,
+    readonly stack: AppUnderTest,
   ) {
     page.on('console', (message) => {
       if (message.type() === 'warning' || message.type() === 'error') {
@@ -73,7 +82,7 @@ export class DemoPage {
     });
   }
 
-  static async open(context: BrowserContext, stack: Stack, query = ''): Promise<DemoPage> {
+  static async open(context: BrowserContext, stack: AppUnderTest, query = ''): Promise<DemoPage> {
     const page = await context.newPage();
     const demo = new DemoPage(page, stack);
     await page.goto(`${stack.appUrl}/${query}`);
@@ -112,7 +121,7 @@ export class DemoPage {
       async () => this.runs.length,
       (n) => n > 0,
       { timeoutMs, everyMs: 50 },
-      () => 'no run was started',
+      () => `no run was started: ${this.describe()}`,
     );
     return this.runs[this.runs.length - 1]!;
   }
@@ -203,7 +212,7 @@ function storedOffsetIn(runId: string): Promise<number> {
 }
 
 /** `GET /api/runs/:id` on the API server: the server's folded truth about the run. */
-export async function fetchRun(stack: Stack, run: StartedRun): Promise<RunSnapshot> {
+export async function fetchRun(stack: AppUnderTest, run: StartedRun): Promise<RunSnapshot> {
   const response = await fetch(`${stack.api.origin}/api/runs/${run.runId}`, {
     headers: { authorization: `Bearer ${run.token}` },
   });
@@ -215,7 +224,7 @@ export async function fetchRun(stack: Stack, run: StartedRun): Promise<RunSnapsh
 
 /** Polls the server until the run has ended; returns its final snapshot. */
 export async function waitForRunEnd(
-  stack: Stack,
+  stack: AppUnderTest,
   run: StartedRun,
   timeoutMs = 30_000,
 ): Promise<RunSnapshot> {
