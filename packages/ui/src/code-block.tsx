@@ -6,7 +6,7 @@ import type { CodeRenderer } from './markdown.js';
 export interface CodeBlockProps {
   code: string;
   language: string | null;
-  labels: Pick<ChatLabels, 'copyCode' | 'copied'>;
+  labels: Pick<ChatLabels, 'copyCode' | 'copied' | 'codeBlock'>;
   /** Replaces the built-in highlighter. */
   renderCode?: CodeRenderer | undefined;
 }
@@ -14,7 +14,8 @@ export interface CodeBlockProps {
 /**
  * A fenced code block: language label, copy button, and the code, highlighted once the
  * highlighter has loaded (it is never on the first paint's path: until then, and for
- * languages it does not know, the code shows plain). Long lines scroll sideways.
+ * languages it does not know, the code shows plain). Long lines scroll sideways, in a box
+ * reachable by keyboard.
  */
 export function CodeBlock({ code, language, labels, renderCode }: CodeBlockProps) {
   return (
@@ -23,7 +24,11 @@ export function CodeBlock({ code, language, labels, renderCode }: CodeBlockProps
         <span className="rc-code__lang">{language}</span>
         <CopyButton text={code} label={labels.copyCode} copiedLabel={labels.copied} />
       </div>
-      {renderCode ? renderCode(code, language) : <Highlighted code={code} language={language} />}
+      {renderCode ? (
+        renderCode(code, language)
+      ) : (
+        <Highlighted code={code} language={language} label={labels.codeBlock(language)} />
+      )}
     </div>
   );
 }
@@ -31,7 +36,16 @@ export function CodeBlock({ code, language, labels, renderCode }: CodeBlockProps
 /** At most one highlight per this many ms while code streams in. */
 const THROTTLE_MS = 120;
 
-function Highlighted({ code, language }: { code: string; language: string | null }) {
+function Highlighted({
+  code,
+  language,
+  label,
+}: {
+  code: string;
+  language: string | null;
+  /** The name of its scroll box. */
+  label: string;
+}) {
   const [done, setDone] = useState<{ code: string; nodes: ReactNode } | null>(null);
   const last = useRef(0);
   useEffect(() => {
@@ -58,7 +72,14 @@ function Highlighted({ code, language }: { code: string; language: string | null
   const body =
     done && code.startsWith(done.code) ? [done.nodes, code.slice(done.code.length)] : code;
   return (
-    <pre>
+    // Long lines scroll sideways in their own box, reachable by keyboard and named.
+    // biome-ignore lint/a11y/useSemanticElements: the box is the pre itself (a section around it would be a second box)
+    <pre
+      role="region"
+      aria-label={label}
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard
+      tabIndex={0}
+    >
       <code className={language ? `language-${language}` : undefined}>
         {body}
         {'\n'}

@@ -56,6 +56,13 @@ export interface ChatLabels extends InterruptLabels {
   copied: string;
   /** Stand-in for a remote image that was not loaded. */
   imageBlocked: (alt: string) => string;
+  /** Accessible name of a table's scroll box (it scrolls sideways when wide). @default 'Table' */
+  table: string;
+  /**
+   * Accessible name of a code block's scroll box, by its language (null when it has none).
+   * @default 'Code' or, e.g., 'ts code'
+   */
+  codeBlock: (language: string | null) => string;
   toolRunning: string;
   toolDone: string;
   toolError: string;
@@ -140,6 +147,8 @@ export const DEFAULT_LABELS: ChatLabels = {
   copyMessage: 'Copy message',
   copied: 'Copied',
   imageBlocked: (alt) => (alt ? `Image not loaded: ${alt}` : 'Image not loaded'),
+  table: 'Table',
+  codeBlock: (language) => (language ? `${language} code` : 'Code'),
   toolRunning: 'Running',
   toolDone: 'Done',
   toolError: 'Error',

@@ -208,7 +208,7 @@ const defines = (node: Nodes): boolean =>
     (node.children as Nodes[]).some(defines));
 
 export function makeRenderers(
-  labels: Pick<ChatLabels, 'copyCode' | 'copied' | 'imageBlocked'>,
+  labels: Pick<ChatLabels, 'copyCode' | 'copied' | 'imageBlocked' | 'table' | 'codeBlock'>,
   images: ImagePolicy | undefined,
   renderCode: CodeRenderer | undefined,
 ): MdRenderers {
@@ -245,6 +245,21 @@ export function makeRenderers(
         );
       }
       return <img key={key} src={url} alt={alt} loading="lazy" referrerPolicy="no-referrer" />;
+    },
+    table(table, key) {
+      // A wide table scrolls in its own box, reachable by keyboard (a scrollable region
+      // must be focusable) and named, rather than squeezing its words.
+      return (
+        <section
+          key={key}
+          className="rc-table-scroll"
+          aria-label={labels.table}
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard
+          tabIndex={0}
+        >
+          {table}
+        </section>
+      );
     },
     code(value, lang, key) {
       return (

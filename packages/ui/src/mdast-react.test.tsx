@@ -2,7 +2,12 @@ import { isValidElement, type ReactNode } from 'react';
 import { describe, expect, it } from 'vitest';
 import { type MdRenderers, parseMarkdown, renderRoot } from './mdast-react.js';
 
-const renderers: MdRenderers = { link: () => null, image: () => null, code: () => null };
+const renderers: MdRenderers = {
+  link: () => null,
+  image: () => null,
+  code: () => null,
+  table: (table) => table,
+};
 
 /** The `style` prop of every table cell in the elements, in document order. */
 function cellStyles(nodes: ReactNode, out: unknown[] = []): unknown[] {

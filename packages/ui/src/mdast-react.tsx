@@ -30,6 +30,8 @@ export interface MdRenderers {
   link(url: string, title: string | null, children: ReactNode, key: number): ReactNode;
   image(url: string, alt: string, key: number): ReactNode;
   code(value: string, lang: string | null, key: number): ReactNode;
+  /** The box a table scrolls in (sideways, when wider than the reply). */
+  table(table: ReactNode, key: number): ReactNode;
 }
 
 interface Context {
@@ -91,15 +93,14 @@ function renderNode(node: RootContent, key: number, ctx: Context): ReactNode {
         <p key={key}>{node.value}</p>
       );
     case 'table':
-      return (
-        <div className="rc-table-scroll" key={key}>
-          <table>
-            <thead>{renderRow(node.children[0], 'th', node.align, 0, ctx)}</thead>
-            <tbody>
-              {node.children.slice(1).map((row, i) => renderRow(row, 'td', node.align, i, ctx))}
-            </tbody>
-          </table>
-        </div>
+      return ctx.r.table(
+        <table>
+          <thead>{renderRow(node.children[0], 'th', node.align, 0, ctx)}</thead>
+          <tbody>
+            {node.children.slice(1).map((row, i) => renderRow(row, 'td', node.align, i, ctx))}
+          </tbody>
+        </table>,
+        key,
       );
     case 'footnoteDefinition':
       return (
