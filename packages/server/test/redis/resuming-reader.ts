@@ -18,19 +18,19 @@ export interface ResumingReader {
  * A client that follows a run to its end the way the protocol says: it applies events in
  * offset order, drops repeats, treats a gap as a fault, and when a stream ends before the
  * terminal event (or is refused) it reconnects from its resume point (`after=`) after a
- * short pause. `url(after)` names the instance to read through (it may change).
+ * short pause. `url(after)` names the instance to read through (it may change); `from` is
+ * the resume point it starts at (a snapshot's `lastOffset`).
  */
 export function resumingReader(
   url: (after: number) => string,
   headers: Record<string, string>,
-  timeoutMs = 60_000,
-  pauseMs = 100,
+  { from = 0, timeoutMs = 60_000, pauseMs = 100 } = {},
 ): ResumingReader {
   const frames: Frame[] = [];
   const arrivals: number[] = [];
   const refusals: number[] = [];
   const controller = new AbortController();
-  let point = 0;
+  let point = from;
   const done = (async () => {
     const until = Date.now() + timeoutMs;
     while (Date.now() < until && !controller.signal.aborted) {
