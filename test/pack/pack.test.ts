@@ -3,8 +3,11 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { publint } from 'publint';
+import { formatMessage } from 'publint/utils';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { awaitBuild } from '../shared-builds.js';
+import { apiEntries, apiReport } from './api-reports.js';
 
 /**
  * Ready to publish: every package under packages/ is built (the run's one build of them,
@@ -13,7 +16,8 @@ import { awaitBuild } from '../shared-builds.js';
  * tarball into a fresh project beside the peers a user brings; that project then
  * type-checks (our declarations included) an import of every public entry and imports
  * each one in Node. The entries come from each package's `exports`, so a new one is
- * covered the day it is added.
+ * covered the day it is added. The same build is checked against the committed API reports
+ * (`pnpm api` writes them), and each tarball by publint and Are the Types Wrong.
  */
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -92,6 +96,58 @@ describe('packing: every package installs from its tarball and type-checks', () 
         expect(ranges.filter((range) => range.startsWith('workspace:'))).toEqual([]);
       }),
     );
+  });
+
+  it('the committed API report of every public entry matches the built declarations (pnpm api updates them)', {
+    timeout: 120_000,
+  }, () => {
+    expect(tarballs.size).toBe(manifests.length);
+    const results = apiEntries(dirs).map((api) => apiReport(api, false));
+    expect(results.map((result) => result.entry)).toContain('@resumable/server/testing');
+    const changed = results.filter((result) => result.changed);
+    expect(
+      changed.map((result) => result.file),
+      `API reports differ from the build: run pnpm api and commit the reports (${changed
+        .flatMap((result) => result.messages)
+        .join('; ')})`,
+    ).toEqual([]);
+  });
+
+  it('publint finds nothing in any tarball, not even a suggestion', {
+    timeout: 60_000,
+  }, async () => {
+    const found = await Promise.all(
+      [...tarballs].map(async ([name, file]) => {
+        const bytes = readFileSync(file);
+        const tarball = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+        const { messages, pkg } = await publint({ level: 'suggestion', pack: { tarball } });
+        return messages.map(
+          (message) => `${name}: ${message.type}: ${formatMessage(message, pkg)}`,
+        );
+      }),
+    );
+    expect(found.flat()).toEqual([]);
+  });
+
+  it('Are the Types Wrong finds every entry typed for ESM consumers (node16, bundlers)', {
+    timeout: 60_000,
+  }, async () => {
+    const attw = join(ROOT, 'test/node_modules/.bin/attw');
+    const failures = await Promise.all(
+      [...tarballs].map(async ([name, file]) => {
+        // ESM only (no require entry): node10 and require() from CJS are out of scope. A CSS
+        // entry has no types to find.
+        const { exports } = manifests.find((m) => m.manifest.name === name)!.manifest;
+        const styles = Object.keys(exports).filter((key) => key.endsWith('.css'));
+        const args = [file, '--profile', 'esm-only', '--format', 'ascii'];
+        if (styles.length > 0) args.push('--exclude-entrypoints', ...styles);
+        return sh(attw, args, work).then(
+          () => null,
+          (error: { stdout?: string }) => `${name}:\n${error.stdout ?? String(error)}`,
+        );
+      }),
+    );
+    expect(failures.filter((failure) => failure !== null)).toEqual([]);
   });
 
   it('a fresh project installs the tarballs and type-checks and imports every public entry', {
