@@ -20,6 +20,7 @@ const suites = [
   'resume',
   'ai-sdk',
   'redis',
+  'fleet',
   'chaos',
   'tabs',
   'size',

@@ -30,6 +30,8 @@ export interface Mem {
   subscribers: number;
   /** Server CPU time so far, ms (user + system). */
   cpuMs: number;
+  /** Commands its Redis store sent so far (`RedisStore.stats`); 0 for other stores. */
+  storeCommands: number;
 }
 
 // ── the instance side ────────────────────────────────────────────────────────────────
@@ -43,6 +45,7 @@ export interface Mem {
 export async function runInstance(
   store: NonNullable<Parameters<typeof startServer>[0]>['store'],
   onStop: () => void = () => {},
+  maxConcurrentRuns = 10,
 ): Promise<void> {
   let release: () => void = () => {};
   let go = new Promise<void>((resolve) => {
@@ -63,7 +66,7 @@ export async function runInstance(
     port: 0,
     store,
     agent,
-    limits: { maxSubscribersPerRun: 10_000, maxStreamsPerAddress: 10_000, maxConcurrentRuns: 10 },
+    limits: { maxSubscribersPerRun: 10_000, maxStreamsPerAddress: 10_000, maxConcurrentRuns },
   });
   process.on('message', async (message: { type: string }) => {
     if (message.type === 'go') {
@@ -87,6 +90,7 @@ export async function runInstance(
         heapUsed: m.heapUsed,
         subscribers: server.manager.subscriberCount(),
         cpuMs: (cpu.user + cpu.system) / 1000,
+        storeCommands: (server.store as { stats?: { commands: number } }).stats?.commands ?? 0,
       } satisfies Mem & { type: string });
     } else if (message.type === 'stop') {
       await server.close();
@@ -137,7 +141,7 @@ export function ask<T>(child: ChildProcess, type: 'arm' | 'go' | 'count' | 'mem'
   });
 }
 
-interface Subscriber {
+export interface Subscriber {
   events: number;
   /** False once an offset arrived out of order or twice. */
   inOrder: boolean;
@@ -145,7 +149,12 @@ interface Subscriber {
 }
 
 /** One SSE connection with a minimal parser: checks offsets, records each tick's latency. */
-function subscribe(url: string, token: string, latencies: number[], agent: http.Agent): Subscriber {
+export function subscribe(
+  url: string,
+  token: string,
+  latencies: number[],
+  agent: http.Agent,
+): Subscriber {
   const sub: Subscriber = { events: 0, inOrder: true, done: Promise.resolve() };
   let lastOffset = 0;
   sub.done = new Promise<void>((resolve, reject) => {

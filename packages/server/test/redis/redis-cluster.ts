@@ -23,6 +23,8 @@ export interface RedisCluster {
   primaryOf(key: string): Promise<ClusterNode>;
   /** A replica of `primary` now (asks the cluster). */
   replicaOf(primary: ClusterNode): Promise<ClusterNode>;
+  /** The nodes that are primaries now (asks the cluster). */
+  primaries(): Promise<ClusterNode[]>;
   /** Waits until every live node says `cluster_state:ok` and replicas are in sync. */
   waitHealthy(timeoutMs?: number): Promise<void>;
   /** Stops every node and removes their dirs. */
@@ -283,6 +285,13 @@ class TestCluster implements RedisCluster {
     const replica = rows.find((row) => row.role === 'slave' && row.primaryId === id);
     if (!replica) throw new Error(`${primary.address} has no replica`);
     return this.byAddress(replica.address);
+  }
+
+  async primaries(): Promise<ClusterNode[]> {
+    const rows = await this.topology();
+    return rows
+      .filter((row) => row.role === 'master' && row.slots.length > 0)
+      .map((row) => this.byAddress(row.address));
   }
 
   async waitHealthy(timeoutMs = 20_000): Promise<void> {

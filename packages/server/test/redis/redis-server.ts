@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 
 /**
  * A real `redis-server` for the tests: on 127.0.0.1, on a free port, in a temp dir,
@@ -17,6 +18,8 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Starts it again on the same port and dir (after `stop`). */
   restart(): Promise<void>;
+  /** Sends one command on a connection of its own (`INFO`, …). */
+  command(...args: string[]): Promise<unknown>;
   /** SIGSTOP: the process and its sockets stay, nothing is answered (a hung host). */
   pause(): void;
   /** SIGCONT after `pause`. */
@@ -94,6 +97,14 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     dir,
     stop,
     restart: start,
+    async command(...args: string[]) {
+      const client = new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 0 });
+      try {
+        return await client.call(args[0]!, ...args.slice(1));
+      } finally {
+        client.disconnect();
+      }
+    },
     pause: () => (child as ChildProcess | null)?.kill('SIGSTOP'),
     resume: () => (child as ChildProcess | null)?.kill('SIGCONT'),
     async dispose() {

@@ -82,6 +82,11 @@ export class RedisStore implements EventStore {
   private readonly log: (message: string) => void;
   private readonly waits = new WeakMap<RedisClient, Promise<void>>();
   private readonly cancelListeners = new Set<(runId: string) => void>();
+  /**
+   * Commands this store has sent (a pipeline counts each of its commands; ioredis' own,
+   * such as a cluster's slot refreshes, are not counted): what capacity planning needs.
+   */
+  readonly stats = { commands: 0 };
   private subscriber: RedisClient | null = null;
   private tails: LiveTails | null = null;
   private closed = false;
@@ -509,6 +514,7 @@ export class RedisStore implements EventStore {
   /** Runs one Redis operation; any failure of Redis itself becomes `store_unavailable`. */
   async call<T>(what: string, op: (client: Client) => Promise<T>): Promise<T> {
     await this.ready();
+    this.stats.commands++;
     try {
       return await op(this.client);
     } catch (error) {
@@ -531,6 +537,7 @@ export class RedisStore implements EventStore {
       const pipeline = this.client.pipeline() as Pipeline;
       build(pipeline);
       pipeline.wait(durable.replicas, durable.timeoutMs);
+      this.stats.commands += pipeline.length;
       results = await pipeline.exec();
     } catch (error) {
       throw this.failure(what, error);
