@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
+  CompilerState,
   Extractor,
   ExtractorConfig,
   ExtractorLogLevel,
@@ -65,61 +66,40 @@ export interface ReportResult {
 }
 
 /**
+ * The reports of `entries`; with `update` the committed files are written. The entries of
+ * one package share one TypeScript program (API Extractor's `CompilerState`): one program
+ * per package instead of one per entry.
+ */
+export function apiReports(entries: ApiEntry[], update: boolean): ReportResult[] {
+  const results: ReportResult[] = [];
+  for (const dir of new Set(entries.map((api) => api.dir))) {
+    const own = entries.filter((api) => api.dir === dir);
+    const files = own.map((api) => api.types);
+    const state = CompilerState.create(configOf(own[0]!, files, tmpdir()), {
+      additionalEntryPoints: files,
+    });
+    for (const api of own) results.push(apiReport(api, update, files, state));
+  }
+  return results;
+}
+
+/**
  * Makes one entry's report; with `update` it writes the committed file, else it only
  * compares. Documentation-comment lint (TSDoc) is off: the reports are about the surface.
  */
-export function apiReport(api: ApiEntry, update: boolean): ReportResult {
+function apiReport(
+  api: ApiEntry,
+  update: boolean,
+  files: string[],
+  compilerState: CompilerState,
+): ReportResult {
   const temp = mkdtempSync(join(tmpdir(), 'api-report-'));
   if (update) mkdirSync(join(api.dir, 'api'), { recursive: true });
   const messages: string[] = [];
   try {
-    const config = ExtractorConfig.prepare({
-      configObject: {
-        projectFolder: api.dir,
-        newlineKind: 'lf',
-        mainEntryPointFilePath: api.types,
-        compiler: {
-          overrideTsconfig: {
-            compilerOptions: {
-              target: 'ES2022',
-              module: 'NodeNext',
-              moduleResolution: 'NodeNext',
-              lib: ['ES2023', 'DOM', 'DOM.Iterable'],
-              jsx: 'react-jsx',
-              strict: true,
-              skipLibCheck: true,
-              types: ['node'],
-            },
-            files: [api.types],
-          },
-        },
-        apiReport: {
-          enabled: true,
-          reportFileName: api.report,
-          reportFolder: join(api.dir, 'api'),
-          reportTempFolder: temp,
-        },
-        docModel: { enabled: false },
-        dtsRollup: { enabled: false },
-        tsdocMetadata: { enabled: false },
-        messages: {
-          compilerMessageReporting: { default: { logLevel: ExtractorLogLevel.Warning } },
-          extractorMessageReporting: {
-            default: { logLevel: ExtractorLogLevel.Warning },
-            // The report itself says where a name is missing from the entry (an
-            // "ae-forgotten-export" note beside it): reviewed in the diff, not an error.
-            'ae-forgotten-export': { logLevel: ExtractorLogLevel.None, addToApiReportFile: true },
-            'ae-missing-release-tag': { logLevel: ExtractorLogLevel.None },
-            // Likewise "(undocumented)" beside a name without a doc comment.
-            'ae-undocumented': { logLevel: ExtractorLogLevel.None, addToApiReportFile: true },
-          },
-          tsdocMessageReporting: { default: { logLevel: ExtractorLogLevel.None } },
-        },
-      },
-      configObjectFullPath: undefined,
-      packageJsonFullPath: join(api.dir, 'package.json'),
-    });
+    const config = configOf(api, files, temp);
     Extractor.invoke(config, {
+      compilerState,
       localBuild: false,
       messageCallback: (message: ExtractorMessage) => {
         message.handled = true;
@@ -151,4 +131,54 @@ export function apiReport(api: ApiEntry, update: boolean): ReportResult {
 /** `// dist/index-DO_Pz13S.d.ts:24:3 - (ae-undocumented) …` -> `// (ae-undocumented) …` */
 function withoutPlaces(report: string): string {
   return report.replace(/^\/\/ dist\/\S+:\d+:\d+ - /gm, '// ');
+}
+
+/** API Extractor's settings for one entry; `files` are the program's roots. */
+function configOf(api: ApiEntry, files: string[], temp: string): ExtractorConfig {
+  return ExtractorConfig.prepare({
+    configObject: {
+      projectFolder: api.dir,
+      newlineKind: 'lf',
+      mainEntryPointFilePath: api.types,
+      compiler: {
+        overrideTsconfig: {
+          compilerOptions: {
+            target: 'ES2022',
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            lib: ['ES2023', 'DOM', 'DOM.Iterable'],
+            jsx: 'react-jsx',
+            strict: true,
+            skipLibCheck: true,
+            types: ['node'],
+          },
+          files,
+        },
+      },
+      apiReport: {
+        enabled: true,
+        reportFileName: api.report,
+        reportFolder: join(api.dir, 'api'),
+        reportTempFolder: temp,
+      },
+      docModel: { enabled: false },
+      dtsRollup: { enabled: false },
+      tsdocMetadata: { enabled: false },
+      messages: {
+        compilerMessageReporting: { default: { logLevel: ExtractorLogLevel.Warning } },
+        extractorMessageReporting: {
+          default: { logLevel: ExtractorLogLevel.Warning },
+          // The report itself says where a name is missing from the entry (an
+          // "ae-forgotten-export" note beside it): reviewed in the diff, not an error.
+          'ae-forgotten-export': { logLevel: ExtractorLogLevel.None, addToApiReportFile: true },
+          'ae-missing-release-tag': { logLevel: ExtractorLogLevel.None },
+          // Likewise "(undocumented)" beside a name without a doc comment.
+          'ae-undocumented': { logLevel: ExtractorLogLevel.None, addToApiReportFile: true },
+        },
+        tsdocMessageReporting: { default: { logLevel: ExtractorLogLevel.None } },
+      },
+    },
+    configObjectFullPath: undefined,
+    packageJsonFullPath: join(api.dir, 'package.json'),
+  });
 }

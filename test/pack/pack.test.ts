@@ -7,7 +7,7 @@ import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { awaitBuild } from '../shared-builds.js';
-import { apiEntries, apiReport } from './api-reports.js';
+import { apiEntries, apiReports } from './api-reports.js';
 
 /**
  * Ready to publish: every package under packages/ is built (the run's one build of them,
@@ -102,7 +102,7 @@ describe('packing: every package installs from its tarball and type-checks', () 
     timeout: 120_000,
   }, () => {
     expect(tarballs.size).toBe(manifests.length);
-    const results = apiEntries(dirs).map((api) => apiReport(api, false));
+    const results = apiReports(apiEntries(dirs), false);
     expect(results.map((result) => result.entry)).toContain('@resumable/server/testing');
     const changed = results.filter((result) => result.changed);
     expect(
