@@ -49,7 +49,7 @@ describe('Redis Cluster failover mid-run', () => {
     text: string,
     fail: (primary: ClusterNode, key: string) => Promise<void>,
   ) {
-    const tokens = 400;
+    const tokens = 250;
     const started = await postRun(a.url, prompt(text, { tokens, tokensPerSecond: 50 }));
     expect(started.status).toBe(201);
     const { runId, threadId, token } = started.json;
