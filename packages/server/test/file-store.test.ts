@@ -2,14 +2,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DirectoryFiles } from '../src/index.js';
 import type { FileStore, StoredFile } from '../src/stores/types.js';
-import { STORES, tempDir } from './helpers.js';
+import { CLUSTER_STORES, tempDir } from './helpers.js';
 
 /** Every `FileStore`: each store's own, and a files directory. */
 const FILE_STORES: Array<{
   name: string;
   open: (dir: string) => { files: FileStore; close(): Promise<void> };
 }> = [
-  ...STORES.map(({ name, create }) => ({
+  ...CLUSTER_STORES.map(({ name, create }) => ({
     name,
     open: (dir: string) => {
       const store = create(dir);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { replyTokens } from '../src/testing.js';
 import { expectedLog, expectedReply } from './expected.js';
-import { bearer, postRun, prompt, readEvents, STORES, waitFor } from './helpers.js';
+import { bearer, CLUSTER_STORES, postRun, prompt, readEvents, waitFor } from './helpers.js';
 
 import { FAST, SLOW, useHttpServer } from './http-server.js';
 
-describe.each(STORES)('HTTP runs endpoints on the $name store', ({ create }) => {
+describe.each(CLUSTER_STORES)('HTTP runs endpoints on the $name store', ({ create }) => {
   const ctx = useHttpServer(create);
 
   it('POST /runs answers 201 {runId, threadId, token} with Location', async () => {

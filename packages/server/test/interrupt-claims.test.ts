@@ -2,7 +2,7 @@ import { ResumableError } from '@resumable/protocol';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { CLAIM_GRACE_MS } from '../src/defaults.js';
 import { MemoryStore, type RunningServer } from '../src/index.js';
-import { STORES, serve, tempDir } from './helpers.js';
+import { CLUSTER_STORES, serve, tempDir } from './helpers.js';
 import {
   answer,
   approved,
@@ -26,7 +26,7 @@ async function shown(server: RunningServer, t: { runId: string; token: string })
  * A claim whose continuation run was never created (its creation failed, and so did the
  * release of the claim, or the server died in between) must not hold the interrupt forever.
  */
-describe.each(STORES)('an abandoned interrupt claim on the $name store', ({ create }) => {
+describe.each(CLUSTER_STORES)('an abandoned interrupt claim on the $name store', ({ create }) => {
   const dir = tempDir();
   const servers: RunningServer[] = [];
   afterAll(async () => {

@@ -3,14 +3,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { RedisStore } from '../src/stores/redis/redis-store.js';
 import { SqliteStore } from '../src/stores/sqlite/sqlite-store.js';
 import type { EventStore, InterruptAnswer } from '../src/stores/types.js';
-import { STORES, tempDir } from './helpers.js';
+import { CLUSTER_STORES, tempDir } from './helpers.js';
 import { testRedisUrl, uniquePrefix } from './redis/shared.js';
 
 const at = 1_700_000_000_000;
 const answer = (interruptId: string, status: 'resolved' | 'cancelled' = 'resolved') =>
   ({ interruptId, runId: 'ignored', status, answeredAt: at }) satisfies InterruptAnswer;
 
-describe.each(STORES)('interrupt ledger on the $name store', ({ create }) => {
+describe.each(CLUSTER_STORES)('interrupt ledger on the $name store', ({ create }) => {
   const dir = tempDir();
   afterAll(() => dir.cleanup());
 

@@ -1,12 +1,21 @@
 import Database from 'libsql';
 import { describe, expect, it } from 'vitest';
 import { type EventStore, MemoryStore, RedisStore, SqliteStore } from '../src/index.js';
-import { bearer, postRun, prompt, readEvents, STORES, serve, tempDir, waitFor } from './helpers.js';
+import {
+  bearer,
+  CLUSTER_STORES,
+  postRun,
+  prompt,
+  readEvents,
+  serve,
+  tempDir,
+  waitFor,
+} from './helpers.js';
 import { FAST, SLOW, useHttpServer } from './http-server.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-describe.each(STORES)('thread rename and delete on the $name store', ({ create }) => {
+describe.each(CLUSTER_STORES)('thread rename and delete on the $name store', ({ create }) => {
   const ctx = useHttpServer(create);
   const call = async (method: string, path: string, init: RequestInit = {}) => {
     const response = await fetch(`${ctx.base}${path}`, { method, ...init });

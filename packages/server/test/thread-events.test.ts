@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, SqliteStore, startServer, startServerRun } from '../src/index.js';
 import {
   bearer,
+  CLUSTER_STORES,
   type Frame,
   postRun,
   prompt,
@@ -54,7 +55,7 @@ async function readFor(url: string, headers: Record<string, string>, ms: number)
 const numbered = (jsons: string[], from = 1): Frame[] =>
   jsons.map((json, i) => ({ offset: from + i, json }));
 
-describe.each(STORES)('thread event stream on the $name store', ({ create }) => {
+describe.each(CLUSTER_STORES)('thread event stream on the $name store', ({ create }) => {
   const dir = tempDir();
   let server: RunningServer;
   beforeAll(async () => {

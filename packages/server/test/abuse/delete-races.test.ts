@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningServer, startServer } from '../../src/index.js';
 import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import type { EventStore } from '../../src/stores/types.js';
-import { bearer, postRun, prompt, STORES, tempDir } from '../helpers.js';
+import { bearer, CLUSTER_STORES, postRun, prompt, tempDir } from '../helpers.js';
 import { parseRaw, useStoreServer } from './util.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -30,7 +30,7 @@ function slowRequest(port: number, first: string) {
   };
 }
 
-describe.each(STORES)('abuse: requests racing a thread delete ($name)', ({ create }) => {
+describe.each(CLUSTER_STORES)('abuse: requests racing a thread delete ($name)', ({ create }) => {
   const ctx = useStoreServer(create, { files: { maxFileBytes: 1000, maxThreadBytes: 1000 } });
   const FAST = { tokens: 1, tokensPerSecond: 0 };
   const notFound = (threadId: string) => ({
@@ -148,7 +148,7 @@ function deletedBeforeCreateRun(create: (dir: string) => EventStore) {
   };
 }
 
-describe.each(STORES)(
+describe.each(CLUSTER_STORES)(
   'abuse: a thread deleted (another instance) just before createRun ($name)',
   ({ create }) => {
     const ctx = useStoreServer(deletedBeforeCreateRun(create));
