@@ -207,21 +207,25 @@ describe('Redis Cluster failover mid-run', () => {
     }
   }, 60_000);
 
-  it('a durable append waits for a replica: with the replica paused it fails after timeoutMs, and its retry is recognised as landed', async () => {
+  it('a durable append waits for a replica: shown to no reader until one has it; with the replica paused it fails after timeoutMs, and its retry is recognised as landed', async () => {
     const prefix = uniquePrefix();
-    const store = await connected(
-      new RedisStore({
-        cluster: cluster.seeds,
-        prefix,
-        log: () => {},
-        durableAppends: { replicas: 1, timeoutMs: 300 },
-      }),
-    );
+    const open = () =>
+      connected(
+        new RedisStore({
+          cluster: cluster.seeds,
+          prefix,
+          log: () => {},
+          durableAppends: { replicas: 1, timeoutMs: 300 },
+        }),
+      );
+    const [store, reader] = [await open(), await open()];
+    const stream = new RedisKeys(prefix).events('t', 'r');
     try {
       const ev = (offset: number) => ({ offset, json: `{"type":"CUSTOM","name":"e${offset}"}` });
       await store.createThread({ threadId: 't', token: 'x', createdAt: 1 });
       await store.createRun({ runId: 'r', threadId: 't', createdAt: 2, owner: 'me' });
       await store.append('r', [ev(1)]);
+      await waitFor(async () => (await reader.readEvents('r', 0, 10)).length === 1);
       const replica = await cluster.replicaOf(
         await cluster.primaryOf(new RedisKeys(prefix).thread('t')),
       );
@@ -237,21 +241,26 @@ describe('Redis Cluster failover mid-run', () => {
           message: 'Redis append: 0 of 1 replicas acknowledged it within 300 ms',
         });
         expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+        // The batch is on the primary, but no replica has it: no reader sees it.
+        expect(await store.readStream(stream, 0, 10)).toEqual([ev(1), ev(2)]);
+        expect(await reader.readEvents('r', 0, 10)).toEqual([ev(1)]);
       } finally {
         replica.resume();
       }
       await cluster.waitHealthy();
-      // The batch is on the primary: the same append again conflicts, expecting offset 3,
-      // which is how the run log knows it landed (and appends what follows it).
+      // The same append again conflicts, expecting offset 3: the run log knows it landed
+      // (and appends what follows it); a replica has it now, so readers see it.
       const again = await store.append('r', [ev(2)]).then(
         () => null,
         (error: unknown) => error,
       );
       expect(again).toEqual(new AppendConflictError('r', 3, 2));
+      await waitFor(async () => (await reader.readEvents('r', 0, 10)).length === 2);
       await store.append('r', [ev(3)]);
-      expect(await store.readEvents('r', 0, 10)).toEqual([ev(1), ev(2), ev(3)]);
+      await waitFor(async () => (await reader.readEvents('r', 0, 10)).length === 3);
+      expect(await reader.readEvents('r', 0, 10)).toEqual([ev(1), ev(2), ev(3)]);
     } finally {
-      await store.close();
+      await Promise.all([store.close(), reader.close()]);
     }
   }, 60_000);
 });

@@ -262,20 +262,57 @@ export class RedisStore implements EventStore {
     if (reply[0] === -1) throw runNotFound(runId);
     if (reply[0] === 0) {
       const expected = (reply as [number, number])[1];
+      // A durable retry that finds its batch landed: a replica has it now (WAIT said so).
+      if (durable && first !== -1 && expected > first) {
+        this.markDurable(threadId, runId, expected - 1, `${first}:${expected - 1}`);
+      }
       throw new AppendConflictError(runId, expected, first === -1 ? expected : first);
     }
     if (durable && events.length > 0) {
-      // Not waited for: a tail that misses it reads the stream (its offsets show the gap).
-      void this.call('publish', (c) => c.spublish(live, livePayload(events))).catch(() => 0);
+      const last = events[events.length - 1]!.offset;
+      this.markDurable(threadId, runId, last, livePayload(events));
     }
     if (end) await this.indexEnded(threadId, runId, end.endedAt);
+  }
+
+  /**
+   * Readers may see up to `offset` now (a replica acknowledged it), and live tails hear of
+   * it. Not waited for: a mark that fails is made by the run's next append, and a tail
+   * that misses the message reads the stream (its offsets show the gap).
+   */
+  private markDurable(threadId: string, runId: string, offset: number, message: string): void {
+    const k = this.keys;
+    void this.call('markDurable', (c) =>
+      c.rsMarkDurable(k.run(threadId, runId), offset, k.runLive(threadId, runId), message),
+    ).catch(() => 0);
   }
 
   async readEvents(runId: string, after: number, limit: number): Promise<StoredEvent[]> {
     if (limit <= 0) return [];
     const threadId = await this.runs.threadOf(runId);
     if (threadId === null) return [];
-    return this.readStream(this.keys.events(threadId, runId), after, limit);
+    return this.readRun(threadId, runId, after, limit);
+  }
+
+  /** A run's events after `after`: with durable appends, only those a replica has (`READ_EVENTS`). */
+  private async readRun(
+    threadId: string,
+    runId: string,
+    after: number,
+    limit: number,
+  ): Promise<StoredEvent[]> {
+    const k = this.keys;
+    if (!this.durability) return this.readStream(k.events(threadId, runId), after, limit);
+    const entries = (await this.call('readEvents', (c) =>
+      c.rsReadEvents(
+        k.run(threadId, runId),
+        k.events(threadId, runId),
+        k.lease(threadId, runId),
+        after + 1,
+        limit,
+      ),
+    )) as Array<[string, string[]]>;
+    return entries.map(([id, fields]) => ({ offset: offsetOf(id), json: fields[1] ?? 'null' }));
   }
 
   /** Entries of a stream after `after` (an offset), at most `limit`. */
@@ -345,10 +382,9 @@ export class RedisStore implements EventStore {
     let stop: (() => void) | null = null;
     let stopped = false;
     const follow = (threadId: string) => {
-      const key = this.keys.events(threadId, runId);
       const source = {
         channel: this.keys.runLive(threadId, runId),
-        read: (from: number, limit: number) => this.readStream(key, from, limit),
+        read: (from: number, limit: number) => this.readRun(threadId, runId, from, limit),
       };
       stop = this.liveTails().add(`run ${runId}`, source, after, onEvents, onError);
     };

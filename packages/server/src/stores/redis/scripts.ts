@@ -99,13 +99,14 @@ return out
  * The conditional append (store rule 1).
  * KEYS: run, events (stream), lease, thread's running runs (set).
  * ARGV: runId, firstOffset, count, hasEnd (0|1), status, endedAt, snapshot, eventsTtlMs,
- *       live channel ('' = publish nothing here: a durable append publishes once a
- *       replica has it), json × count.
+ *       live channel ('' = a durable append: publish nothing here, see below), json × count.
  * → {1} stored, {0, expectedOffset} conflict (nothing written), {-1} no such run.
  *
  * Entry ids are `<offset>-0`, so the stream's ids are the run's offsets and a reader can
  * resume with `XRANGE` from an offset with no lookup. The terminal append releases the
- * thread's claim (its running set) in the same step.
+ * thread's claim (its running set) in the same step. A durable append is published by
+ * `MARK_DURABLE` once a replica has it; here it only records that everything before it
+ * is durable (its producer sent it after the previous append's `WAIT` succeeded).
  */
 export const APPEND = `#!lua
 ${LIVE_PUBLISH_LUA}
@@ -119,6 +120,10 @@ for i = 1, count do
   redis.call('XADD', KEYS[2], string.format('%d-0', first + i - 1), 'e', ARGV[9 + i])
 end
 redis.call('HSET', KEYS[1], 'lastOffset', last + count)
+if ARGV[9] == '' then
+  local durable = tonumber(redis.call('HGET', KEYS[1], 'durable') or '0')
+  if last > durable then redis.call('HSET', KEYS[1], 'durable', last) end
+end
 if ARGV[4] == '1' then
   redis.call('HSET', KEYS[1], 'status', ARGV[5], 'endedAt', ARGV[6], 'snapshot', ARGV[7])
   redis.call('SREM', KEYS[4], ARGV[1])
@@ -128,6 +133,37 @@ if ARGV[4] == '1' then
 end
 publishLive(ARGV[9], first, 10)
 return {1}
+`;
+
+/**
+ * After a durable append's `WAIT`: its events are on a replica.
+ * KEYS: run. ARGV: last durable offset, live channel, live message ('' = none).
+ * Moves the run's `durable` mark up to the offset (never down) and publishes the batch.
+ */
+export const MARK_DURABLE = `#!lua
+local durable = tonumber(redis.call('HGET', KEYS[1], 'durable') or '0')
+if tonumber(ARGV[1]) > durable then redis.call('HSET', KEYS[1], 'durable', ARGV[1]) end
+if ARGV[3] ~= '' then redis.call('SPUBLISH', ARGV[2], ARGV[3]) end
+return 1
+`;
+
+/**
+ * A run's events after an offset, for readers.
+ * KEYS: run, events, lease. ARGV: first offset wanted, limit.
+ * → XRANGE entries. While the run's producer holds its lease, a durable run is read only
+ * up to its `durable` mark: an event a replica has not acknowledged yet is shown to no
+ * one (a failover may lose it). A run without a producer is read whole: what is stored is
+ * all there will be (the sweep ends it after its last event).
+ */
+export const READ_EVENTS = `#!lua flags=no-writes
+local upto = '+'
+local durable = redis.call('HGET', KEYS[1], 'durable')
+if durable and redis.call('HGET', KEYS[1], 'status') == 'running'
+  and redis.call('EXISTS', KEYS[3]) == 1 then
+  if tonumber(durable) < tonumber(ARGV[1]) then return {} end
+  upto = durable .. '-0'
+end
+return redis.call('XRANGE', KEYS[2], ARGV[1] .. '-0', upto, 'COUNT', ARGV[2])
 `;
 
 /** KEYS: lease. ARGV: owner, ttlMs. → 1 held by owner now, 0 held by someone else. */
@@ -238,6 +274,8 @@ export const SCRIPTS = {
   rsGetRun: { lua: GET_RUN, numberOfKeys: 2 },
   rsListRuns: { lua: LIST_RUNS, numberOfKeys: 1 },
   rsAppend: { lua: APPEND, numberOfKeys: 4 },
+  rsMarkDurable: { lua: MARK_DURABLE, numberOfKeys: 1 },
+  rsReadEvents: { lua: READ_EVENTS, numberOfKeys: 3 },
   rsAcquireLease: { lua: ACQUIRE_LEASE, numberOfKeys: 1 },
   rsRenewLease: { lua: RENEW_LEASE, numberOfKeys: 2 },
   rsReleaseLease: { lua: RELEASE_LEASE, numberOfKeys: 1 },
