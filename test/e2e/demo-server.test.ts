@@ -1,12 +1,17 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type Supervisor, superviseServer } from '../../apps/demo/server/supervisor.js';
 
 /**
  * The demo's API server process without a browser: the supervisor, the chaos endpoints and
- * their answers to bad input, exactly.
+ * their answers to bad input, exactly. And `pnpm dev` as a terminal shows it: nothing a
+ * newcomer cannot act on, a port in use said in words.
  */
 
 let tmp: string;
@@ -149,5 +154,121 @@ describe('the demo API server', () => {
     expect(snapshot.body.status).toBe('error');
     expect((snapshot.body.error as { code: string }).code).toBe('agent_lost');
     expect(snapshot.body.lastOffset).toBeGreaterThan(2);
+  });
+});
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+/** `pnpm dev` (the root script's command), its output collected, stdout and stderr apart. */
+function pnpmDev(env: Record<string, string>) {
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@resumable/source', '--import', 'tsx', 'apps/demo/server/dev.ts'],
+    {
+      cwd: repoRoot,
+      // As `pnpm dev` runs it (the port message names the script); the store in memory.
+      env: { ...process.env, npm_lifecycle_event: 'dev', RESUMABLE_STORE: 'memory', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const out = { stdout: '', stderr: '' };
+  child.stdout.on('data', (chunk: Buffer) => (out.stdout += chunk));
+  child.stderr.on('data', (chunk: Buffer) => (out.stderr += chunk));
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  return { child, out, exited };
+}
+
+/** Resolves once `text()` holds `pattern`'s match; fails after `timeoutMs` with the output. */
+async function waitForOutput(text: () => string, pattern: RegExp, timeoutMs = 30_000) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const match = pattern.exec(text());
+    if (match) return match;
+    if (Date.now() > until) throw new Error(`no ${pattern} after ${timeoutMs} ms in:\n${text()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A port some other process holds (an ephemeral one, held by this test). */
+async function busyPort(): Promise<{ port: number; server: Server }> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { port: (server.address() as { port: number }).port, server };
+}
+
+/** What `pnpm dev` says, word for word, when `port` is taken. */
+const portInUse = (port: number, whose: string, variable: string) =>
+  `\nPort ${port} (${whose}) is already in use — another \`pnpm dev\` or \`pnpm preview\` still running?\n` +
+  `  Free it: stop that process (\`lsof -i :${port}\` or \`ss -ltnp 'sport = :${port}'\` shows which one).\n` +
+  `  Or use another port: ${variable}=${port + 1} pnpm dev\n\n`;
+
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+describe('pnpm dev in a terminal', () => {
+  test('prints the URL to open and no warning a newcomer cannot act on (the client address is set)', async () => {
+    const dev = pnpmDev({ PORT: '0', WEB_PORT: '0' });
+    children.push(dev.child);
+    const [, apiOrigin] = await waitForOutput(
+      () => dev.out.stdout,
+      /\(API on (http:\/\/127\.0\.0\.1:\d+)\/api, proxied under \/api; Ctrl-C stops both\)/,
+    );
+    // A run started and read: each request's client address is looked up.
+    const started = await fetch(`${apiOrigin}/api/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ id: 'u1', role: 'user', content: 'Hello' }] }),
+    });
+    expect(started.status).toBe(201);
+    const run = (await started.json()) as { runId: string; token: string };
+    const events = await fetch(`${apiOrigin}/api/runs/${run.runId}/events?after=0`, {
+      headers: { authorization: `Bearer ${run.token}` },
+    });
+    expect(events.status).toBe(200);
+    await events.body!.cancel();
+    dev.child.kill('SIGINT');
+    expect(await dev.exited).toBe(0);
+    const all = dev.out.stdout + dev.out.stderr;
+    // Before the demo passed the socket on, every `pnpm dev` printed "[resumable] a request
+    // came with no client address (set clientAddress on this host)…".
+    expect(all).not.toContain('client address');
+    expect(dev.out.stderr).toBe('');
+    expect(dev.out.stdout).toMatch(/\n {2}Resumable demo ready\n\n {2}➜ {2}Open http:\/\/\S+\/\n/);
+    // Vite may still log its dependency scan between the two.
+    const lines = dev.out.stdout.split('\n');
+    expect(lines).toContain('Stopping the demo…');
+    expect(lines.slice(-2)).toEqual(['Stopped.', '']);
+  });
+
+  test("the API server's port in use: which port, how to free or change it, and no stack trace", async () => {
+    const { port, server } = await busyPort();
+    try {
+      const dev = pnpmDev({ PORT: String(port), WEB_PORT: '0' });
+      children.push(dev.child);
+      expect(await dev.exited).toBe(1);
+      expect(dev.out.stderr).toBe(portInUse(port, 'the API server', 'PORT'));
+      expect(dev.out.stdout).toBe('');
+    } finally {
+      server.close();
+    }
+  });
+
+  test("the web app's port in use: said the same way, and the API server it started is stopped", async () => {
+    const { port, server } = await busyPort();
+    try {
+      const dev = pnpmDev({ PORT: '0', WEB_PORT: String(port) });
+      children.push(dev.child);
+      expect(await dev.exited).toBe(1);
+      expect(dev.out.stderr).toBe(portInUse(port, 'the web app', 'WEB_PORT'));
+      const [, apiOrigin] = /API server listening on (http:\/\/127\.0\.0\.1:\d+)\/api/.exec(
+        dev.out.stdout,
+      )!;
+      await expect(fetch(`${apiOrigin}/api/runs/x`)).rejects.toThrow('fetch failed');
+    } finally {
+      server.close();
+    }
   });
 });

@@ -1,15 +1,25 @@
 import { fileURLToPath } from 'node:url';
 import { createServer } from 'vite';
-import { printReady, runWithApi } from './run.js';
+import { printReady, runWithApi, webPort } from './run.js';
 
 /** `pnpm dev`: the API server (restartable child process) and the Vite dev server. */
-await runWithApi(async (api) => {
-  const vite = await createServer({
-    root: fileURLToPath(new URL('..', import.meta.url)),
-    configFile: fileURLToPath(new URL('../vite.config.ts', import.meta.url)),
-  });
-  await vite.listen();
-  // The app's URL, last and alone: the API's own URL answers JSON 404s to a browser.
-  printReady(vite.resolvedUrls?.local[0] ?? `http://localhost:${vite.config.server.port}/`, api);
-  return vite;
+const port = webPort(5173);
+await runWithApi({
+  port,
+  async start(api) {
+    const vite = await createServer({
+      root: fileURLToPath(new URL('..', import.meta.url)),
+      configFile: fileURLToPath(new URL('../vite.config.ts', import.meta.url)),
+      server: { port },
+    });
+    try {
+      await vite.listen();
+    } catch (error) {
+      await vite.close();
+      throw error;
+    }
+    // The app's URL, last and alone: the API's own URL answers JSON 404s to a browser.
+    printReady(vite.resolvedUrls?.local[0] ?? `http://localhost:${port}/`, api);
+    return vite;
+  },
 });

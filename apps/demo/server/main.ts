@@ -3,6 +3,7 @@ import { serve } from '@hono/node-server';
 import { createResumableApp } from '@resumable/server';
 import { pickAgent } from './agent.js';
 import { CHAOS_PREFIX, createChaos } from './chaos.js';
+import { portInUseMessage } from './port-in-use.js';
 import { createDemoRoutes, DEMO_PREFIX } from './server-run.js';
 
 /**
@@ -40,11 +41,14 @@ await resumable.ready;
 
 const server = serve(
   {
-    fetch: (request) => {
+    // `env` carries the socket the request came on: the server reads the client's address
+    // from it for its per-address limits (without it every client shares one count, and the
+    // server warns about it).
+    fetch: (request, env) => {
       const path = new URL(request.url).pathname;
       if (path.startsWith(CHAOS_PREFIX)) return chaos.fetch(request);
       if (path.startsWith(DEMO_PREFIX)) return demo.fetch(request);
-      return resumable.app.fetch(request);
+      return resumable.app.fetch(request, env);
     },
     port,
     hostname,
@@ -54,6 +58,14 @@ const server = serve(
     process.send?.({ type: 'ready', port: info.port });
   },
 );
+
+server.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EADDRINUSE') throw error;
+  // Under the supervisor (`pnpm dev`), it says so in its own words; run alone, say it here.
+  if (process.send) process.send({ type: 'port-in-use', port });
+  else console.error(portInUseMessage(port, 'PORT'));
+  process.exit(1);
+});
 
 let closing = false;
 async function shutdown() {

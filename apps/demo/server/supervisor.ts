@@ -1,6 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { PortInUseError } from './port-in-use.js';
 
 /**
  * Runs the demo's API server (`server/main.ts`) as a child process and starts it again when
@@ -58,8 +59,9 @@ export interface Supervisor {
   close(): Promise<void>;
 }
 
-interface ReadyMessage {
-  type: 'ready';
+/** What the child tells its supervisor: it listens, or its port is taken. */
+interface ChildMessage {
+  type: 'ready' | 'port-in-use';
   port: number;
 }
 
@@ -107,7 +109,12 @@ export async function superviseServer(options: SupervisorOptions = {}): Promise<
         reject(new Error(`API server did not start within ${startTimeoutMs} ms`));
         proc.kill('SIGKILL');
       }, startTimeoutMs);
-      proc.on('message', (message: ReadyMessage) => {
+      proc.on('message', (message: ChildMessage) => {
+        if (message?.type === 'port-in-use') {
+          clearTimeout(timer);
+          reject(new PortInUseError(port, 'PORT'));
+          return;
+        }
         if (message?.type !== 'ready') return;
         clearTimeout(timer);
         port = message.port;
