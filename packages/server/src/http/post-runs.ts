@@ -120,7 +120,10 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
         ...(parsed.runId === undefined ? {} : { firstRunId: parsed.runId }),
       };
       createdHere = await store.createThread(fresh);
-      thread = createdHere ? fresh : await ctx.loadThread(threadId);
+      thread = createdHere ? fresh : await store.getThread(threadId);
+      // Refused, yet no thread: the id is a deleted thread's, never a thread again (a
+      // retry of its first POST included).
+      if (!thread) throw new ResumableError('thread_not_found', `thread ${threadId} was deleted`);
       if (thread !== fresh) {
         // Another request created it first: its token is required like for any thread.
         threadExists = true;
@@ -221,7 +224,8 @@ export function postRunsRoute(ctx: RouteContext, options: PostRunsOptions): Hono
 async function forgetThread(ctx: RouteContext, threadId: string): Promise<void> {
   try {
     if ((await ctx.store.listRuns(threadId, 1)).length === 0) {
-      await ctx.store.threadEdits.remove(threadId);
+      // No tombstone: the POST's retry makes it again.
+      await ctx.store.threadEdits.remove(threadId, { tombstone: false });
     }
   } catch (error) {
     ctx.manager.log(

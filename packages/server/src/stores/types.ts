@@ -160,7 +160,11 @@ export interface EventStore {
    */
   readonly shared: boolean;
 
-  /** Creates the thread; false (and no change) when the id already exists. */
+  /**
+   * Creates the thread; false (and no change) when the id already exists, or belonged to a
+   * thread deleted with a tombstone (`ThreadEdits.remove`): a deleted thread's id is never
+   * a thread again, so a retried POST cannot bring it back. Atomic with the tombstone.
+   */
   createThread(thread: ThreadRecord): Promise<boolean>;
   getThread(threadId: string): Promise<ThreadRecord | null>;
 
@@ -308,9 +312,13 @@ export interface ThreadEdits {
   rename(threadId: string, title: string, updatedAt: number): Promise<boolean>;
   /**
    * Deletes the thread, its runs, their events and its history (its files are the
-   * `FileStore`'s). The caller has ended the thread's running runs first.
+   * `FileStore`'s), so that their bytes are gone from where the store keeps them (SQLite:
+   * overwritten, and the WAL truncated). The caller has ended the thread's running runs
+   * first. Leaves a tombstone — the id, no more — that `createThread` refuses, unless
+   * `tombstone` is false (a thread that never had a run, removed after its first run
+   * failed to start: its POST's retry must be able to make it).
    */
-  remove(threadId: string): Promise<void>;
+  remove(threadId: string, options?: { tombstone?: boolean }): Promise<void>;
 }
 
 /** An uploaded file's description (`POST /threads/{id}/files`). */

@@ -53,21 +53,15 @@ describe.each(CLUSTER_STORES)('abuse: requests racing a thread delete ($name)', 
     expect(deleted.status).toBe(204);
     return upload;
   };
-  /** The thread made again under `threadId`: its token. */
+  /** An attempt to make the thread again under `threadId`: its status and body. */
   const makeAgain = async (threadId: string) => {
-    const { json: again } = await postRun(ctx.server.url, { ...prompt('again', FAST), threadId });
-    await ctx.server.manager.waitForRun(again.runId);
-    return again.token;
+    const { status, json } = await postRun(ctx.server.url, { ...prompt('again', FAST), threadId });
+    return { status, json };
   };
-  /** The status of an upload of the thread's whole budget (1000 bytes). */
-  const uploadAll = async (threadId: string, token: string) =>
-    (
-      await fetch(`${ctx.server.url}/threads/${threadId}/files?name=b.txt`, {
-        method: 'POST',
-        headers: { ...bearer(token), 'Content-Type': 'text/plain' },
-        body: 'c'.repeat(1000),
-      })
-    ).status;
+  const buried = (threadId: string) => ({
+    status: 404,
+    json: { error: { code: 'thread_not_found', message: `thread ${threadId} was deleted` } },
+  });
 
   it('an upload whose thread is deleted while its body comes in: 404, and nothing is left', async () => {
     const threadId = `race-upload-${Math.random().toString(36).slice(2)}`;
@@ -76,18 +70,20 @@ describe.each(CLUSTER_STORES)('abuse: requests racing a thread delete ($name)', 
     // of that id again, and counted against its budget).
     const answer = await upload.finish('b'.repeat(500));
     expect([answer.status, JSON.parse(answer.body)]).toEqual([404, notFound(threadId)]);
-    expect(await uploadAll(threadId, await makeAgain(threadId))).toBe(201);
+    // A deleted thread is never made again (issue 26): no thread can receive its bytes.
+    expect(await makeAgain(threadId)).toEqual(buried(threadId));
+    expect(await ctx.server.store.getThread(threadId)).toBe(null);
   });
 
-  it('an upload racing a delete and a re-create: 404, none of its bytes in the new thread', async () => {
+  it('an upload racing a delete and an attempt to make the thread again: 404 for both', async () => {
     const threadId = `race-recreate-${Math.random().toString(36).slice(2)}`;
     const upload = await uploadThenDelete(threadId);
-    const token = await makeAgain(threadId);
+    // Before issue 26 the thread was made again here, and the old thread's 1000 bytes went
+    // into it until the route took them back; now the id stays a deleted thread's.
+    expect(await makeAgain(threadId)).toEqual(buried(threadId));
     const answer = await upload.finish('b'.repeat(500));
     expect([answer.status, JSON.parse(answer.body)]).toEqual([404, notFound(threadId)]);
-    // Before: the old thread's 1000 bytes were stored into the new thread (until the
-    // sweep), so its whole budget was taken: 413.
-    expect(await uploadAll(threadId, token)).toBe(201);
+    expect(await ctx.server.store.getThread(threadId)).toBe(null);
   });
 });
 
@@ -98,9 +94,9 @@ describe('abuse: a run started while its thread is being deleted (SQLite)', () =
     // A store whose removal takes 400 ms (a slow disk, a remote store): the window is wide.
     const store = new SqliteStore({ path: join(dir.path, 'runs.db') });
     const remove = store.threadEdits.remove.bind(store.threadEdits);
-    store.threadEdits.remove = async (threadId: string) => {
+    store.threadEdits.remove = async (threadId, options) => {
       await sleep(400);
-      return remove(threadId);
+      return remove(threadId, options);
     };
     server = await startServer({ port: 0, store, log: () => {} });
   });

@@ -7,14 +7,15 @@ afterAll(async () => {
   for (const server of servers) await server.close();
 });
 
-describe('POST /runs on a thread deleted and made again while the request was read (55e19f1)', () => {
+describe('POST /runs on a thread deleted while the request was read (55e19f1)', () => {
   /**
    * The route's thread read is handed to the thread guard and not read again; the commit
    * says a thread deleted since is refused by createRun. A thread made again under the same
-   * id (another client, another token) is not: the run goes into the new thread, and the
-   * 201 carries the old thread's token. The upload route checks `token` for exactly this.
+   * id (another client, another token) was not: the run went into the new thread, and the
+   * 201 carried the old thread's token. Since issue 26 the id cannot be made again (its
+   * tombstone); the late POST still answers 404 and stores nothing.
    */
-  it('answers 404 thread_not_found, and the new thread holds none of it', async () => {
+  it('answers 404 thread_not_found, and the id cannot be made again meanwhile', async () => {
     const store = new MemoryStore();
     let gate: Promise<void> | null = null;
     let open: () => void = () => {};
@@ -49,25 +50,23 @@ describe('POST /runs on a thread deleted and made again while the request was re
       headers: bearer(a.token),
     });
     expect(deleted.status).toBe(204);
-    // Someone else makes a thread under the same id (ids are the client's to choose).
-    const { status, json: b } = await postRun(server.url, {
+    // Someone else tries to make a thread under the same id (ids are the client's to
+    // choose): since issue 26 a deleted thread's id is never a thread again.
+    const again = await postRun(server.url, {
       ...prompt('theirs', { tokens: 1 }, 'b1'),
       threadId: a.threadId,
     });
-    expect(status).toBe(201);
-    expect(b.token).not.toBe(a.token);
+    expect([again.status, again.json]).toEqual([
+      404,
+      { error: { code: 'thread_not_found', message: `thread ${a.threadId} was deleted` } },
+    ]);
     open();
     const late = await pending;
-    const history = await fetch(`${server.url}/threads/${a.threadId}/messages`, {
-      headers: bearer(b.token),
-    });
-    const ids = ((await history.json()) as { messages: Array<{ id: string }> }).messages.map(
-      (m) => m.id,
-    );
     expect([
       late.status,
       (late.json.error as { code?: string } | undefined)?.code,
-      ids.includes('u2'),
-    ]).toEqual([404, 'thread_not_found', false]);
+      await store.getThread(a.threadId),
+      await store.getRun(late.json.runId ?? 'none'),
+    ]).toEqual([404, 'thread_not_found', null, null]);
   });
 });

@@ -56,6 +56,8 @@ export class MemoryStore implements EventStore {
   readonly shared = false;
   readonly interrupts = new MemoryInterruptLedger();
   private readonly threads = new Map<string, MemoryThread>();
+  /** Ids of deleted threads (`ThreadEdits.remove`'s tombstones): never threads again. */
+  private readonly deleted = new Set<string>();
   private readonly runs = new Map<string, MemoryRun>();
   /** Ended runs that still have events, in the order they ended (evicted first). */
   private readonly ended = new Set<string>();
@@ -79,7 +81,8 @@ export class MemoryStore implements EventStore {
       Object.assign(thread.record, { title, updatedAt });
       return true;
     },
-    remove: async (threadId) => {
+    remove: async (threadId, options) => {
+      if (options?.tombstone !== false) this.deleted.add(threadId);
       const thread = this.threads.get(threadId);
       if (!thread) return;
       for (const runId of thread.runs) {
@@ -98,7 +101,7 @@ export class MemoryStore implements EventStore {
   }
 
   async createThread(thread: ThreadRecord): Promise<boolean> {
-    if (this.threads.has(thread.threadId)) return false;
+    if (this.threads.has(thread.threadId) || this.deleted.has(thread.threadId)) return false;
     this.threads.set(thread.threadId, {
       record: { ...thread },
       runs: [],

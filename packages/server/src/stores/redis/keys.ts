@@ -10,6 +10,7 @@
  * | key | type | holds |
  * |---|---|---|
  * | `{T}:thread` | hash | token, createdAt, title, run and message counters |
+ * | `{T}:deleted` | string | the thread's tombstone (when it was deleted): its id is never a thread again |
  * | `{T}:runs` | sorted set | run ids scored by creation order |
  * | `{T}:running` | set | ids of the thread's runs still running (the one-run claim) |
  * | `{T}:history` | sorted set | message ids scored by history position |
@@ -57,6 +58,9 @@ export class RedisKeys {
 
   thread(threadId: string): string {
     return `${this.tag(threadId)}:thread`;
+  }
+  deleted(threadId: string): string {
+    return `${this.tag(threadId)}:deleted`;
   }
   threadRuns(threadId: string): string {
     return `${this.tag(threadId)}:runs`;

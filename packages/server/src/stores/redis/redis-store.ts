@@ -141,6 +141,7 @@ export class RedisStore implements EventStore {
     const reply = await this.call('createThread', (c) =>
       c.rsCreateThread(
         this.keys.thread(thread.threadId),
+        this.keys.deleted(thread.threadId),
         thread.token,
         thread.createdAt,
         thread.firstRunId ?? '',

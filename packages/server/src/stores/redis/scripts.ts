@@ -12,9 +12,12 @@ import { LIVE_PUBLISH_LUA } from './live.js';
  * `flags=no-writes` so they also run while Redis refuses writes.
  */
 
-/** KEYS: thread. ARGV: token, createdAt, firstRunId ('' = none). → 1 created, 0 existed. */
+/**
+ * KEYS: thread, its tombstone. ARGV: token, createdAt, firstRunId ('' = none). → 1 created,
+ * 0 existed or was deleted.
+ */
 export const CREATE_THREAD = `#!lua
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'token', ARGV[1], 'createdAt', ARGV[2], 'runSeq', 0, 'msgSeq', 0)
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'firstRunId', ARGV[3]) end
 return 1
@@ -269,7 +272,7 @@ return redis.call('DEL', unpack(KEYS))
 `;
 
 export const SCRIPTS = {
-  rsCreateThread: { lua: CREATE_THREAD, numberOfKeys: 1 },
+  rsCreateThread: { lua: CREATE_THREAD, numberOfKeys: 2 },
   rsCreateRun: { lua: CREATE_RUN, numberOfKeys: 5 },
   rsGetRun: { lua: GET_RUN, numberOfKeys: 2 },
   rsListRuns: { lua: LIST_RUNS, numberOfKeys: 1 },

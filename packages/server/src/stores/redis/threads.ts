@@ -26,12 +26,16 @@ export class RedisThreadEdits implements ThreadEdits {
   }
 
   /**
-   * Deletes the thread's keys (all in its slot; the thread's own hash last, so a deletion
+   * Leaves the thread's tombstone first (`createThread` refuses its id from then on), then
+   * deletes the thread's keys (all in its slot; the thread's own hash last, so a deletion
    * cut short is done again by the next one), then what points at them from outside: its
    * runs' ids and their index entries.
    */
-  async remove(threadId: string): Promise<void> {
+  async remove(threadId: string, options?: { tombstone?: boolean }): Promise<void> {
     const k = this.store.keys;
+    if (options?.tombstone !== false) {
+      await this.store.call('removeThread', (c) => c.set(k.deleted(threadId), String(Date.now())));
+    }
     const runIds = await this.store.call('removeThread', (c) =>
       c.zrange(k.threadRuns(threadId), '0', '-1'),
     );

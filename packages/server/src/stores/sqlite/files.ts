@@ -1,5 +1,6 @@
 import type Database from 'libsql';
 import type { FileStore, StoredFile } from '../types.js';
+import { eraseDeleted } from './erase.js';
 
 const FILES_SCHEMA = `
 CREATE TABLE IF NOT EXISTS files (
@@ -42,7 +43,7 @@ export class SqliteFiles implements FileStore {
   private readonly removeOneTx: (threadId: string, fileId: string) => void;
 
   constructor(
-    db: Database.Database,
+    private readonly db: Database.Database,
     private readonly guard: <T>(fn: () => T) => T,
   ) {
     db.exec(FILES_SCHEMA);
@@ -119,11 +120,17 @@ export class SqliteFiles implements FileStore {
   }
 
   async removeThread(threadId: string): Promise<void> {
-    this.guard(() => this.removeTx(threadId));
+    this.guard(() => {
+      this.removeTx(threadId);
+      eraseDeleted(this.db);
+    });
   }
 
   async remove(threadId: string, fileId: string): Promise<void> {
-    this.guard(() => this.removeOneTx(threadId, fileId));
+    this.guard(() => {
+      this.removeOneTx(threadId, fileId);
+      eraseDeleted(this.db);
+    });
   }
 
   async markReferenced(threadId: string, fileId: string): Promise<void> {
@@ -131,7 +138,11 @@ export class SqliteFiles implements FileStore {
   }
 
   async sweepUnreferenced(createdBefore: number, limit: number): Promise<number> {
-    return this.guard(() => this.sweepTx(createdBefore, limit));
+    return this.guard(() => {
+      const swept = this.sweepTx(createdBefore, limit);
+      if (swept > 0) eraseDeleted(this.db);
+      return swept;
+    });
   }
 }
 

@@ -31,7 +31,7 @@ export interface SqliteStoreOptions {
   synchronous?: 'NORMAL' | 'FULL';
 }
 
-const SCHEMA_VERSION = 3;
+const SCHEMA_VERSION = 4;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS threads (
@@ -62,6 +62,11 @@ CREATE TABLE IF NOT EXISTS events (
   event_offset INTEGER NOT NULL,
   json         TEXT NOT NULL,
   PRIMARY KEY (run_id, event_offset)
+) WITHOUT ROWID;
+-- Tombstones: ids of deleted threads, which are never threads again (createThread).
+CREATE TABLE IF NOT EXISTS deleted_threads (
+  thread_id  TEXT PRIMARY KEY,
+  deleted_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS messages (
   thread_id  TEXT NOT NULL,
@@ -137,6 +142,8 @@ export class SqliteStore implements EventStore {
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
     db.pragma('busy_timeout = 5000');
+    // A deleted row's bytes are overwritten, not left in free pages (see erase.ts).
+    db.pragma('secure_delete = ON');
     // libsql ignores `simple: true` and answers `{user_version: n}`: read either shape.
     const pragma = db.pragma('user_version', { simple: true }) as number | { user_version: number };
     const version = typeof pragma === 'number' ? pragma : Number(pragma.user_version);
@@ -155,12 +162,15 @@ export class SqliteStore implements EventStore {
         ALTER TABLE threads ADD COLUMN title TEXT;
         ALTER TABLE threads ADD COLUMN updated_at INTEGER;`);
     }
+    // Version 4 adds deleted_threads (created by SCHEMA): an older server would not read
+    // the tombstones, and would let a deleted thread be made again.
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
     this.interrupts = new SqliteInterruptLedger(db, (fn) => this.guard(fn));
 
     this.stmt = {
       insertThread: db.prepare(
-        'INSERT OR IGNORE INTO threads (thread_id, token, created_at, first_run_id) VALUES (?, ?, ?, ?)',
+        `INSERT OR IGNORE INTO threads (thread_id, token, created_at, first_run_id)
+         SELECT ?1, ?2, ?3, ?4 WHERE NOT EXISTS (SELECT 1 FROM deleted_threads WHERE thread_id = ?1)`,
       ),
       getThread: db.prepare(
         `SELECT thread_id, token, created_at, first_run_id, title, updated_at

@@ -1,5 +1,6 @@
 import type Database from 'libsql';
 import type { ThreadEdits } from '../types.js';
+import { eraseDeleted } from './erase.js';
 
 /** Runs a statement with the SQLite store's error mapping (`store_unavailable`). */
 type Guard = <T>(fn: () => T) => T;
@@ -10,10 +11,10 @@ type Guard = <T>(fn: () => T) => T;
  */
 export class SqliteThreadEdits implements ThreadEdits {
   private readonly renameStmt;
-  private readonly removeTx: (threadId: string) => void;
+  private readonly removeTx: (threadId: string, tombstone: boolean) => void;
 
   constructor(
-    db: Database.Database,
+    private readonly db: Database.Database,
     private readonly guard: Guard,
   ) {
     this.renameStmt = db.prepare(
@@ -27,7 +28,12 @@ export class SqliteThreadEdits implements ThreadEdits {
       'DELETE FROM interrupt_answers WHERE thread_id = ?',
       'DELETE FROM threads WHERE thread_id = ?',
     ].map((sql) => db.prepare(sql));
-    this.removeTx = db.transaction((threadId: string) => {
+    // The tombstone `createThread` refuses (the schema's `deleted_threads`).
+    const bury = db.prepare(
+      'INSERT OR IGNORE INTO deleted_threads (thread_id, deleted_at) VALUES (?, ?)',
+    );
+    this.removeTx = db.transaction((threadId: string, tombstone: boolean) => {
+      if (tombstone) bury.run(threadId, Date.now());
       for (const statement of statements) statement.run(threadId);
     });
   }
@@ -36,7 +42,10 @@ export class SqliteThreadEdits implements ThreadEdits {
     return this.guard(() => this.renameStmt.run(title, updatedAt, threadId).changes > 0);
   }
 
-  async remove(threadId: string): Promise<void> {
-    this.guard(() => this.removeTx(threadId));
+  async remove(threadId: string, options?: { tombstone?: boolean }): Promise<void> {
+    this.guard(() => {
+      this.removeTx(threadId, options?.tombstone !== false);
+      eraseDeleted(this.db);
+    });
   }
 }
