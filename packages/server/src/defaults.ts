@@ -153,6 +153,14 @@ export const FRESH_THREAD_MS = 5000;
  */
 export const MAX_DRAINED_BYTES = 64 * MiB;
 
+// node.ts
+/**
+ * How long a connection answered `Connection: close` with its request's body unread stays
+ * open (its answer and FIN sent, nothing read) before it is closed: time for the client's
+ * side to have the answer before the close resets the connection.
+ */
+export const CLOSE_LINGER_MS = 500;
+
 // branches/
 /**
  * Pages read to build a tree. Each `POST /runs`, run end and `GET /threads/{id}/messages`

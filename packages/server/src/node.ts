@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { serve } from '@hono/node-server';
 import { createResumableApp, type ResumableApp, type ResumableServerOptions } from './app.js';
-import { DEFAULTS, MAX_DRAINED_BYTES } from './defaults.js';
+import { CLOSE_LINGER_MS, DEFAULTS, MAX_DRAINED_BYTES } from './defaults.js';
 
 export interface StartServerOptions extends ResumableServerOptions {
   /**
@@ -78,6 +78,39 @@ function dropUnreadBody(incoming: IncomingMessage, outgoing: ServerResponse): vo
   });
 }
 
+/** The request each connection is answering now (`lingerOnClose` reads it). */
+const answering = new WeakMap<Socket, IncomingMessage>();
+
+/** What `startServer` does for every request, beside answering it. */
+function onRequest(incoming: IncomingMessage, outgoing: ServerResponse): void {
+  const socket = incoming.socket;
+  if (!answering.has(socket)) lingerOnClose(socket);
+  answering.set(socket, incoming);
+  dropUnreadBody(incoming, outgoing);
+}
+
+/**
+ * Node closes a connection whose answer says `Connection: close` as soon as the answer is
+ * written (`destroySoon`). With the request's body still coming — a refusal of who sent
+ * it, whose body is never read — that close is a reset, and an answer the client's side
+ * has not acknowledged yet is lost with it: under load, some of 20 clients never read
+ * their 401. Instead the answer and a FIN are sent, nothing more is read, and the socket
+ * closes `CLOSE_LINGER_MS` later, by when the client has the answer.
+ */
+function lingerOnClose(socket: Socket): void {
+  const destroySoon = socket.destroySoon.bind(socket);
+  socket.destroySoon = () => {
+    const incoming = answering.get(socket);
+    if (!incoming || incoming.complete) {
+      destroySoon();
+      return;
+    }
+    socket.pause();
+    socket.end();
+    setTimeout(() => socket.destroy(), CLOSE_LINGER_MS).unref();
+  };
+}
+
 /** Starts the server on Node with `@hono/node-server`; resolves once it listens. */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
   const node = DEFAULTS.startServer;
@@ -120,7 +153,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     );
     s.once('error', reject);
   });
-  server.on('request', dropUnreadBody);
+  server.on('request', onRequest);
   // Node's default is no timeout: a stuck reader's socket and buffers would stay forever.
   server.setTimeout(socketIdleMs);
   const port = (server.address() as AddressInfo).port;
