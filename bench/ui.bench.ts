@@ -20,7 +20,7 @@
  * Goals (issue #27): scripting/s at 20k within 1.3× of at 3k; no long task over 50 ms; at
  * most half of streamdown's scripting time.
  */
-import type { CDPSession, Page } from 'playwright-core';
+import type { CDPSession } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_LAUNCH, requireChromium } from '../packages/ui/scripts/chromium.js';
 import { quickOr, writeResults } from './lib/results.js';

@@ -5,6 +5,7 @@ import { CodeBlock } from './code-block.js';
 import { cx } from './cx.js';
 import { type ChatLabels, useLabels } from './labels.js';
 import { useChunk } from './lazy-chunk.js';
+import { appendWords } from './markdown-append.js';
 import { completeForDisplay } from './markdown-complete.js';
 import { codeChunk, tooHostileToParse } from './markdown-guard.js';
 import { type MdRenderers, parseMarkdown, renderRoot } from './mdast-react.js';
@@ -80,10 +81,11 @@ export function Markdown({
       {blocks.map((block, i) => {
         // Too hostile to parse (markdown-guard.ts): the text as it is.
         if (plainLast && i === last) return block;
-        // The block being written is completed for display (markdown-complete.ts). A block
-        // before it is drawn without its trailing blank lines (they draw nothing), so it does
-        // not render again when the next block starts.
-        const source = i !== last ? block.trimEnd() : streaming ? completeForDisplay(block) : block;
+        // The block being written is completed for display (markdown-complete.ts). Blocks
+        // are drawn without their trailing blank lines (they draw nothing) while the reply
+        // streams, so a block does not render again when the next one starts.
+        const source =
+          i !== last ? block.trimEnd() : streaming ? completeForDisplay(block).trimEnd() : block;
         return (
           <MarkdownBlock
             // Blocks only ever grow at the end, so the index is a stable identity.
@@ -131,6 +133,8 @@ export interface Blocks {
   plainLast: boolean;
   /** The last block parsed (its nodes of the tree the split was read from), when it was. */
   lastTree?: Root;
+  /** Where in `text` the offsets of `lastTree` count from. */
+  lastTreeFrom?: number;
 }
 
 /**
@@ -154,17 +158,32 @@ export function splitBlocks(
   before?: Blocks | null,
   outsideCode?: (text: string) => string,
 ): Blocks {
+  // Words appended after words lengthen the last text: no parse (markdown-append.ts).
+  if (before?.lastTree && !before.plainLast && text.startsWith(before.text)) {
+    const tree = appendWords(
+      before.lastTree,
+      before.lastTreeFrom ?? 0,
+      before.text,
+      text.slice(before.text.length),
+    );
+    if (tree) {
+      const blocks = [...before.blocks];
+      blocks[blocks.length - 1] += text.slice(before.text.length);
+      return { ...before, text, blocks, lastTree: tree };
+    }
+  }
   const last = before?.blocks[before.blocks.length - 1] ?? '';
   const kept =
     before && text.startsWith(before.text)
       ? before.blocks.slice(0, before.plainLast || lineDecided(last) ? -1 : -2)
       : [];
   const tail = text.slice(kept.reduce((n, block) => n + block.length, 0));
+  const tailFrom = text.length - tail.length;
   const blocks = (rest: string[], plainLast = false, lastTree?: Root): Blocks => ({
     text,
     blocks: [...kept, ...rest],
     plainLast,
-    ...(lastTree ? { lastTree } : {}),
+    ...(lastTree ? { lastTree, lastTreeFrom: tailFrom } : {}),
   });
   if (tail === '') return blocks([]);
   if (tooHostileToParse(tail, outsideCode)) return blocks([tail], true);
