@@ -3,7 +3,7 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LABELS } from './labels.js';
 import { type Blocks, type CodeRenderer, makeRenderers, splitBlocks } from './markdown.js';
-import { appendWords } from './markdown-append.js';
+import { appendRows, appendWords } from './markdown-append.js';
 import { parseMarkdown, renderRoot } from './mdast-react.js';
 
 const renderCode: CodeRenderer = (code) => code;
@@ -57,6 +57,13 @@ const PIECES = [
   '[^1]',
   ':',
   '.',
+  // Tables: a header and its delimiter row, rows and parts of rows.
+  '| a | b |\n| - | - |\n',
+  '|:-|-:|\n',
+  '| c | d |\n',
+  '| e ',
+  '| `f` ',
+  '|\n',
 ];
 
 describe('appendWords: words appended without a parse', () => {
@@ -81,9 +88,38 @@ describe('appendWords: words appended without a parse', () => {
           }
         },
       ),
-      { numRuns: 200 },
+      { numRuns: 120 },
     );
-  });
+  }, 60_000);
+
+  it('every cut of a streamed table splits and draws as a parse would', () => {
+    const cell = fc.constantFrom('a', 'word more', '**b**', '`c`', '', 'x\\|y', ':', '-', '1.');
+    const row = fc
+      .tuple(fc.array(cell, { minLength: 1, maxLength: 3 }), fc.boolean())
+      .map(([cells, closed]) => `| ${cells.join(' | ')}${closed ? ' |' : ''}`);
+    fc.assert(
+      fc.property(
+        fc.array(row, { minLength: 1, maxLength: 5 }),
+        fc.constantFrom('', '\n', '\n\nafter', '\n\n| new |'),
+        fc.array(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 40 }),
+        (rows, end, cuts) => {
+          const doc = `intro\n\n| h1 | h2 |\n|:--|--:|\n${rows.join('\n')}${end}`;
+          let before: Blocks | null = null;
+          let at = 0;
+          for (let i = 0; at < doc.length; i++) {
+            at = Math.min(doc.length, at + cuts[i % cuts.length]!);
+            const text = doc.slice(0, at);
+            const appended = splitBlocks(text, before);
+            const parsed = splitBlocks(text, before && { ...before, lastTree: undefined });
+            expect(appended.blocks).toEqual(parsed.blocks);
+            expect(html(appended)).toBe(html(parsed));
+            before = appended;
+          }
+        },
+      ),
+      { numRuns: 80 },
+    );
+  }, 60_000);
 
   it('lengthens the last text of a table cell, a list item and a heading', () => {
     for (const [before, appended, shown] of [
@@ -95,6 +131,19 @@ describe('appendWords: words appended without a parse', () => {
       expect(tree).not.toBeNull();
       expect(renderToStaticMarkup(<div>{renderRoot(tree!, renderers)}</div>)).toContain(shown);
     }
+  });
+
+  it('parses a table row being written alone under its header, not the whole table', () => {
+    const before = '| a | b |\n|:-|--:|\n| 1 | 2 |\n| 3 | fo';
+    const grown = appendRows(parseMarkdown(before), 0, before, 'ur |\n| **5** | 6');
+    expect(grown).not.toBeNull();
+    expect(renderToStaticMarkup(<div>{renderRoot(grown!, renderers)}</div>)).toBe(
+      renderToStaticMarkup(
+        <div>{renderRoot(parseMarkdown(`${before}ur |\n| **5** | 6`), renderers)}</div>,
+      ),
+    );
+    // A blank line ends the table: what follows is parsed.
+    expect(appendRows(parseMarkdown(`${before}\n\n`), 0, `${before}\n\n`, '| x |')).toBeNull();
   });
 
   it.each([

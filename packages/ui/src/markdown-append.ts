@@ -1,4 +1,5 @@
-import type { Nodes, Parents, Root, Text } from 'mdast';
+import type { Nodes, Parents, Root, Table, TableRow, Text } from 'mdast';
+import { parseMarkdown } from './mdast-react.js';
 
 /**
  * Most tokens of a streamed reply are words: appended after words, in a line that has
@@ -100,3 +101,92 @@ const CONTAINERS = new Set<string>([
   'tableRow',
   'tableCell',
 ]);
+
+/**
+ * A table being written grows by rows, and GFM reads each row on its own (its cells against
+ * the header's): text appended to a table's last rows — lines that each start with `|`, no
+ * blank line — is parsed as those rows alone under the header and delimiter row, and they
+ * replace the table's last row (or follow it), instead of parsing the whole table again.
+ * Any other text, or rows that do not read as the table's, are parsed as before.
+ *
+ * @param tree the last block's tree, its offsets counted from `treeFrom` in `before`
+ * @returns the tree of `before + appended`'s last block, or null: parse it
+ */
+export function appendRows(
+  tree: Root,
+  treeFrom: number,
+  before: string,
+  appended: string,
+): Root | null {
+  const table = tree.children[tree.children.length - 1];
+  if (tree.children.length !== 1 || table?.type !== 'table' || table.children.length < 2) {
+    return null;
+  }
+  const header = table.children[0]!;
+  const lastRow = table.children[table.children.length - 1]!;
+  if (header.position?.start.offset === undefined || lastRow.position?.end.offset === undefined)
+    return null;
+  // The rows being written: from the start of the last line, which is the last row's own or
+  // (after a line break) a new one.
+  const text = before + appended;
+  const from = before.lastIndexOf('\n') + 1;
+  const lines = text.slice(from).split('\n');
+  if (lines.slice(0, -1).some((line) => !line.startsWith('|'))) return null;
+  if (lines[lines.length - 1] !== '' && !lines[lines.length - 1]!.startsWith('|')) return null;
+  const lastRowEnd = treeFrom + lastRow.position.end.offset;
+  const replaces = from < lastRowEnd;
+  // The last row is the line the rows are written from, or it ended on the line before (a
+  // blank line between would end the table).
+  const lastRowStart = treeFrom + (lastRow.position.start.offset ?? 0);
+  if (replaces ? lastRowStart !== from : !LINE_END.test(before.slice(lastRowEnd, from))) {
+    return null;
+  }
+  // The header and the delimiter row, as written.
+  const headerStart = treeFrom + header.position.start.offset;
+  const delimiterEnd = text.indexOf('\n', text.indexOf('\n', headerStart) + 1);
+  if (delimiterEnd < 0 || delimiterEnd >= from) return null;
+  const head = text.slice(headerStart, delimiterEnd + 1);
+  const rowsText = text.slice(from);
+  const parsed = parseMarkdown(head + rowsText);
+  const mini = parsed.children[0];
+  if (parsed.children.length !== 1 || mini?.type !== 'table') return null;
+  const rows = mini.children.slice(1);
+  // Offsets as in the block's tree: the rows start at `from`, not after the head.
+  const shift = from - treeFrom - head.length;
+  const lineShift =
+    (replaces ? lastRow.position.start.line : lastRow.position.end.line + 1) -
+    (rows[0]?.position?.start.line ?? 0);
+  const moved = rows.map((row) => moveBy(row, shift, lineShift) as TableRow);
+  const kept = table.children.slice(0, replaces ? -1 : undefined);
+  const grown: Table = {
+    ...table,
+    children: [...kept, ...moved],
+    ...(table.position && moved.length > 0
+      ? { position: { start: table.position.start, end: moved[moved.length - 1]!.position!.end } }
+      : {}),
+  };
+  return { ...tree, children: [grown] };
+}
+
+/** A copy of a subtree with its positions shifted (points may be shared between nodes). */
+function moveBy(node: Nodes, offset: number, lines: number): Nodes {
+  const point = (p: { line: number; column: number; offset?: number | undefined }) => ({
+    ...p,
+    line: p.line + lines,
+    ...(p.offset === undefined ? {} : { offset: p.offset + offset }),
+  });
+  const copy = {
+    ...node,
+    ...(node.position
+      ? { position: { start: point(node.position.start), end: point(node.position.end) } }
+      : {}),
+  } as Nodes;
+  if ('children' in copy) {
+    (copy as Parents).children = (node as Parents).children.map((child) =>
+      moveBy(child, offset, lines),
+    ) as Parents['children'];
+  }
+  return copy;
+}
+
+const LINE_END = /^[ \t]*\n$/;

@@ -5,7 +5,7 @@ import { CodeBlock } from './code-block.js';
 import { cx } from './cx.js';
 import { type ChatLabels, useLabels } from './labels.js';
 import { useChunk } from './lazy-chunk.js';
-import { appendWords } from './markdown-append.js';
+import { appendRows, appendWords } from './markdown-append.js';
 import { completeForDisplay } from './markdown-complete.js';
 import { codeChunk, tooHostileToParse } from './markdown-guard.js';
 import { type MdRenderers, parseMarkdown, renderRoot } from './mdast-react.js';
@@ -158,17 +158,17 @@ export function splitBlocks(
   before?: Blocks | null,
   outsideCode?: (text: string) => string,
 ): Blocks {
-  // Words appended after words lengthen the last text: no parse (markdown-append.ts).
+  // Words appended after words lengthen the last text, rows a table: no parse of the block
+  // (markdown-append.ts).
   if (before?.lastTree && !before.plainLast && text.startsWith(before.text)) {
-    const tree = appendWords(
-      before.lastTree,
-      before.lastTreeFrom ?? 0,
-      before.text,
-      text.slice(before.text.length),
-    );
+    const appended = text.slice(before.text.length);
+    const from = before.lastTreeFrom ?? 0;
+    const tree =
+      appendWords(before.lastTree, from, before.text, appended) ??
+      appendRows(before.lastTree, from, before.text, appended);
     if (tree) {
       const blocks = [...before.blocks];
-      blocks[blocks.length - 1] += text.slice(before.text.length);
+      blocks[blocks.length - 1] += appended;
       return { ...before, text, blocks, lastTree: tree };
     }
   }
