@@ -3,6 +3,7 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LABELS } from './labels.js';
 import { type Blocks, type CodeRenderer, makeRenderers, splitBlocks } from './markdown.js';
+import * as grow from './markdown-append.js';
 import { appendRows, appendWords } from './markdown-append.js';
 import { parseMarkdown, renderRoot } from './mdast-react.js';
 
@@ -79,9 +80,9 @@ describe('appendWords: words appended without a parse', () => {
           let text = '';
           for (const token of tokens) {
             text += token.join('');
-            const appended = splitBlocks(text, before);
-            // The same split with no tree to extend: the last blocks parsed again.
-            const parsed = splitBlocks(text, before && { ...before, lastTree: undefined });
+            const appended = splitBlocks(text, before, undefined, grow);
+            // The same split with nothing to grow the tree: the last blocks parsed again.
+            const parsed = splitBlocks(text, before);
             expect(appended.blocks).toEqual(parsed.blocks);
             expect(html(appended)).toBe(html(parsed));
             before = appended;
@@ -109,8 +110,8 @@ describe('appendWords: words appended without a parse', () => {
           for (let i = 0; at < doc.length; i++) {
             at = Math.min(doc.length, at + cuts[i % cuts.length]!);
             const text = doc.slice(0, at);
-            const appended = splitBlocks(text, before);
-            const parsed = splitBlocks(text, before && { ...before, lastTree: undefined });
+            const appended = splitBlocks(text, before, undefined, grow);
+            const parsed = splitBlocks(text, before);
             expect(appended.blocks).toEqual(parsed.blocks);
             expect(html(appended)).toBe(html(parsed));
             before = appended;

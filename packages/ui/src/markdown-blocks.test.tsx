@@ -1,7 +1,7 @@
 import { render } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { DEFAULT_LABELS } from './labels.js';
-import { type CodeRenderer, Markdown, makeRenderers } from './markdown.js';
+import { appendChunk, type CodeRenderer, Markdown, makeRenderers } from './markdown.js';
 import { parseMarkdown, renderRoot } from './mdast-react.js';
 
 /** Every text handed to the parser, in order. */
@@ -71,7 +71,9 @@ describe('<Markdown> block by block', () => {
     expectPrefixesEqual(doc),
   );
 
-  it('parses only the last block per token, never the finished ones again', () => {
+  it('parses only the last block per token, never the finished ones again', async () => {
+    // What appends without a parse comes in its own chunk, fetched when a reply streams.
+    await appendChunk.load();
     const doc = Array.from(
       { length: 40 },
       (_, i) => `Paragraph ${i} says **something** in words.\n\n`,

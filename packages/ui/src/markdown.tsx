@@ -4,8 +4,7 @@ import { INCOMPLETE_IMAGE_PLACEHOLDER } from 'remend';
 import { CodeBlock } from './code-block.js';
 import { cx } from './cx.js';
 import { type ChatLabels, useLabels } from './labels.js';
-import { useChunk } from './lazy-chunk.js';
-import { appendRows, appendWords } from './markdown-append.js';
+import { chunk, useChunk } from './lazy-chunk.js';
 import { completeForDisplay } from './markdown-complete.js';
 import { codeChunk, tooHostileToParse } from './markdown-guard.js';
 import { type MdRenderers, parseMarkdown, renderRoot } from './mdast-react.js';
@@ -66,9 +65,11 @@ export function Markdown({
   // The guard's finer check, fetched once text has needed it (markdown-guard.ts).
   const [packed, setPacked] = useState(false);
   const code = useChunk(codeChunk, packed);
+  // Appending without a parse, fetched once a reply streams (until then each token parses).
+  const grow = useChunk(appendChunk, streaming === true);
   const { blocks, plainLast, lastTree } = useMemo(
-    () => (before.current = splitBlocks(text, before.current, code?.outsideCode)),
-    [text, code],
+    () => (before.current = splitBlocks(text, before.current, code?.outsideCode, grow)),
+    [text, code, grow],
   );
   if (plainLast && !packed) setPacked(true);
   const renderers = useMemo(
@@ -151,21 +152,23 @@ export interface Blocks {
  * A last block shown as plain text was the rest of the text before: the blocks before it are
  * kept as they were. Reference-style link or footnote definitions (any `definition` node of the
  * tail's tree, in a quote or a list item too) need the whole document, so such text stays
- * one block.
+ * one block. Given `grow` (markdown-append.ts), words appended after words and rows appended
+ * to a table extend the last block's tree with no parse of the block.
  */
 export function splitBlocks(
   text: string,
   before?: Blocks | null,
   outsideCode?: (text: string) => string,
+  grow?: Grow | null,
 ): Blocks {
   // Words appended after words lengthen the last text, rows a table: no parse of the block
   // (markdown-append.ts).
-  if (before?.lastTree && !before.plainLast && text.startsWith(before.text)) {
+  if (grow && before?.lastTree && !before.plainLast && text.startsWith(before.text)) {
     const appended = text.slice(before.text.length);
     const from = before.lastTreeFrom ?? 0;
     const tree =
-      appendWords(before.lastTree, from, before.text, appended) ??
-      appendRows(before.lastTree, from, before.text, appended);
+      grow.appendWords(before.lastTree, from, before.text, appended) ??
+      grow.appendRows(before.lastTree, from, before.text, appended);
     if (tree) {
       const blocks = [...before.blocks];
       blocks[blocks.length - 1] += appended;
@@ -190,7 +193,9 @@ export function splitBlocks(
   const root = parseMarkdown(tail);
   // Kept blocks were parsed in a tail before: a definition is found where it arrives.
   if (defines(root)) {
-    return kept.length > 0 ? splitBlocks(text, null, outsideCode) : blocks([tail], false, root);
+    return kept.length > 0
+      ? splitBlocks(text, null, outsideCode, grow)
+      : blocks([tail], false, root);
   }
   // Where each child's first line starts (the first block from the start of the text), and
   // the first child of the last block.
@@ -210,6 +215,12 @@ export function splitBlocks(
     { type: 'root', children: root.children.slice(lastFrom) },
   );
 }
+
+/** What grows the last block's tree without a parse (markdown-append.ts). */
+export type Grow = Pick<typeof import('./markdown-append.js'), 'appendWords' | 'appendRows'>;
+
+/** markdown-append.ts: its own chunk, fetched once a reply streams. */
+export const appendChunk = chunk<Grow>(() => import('./markdown-append.js'));
 
 /** The first line of a last block is whole, and (a table's header) so is its second. */
 const lineDecided = (last: string): boolean =>
