@@ -3,10 +3,10 @@
 // reconnect, fold, outbox…) is loaded by the hooks with `import()` on first use; its
 // classes are public through `@resumable/hooks/core`.
 
+export type { StoredRecords } from './core/chat/chat-record.js';
+export { chatRecordKey } from './core/chat/chat-record.js';
 export { filePart, userContent } from './core/chat/optimistic.js';
-export { DEFAULT_ENGINE_TIMEOUT_MS } from './core/client/client-handle.js';
-export type { StoredChat, StoredRecords, StoredRun } from './core/client/first-paint.js';
-export { chatRecordKey } from './core/conversation/state.js';
+export type { StoredChat, StoredRun } from './core/client/first-paint.js';
 export type * from './core/index.js';
 export { toolDeclarations } from './core/interrupts/tool-declarations.js';
 export { parseRecord, RECORD_VERSION, runRecordKey } from './core/records/run-record.js';

@@ -16,7 +16,7 @@ import { StrictMode } from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ResumableChatTransportOptions } from '../src/ai-sdk/index.js';
 import { partsOf, type ResumableChatTransport, segmentsOf } from '../src/ai-sdk/index.js';
-import type { ManualSignal, RecordStorage, RunRecord } from '../src/core/index.js';
+import type { ManualSignal, RecordStorage, RunResumeRecord } from '../src/core/index.js';
 import { createIndexedDbStorage, createManualSignal, runRecordKey } from '../src/core/index.js';
 import { openTransport } from './ai-sdk-util.js';
 
@@ -96,7 +96,7 @@ const replyText = (m: UIMessage | undefined) =>
 const reply = (chat: Chat) => chat.messages.find((m) => m.role === 'assistant');
 
 async function storedRecord(storage: RecordStorage) {
-  return (await storage.get(runRecordKey('c1'))) as RunRecord & { token: string };
+  return (await storage.get(runRecordKey('c1'))) as RunResumeRecord & { token: string };
 }
 
 /**

@@ -9,9 +9,10 @@ import { createManualSignal, type ManualSignal } from '../src/core/base/env.js';
 import { ResumableClient } from '../src/core/client/resumable-client.js';
 import { RunApi } from '../src/core/net/run-api.js';
 import { createThread } from '../src/core/net/thread-api.js';
+import { uploadFile } from '../src/core/net/uploads.js';
 import { createMemoryStorage, type RecordStorage } from '../src/core/records/storage.js';
 import { AttachmentDraft, draftStatus } from '../src/core/uploads/attachment-draft.js';
-import { uploadFile, uploadToChat } from '../src/core/uploads/upload.js';
+import { uploadToChat } from '../src/core/uploads/upload-to-chat.js';
 import { waitFor } from './util.js';
 
 let server: RunningServer;

@@ -67,7 +67,7 @@ function heldEngine() {
   held.loader = async () => {
     held.calls++;
     await gate;
-    return import('../src/engine.js');
+    return import('../src/core/client/engine.js');
   };
   return held;
 }

@@ -8,8 +8,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { ResumableError } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
-import { fetchTransport } from '../src/core/net/upload-transport.js';
-import { uploadToChat } from '../src/core/uploads/upload.js';
+import { fetchTransport } from '../src/core/net/uploads.js';
+import { uploadToChat } from '../src/core/uploads/upload-to-chat.js';
 import {
   BOUND_MS,
   chatClient,

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { AGUIEvent } from '@resumable/protocol';
 import { encodeFrameJson, foldLog, snapshotOf, toEnvelopes } from '@resumable/protocol';
-import { chatRecordKey } from '../src/core/conversation/state.js';
+import { chatRecordKey } from '../src/core/chat/chat-record.js';
 import { createMemoryStorage, type RecordStorage } from '../src/core/records/storage.js';
 
 export const RUN = 'run-hostile-0123456789';

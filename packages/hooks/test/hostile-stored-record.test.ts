@@ -7,8 +7,8 @@
 
 import { isWireId, runIdProblem } from '@resumable/protocol';
 import { describe, expect, it, vi } from 'vitest';
+import { chatRecordKey } from '../src/core/chat/chat-record.js';
 import type { ChatSession } from '../src/core/chat/chat-session.js';
-import { chatRecordKey } from '../src/core/conversation/state.js';
 import { createMemoryStorage } from '../src/core/records/storage.js';
 import {
   BOUND_MS,

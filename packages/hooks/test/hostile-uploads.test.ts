@@ -8,8 +8,8 @@ import { createRequire } from 'node:module';
 import type { ResumableError } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
 import { RunApi } from '../src/core/net/run-api.js';
-import { fetchTransport, xhrTransport } from '../src/core/net/upload-transport.js';
-import { uploadFile, uploadToChat } from '../src/core/uploads/upload.js';
+import { fetchTransport, uploadFile, xhrTransport } from '../src/core/net/uploads.js';
+import { uploadToChat } from '../src/core/uploads/upload-to-chat.js';
 import { chatClient, fastBounds, hostileServerPerTest, server, stops } from './hostile-harness.js';
 import { type Handler, THREAD, TOKEN } from './hostile-server.js';
 

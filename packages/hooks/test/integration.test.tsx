@@ -11,7 +11,7 @@ import { type RunningServer, startServer } from '@resumable/server';
 import { act, cleanup, render } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ChatController } from '../src/core/chat/types.js';
+import type { ChatController } from '../src/core/client/controller.js';
 import type { RecordStorage } from '../src/core/records/storage.js';
 import { createIndexedDbStorage, createMemoryStorage } from '../src/core/records/storage.js';
 import { type ResumableRun, useResumableChat } from '../src/index.js';

@@ -148,7 +148,7 @@ const ENGINE = [
   'core/net/event-stream.ts',
   'core/run/reconnect-loop.ts',
   'core/run/followed-run.ts',
-  'core/chat/outbox-send.ts',
+  'core/chat/outbox.ts',
   'core/run/shared-stream.ts',
   'core/records/record-writer.ts',
   'core/records/record-write.ts',
@@ -178,7 +178,7 @@ describe('the first paint', () => {
     // Packages: no event-stream parser, no zustand, nothing of the engine's.
     expect([...first.packages].sort()).toEqual(['@resumable/protocol', 'idb-keyval', 'react']);
     // The engine chunk has them all.
-    const engine = [...staticGraph('engine.ts').files].map(rel);
+    const engine = [...staticGraph('core/client/engine.ts').files].map(rel);
     expect(engine).toEqual(expect.arrayContaining(ENGINE));
   });
 });

@@ -1,7 +1,7 @@
 import { applyEnvelopes, createRunState } from '@resumable/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { recordOf } from '../src/core/records/record-write.js';
-import type { RunRecord } from '../src/core/records/run-record.js';
+import type { RunResumeRecord } from '../src/core/records/run-record.js';
 import { runRecordKey } from '../src/core/records/run-record.js';
 import { createIndexedDbStorage, createMemoryStorage } from '../src/core/records/storage.js';
 import { FakeServer } from './fake-server.js';
@@ -586,7 +586,7 @@ describe('RunSession against a protocol server', () => {
     await waitFor(() => eventsRequests(RUN).length === 2, 'resume after the snapshot');
     await waitFor(() => a.session.getState().connection.phase === 'streaming', 'streaming');
     await a.session.flush();
-    const stored = (await storage.get(runRecordKey('k'))) as RunRecord;
+    const stored = (await storage.get(runRecordKey('k'))) as RunResumeRecord;
     expect(stored.offset).toBe(6);
     expect(stored.base).toBe(6);
     expect(stored.snapshot.lastOffset).toBe(6);
@@ -603,7 +603,7 @@ describe('RunSession against a protocol server', () => {
     expect(assistantText(b.session.getState().messages)).toBe(FakeServer.fullText(20));
     // Ordinary writes on top of the replacement go through (same base).
     await b.session.flush();
-    const end = (await storage.get(runRecordKey('k'))) as RunRecord;
+    const end = (await storage.get(runRecordKey('k'))) as RunResumeRecord;
     expect([end.offset, end.base, end.status]).toEqual([24, 6, 'finished']);
   });
 

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { ResumableEnvironment, TabLocks } from '../src/core/base/env.js';
-import type { ChatSessionOptions } from '../src/core/conversation/state.js';
+import type { ChatSessionOptions } from '../src/core/chat/options.js';
 import type { RecordStorage } from '../src/core/records/storage.js';
 import { createMemoryStorage } from '../src/core/records/storage.js';
 import { FakeServer } from './fake-server.js';

@@ -1,6 +1,6 @@
 import { startServer } from '@resumable/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DELETE_CHECKS } from '../src/core/conversation/announced-runs.js';
+import { DELETE_CHECKS } from '../src/core/base/defaults.js';
 import { createMemoryStorage } from '../src/core/records/storage.js';
 import { FakeServer } from './fake-server.js';
 import { RUN_TOKENS, tabClients } from './tab-clients.js';

@@ -1,9 +1,9 @@
 import { startServer } from '@resumable/server';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LEADER_GRACE_MS } from '../src/core/base/defaults.js';
 import type { TabChannel } from '../src/core/base/env.js';
 import { createManualSignal } from '../src/core/base/env.js';
 import { createMemoryStorage } from '../src/core/records/storage.js';
-import { LEADER_GRACE_MS } from '../src/core/tabs/leader-watch.js';
 import { FakeServer } from './fake-server.js';
 import { RUN_TOKENS, tabClients } from './tab-clients.js';
 import { trackRejections } from './track-rejections.js';
@@ -31,7 +31,7 @@ afterEach(async () => {
   await server.close();
 });
 
-/** Above the leader's heartbeat (HEARTBEAT_MS, 500): a live leader is never stale here. */
+/** Above the leader's heartbeat (TAB_HEARTBEAT_MS, 500): a live leader is never stale here. */
 const STALE_MS = 1200;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

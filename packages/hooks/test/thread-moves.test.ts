@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { chatRecordKey } from '../src/core/chat/chat-record.js';
 import type { ChatSession } from '../src/core/chat/chat-session.js';
 import type { ResumableClient } from '../src/core/client/resumable-client.js';
-import { chatRecordKey } from '../src/core/conversation/state.js';
 import { threadRecordKey } from '../src/core/conversation/thread-follower.js';
 import { runRecordKey } from '../src/core/records/run-record.js';
 import type { RecordStorage } from '../src/core/records/storage.js';

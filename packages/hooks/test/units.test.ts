@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseRetryAfter } from '../src/core/net/http.js';
 import { mergeRecord, recordOf } from '../src/core/records/record-write.js';
 import { RecordWriter } from '../src/core/records/record-writer.js';
-import type { RunRecord } from '../src/core/records/run-record.js';
+import type { RunResumeRecord } from '../src/core/records/run-record.js';
 import { parseRecord } from '../src/core/records/run-record.js';
 import type { RecordStorage } from '../src/core/records/storage.js';
 import {
@@ -117,7 +117,7 @@ describe('the record', () => {
     const again = mergeRecord(stopped, { ...at(3), base: 3 }, true);
     expect([again.offset, again.base, again.stopped]).toEqual([3, 3, true]);
     // Records written before `base` existed count as base 0.
-    const legacy: Partial<RunRecord> = { ...at(4) };
+    const legacy: Partial<RunResumeRecord> = { ...at(4) };
     delete legacy.base;
     expect(mergeRecord(legacy, at(5)).offset).toBe(5);
     expect(parseRecord({ ...at(4), base: 5 }, 'k')).toBeInstanceOf(ResumableError);

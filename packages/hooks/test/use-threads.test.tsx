@@ -6,7 +6,7 @@
 import { type RunningServer, startServer } from '@resumable/server';
 import { act, cleanup, render } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ChatController } from '../src/core/chat/types.js';
+import type { ChatController } from '../src/core/client/controller.js';
 import { createMemoryStorage, type RecordStorage } from '../src/core/records/storage.js';
 import { localThreadSource, ThreadIndex } from '../src/core/threads/thread-index.js';
 import { useResumableChat } from '../src/index.js';

@@ -1,5 +1,6 @@
 import { isErrorCode, isTerminalStatus, ResumableError } from '@resumable/protocol';
 import type { ChatRequestOptions, ChatTransport, UIMessage, UIMessageChunk } from 'ai';
+import { DEFAULT_START_TIMEOUT_MS, MAX_OWN_RUNS } from '../core/base/defaults.js';
 import type { ChatSession, ClientOptions } from '../core/index.js';
 import { parseRecord, ResumableClient, runRecordKey } from '../core/index.js';
 import type { FollowableChat } from './follow.js';
@@ -26,9 +27,6 @@ export interface ResumableChatTransportOptions extends Partial<ClientOptions> {
    */
   startTimeoutMs?: number;
 }
-
-/** Runs of this page remembered as its own (so `follow` leaves them to `sendMessages`). */
-const MAX_OWN_RUNS = 100;
 
 type SendOptions = Parameters<ChatTransport<UIMessage>['sendMessages']>[0];
 type ReconnectOptions = { chatId: string; abortSignal?: AbortSignal } & ChatRequestOptions;
@@ -222,7 +220,7 @@ export class ResumableChatTransport implements ChatTransport<UIMessage> {
 
   /** Waits for the queued prompt's run to start: sent now, or once back online. */
   private untilStarted(chat: ChatSession, runId: string, signal?: AbortSignal): Promise<void> {
-    const timeoutMs = this.options.startTimeoutMs ?? 120_000;
+    const timeoutMs = this.options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
     return new Promise<void>((resolve, reject) => {
       const env = chat.run.env;
       const check = () => {

@@ -1,6 +1,8 @@
 // Attachments: a separate entry (`@resumable/hooks/attachments`), so a page that shows a
 // transcript does not load it. The upload itself (`@resumable/hooks/upload`) is loaded by
 // `useResumableChat`'s `upload` on first use.
+
+export { DEFAULT_ATTACHMENT_LIMITS } from '../core/base/defaults.js';
 export type {
   AttachmentDraftState,
   AttachmentLimits,
@@ -13,7 +15,6 @@ export type {
 } from '../core/uploads/attachment-draft.js';
 export {
   AttachmentDraft,
-  DEFAULT_ATTACHMENT_LIMITS,
   draftStatus,
   formatBytes,
   transition,

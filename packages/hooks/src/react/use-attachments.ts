@@ -1,7 +1,8 @@
 import { ResumableError } from '@resumable/protocol';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useStore } from 'zustand';
-import type { Attachment, ChatController } from '../core/chat/types.js';
+import type { ChatController } from '../core/client/controller.js';
+import type { Attachment } from '../core/net/attachment.js';
 import {
   AttachmentDraft,
   type AttachmentLimits,

@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { ANSWER_WAIT_MS } from '../core/base/defaults.js';
 import { whileHeld } from '../core/base/when.js';
 import type { ChatSession } from '../core/chat/chat-session.js';
-import type { InterruptControls } from '../core/chat/types.js';
+import type { InterruptControls } from '../core/client/controller.js';
 import type { BrowserToolRunner } from '../core/interrupts/browser-tools.js';
 import type { ChatInterrupt } from '../core/interrupts/chat-interrupts.js';
 import type { InterruptSession } from '../core/interrupts/interrupt-session.js';
@@ -10,9 +11,6 @@ import type { BrowserTools } from '../core/interrupts/tool-declarations.js';
 const NONE: readonly ChatInterrupt[] = [];
 /** The module that holds the interrupt session and the tool runner, loaded once per page. */
 const load = () => import('../interrupts.js');
-/** An answer waits this long at most for the interrupt session's record to be read. */
-const ANSWER_WAIT_MS = 15_000;
-
 /**
  * The chat's interrupts and their answers (`InterruptSession`), and the page's browser
  * tools. Both load on demand (`import()`, started once the engine's chat is there), so

@@ -1,17 +1,15 @@
 import { isTerminalStatus } from '@resumable/protocol';
 import { useCallback, useMemo } from 'react';
-import type { ChatSession, ChatSessionOptions, ChatState } from '../core/chat/chat-session.js';
-import type {
-  ChatController,
-  InterruptControls,
-  SendOptions,
-  UploadOptions,
-} from '../core/chat/types.js';
+import type { ChatSession } from '../core/chat/chat-session.js';
+import type { ChatSessionOptions, SendOptions } from '../core/chat/options.js';
 import type { ClientHandle, EngineState } from '../core/client/client-handle.js';
+import type { ChatController, InterruptControls } from '../core/client/controller.js';
 import type { StoredChat } from '../core/client/first-paint.js';
 import { storedChatOf } from '../core/client/first-paint.js';
+import type { ChatState } from '../core/conversation/state.js';
 import type { BrowserTools } from '../core/interrupts/tool-declarations.js';
 import { toolDeclarations } from '../core/interrupts/tool-declarations.js';
+import type { UploadOptions } from '../core/net/uploads.js';
 import { initialConnection } from '../core/run/connection.js';
 import type { RunSessionState } from '../core/run/session-store.js';
 import { useClientHandle, useEngine, useRetained } from './provider.js';
@@ -151,7 +149,9 @@ function chatActions(handle: ClientHandle, withChat: WithChat) {
     // The upload code loads on first use (dynamic import): out of the first paint.
     upload: (file: Blob, options?: UploadOptions) =>
       withChat((chat) =>
-        import('../core/uploads/upload.js').then((m) => m.uploadToChat(chat, file, options)),
+        import('../core/uploads/upload-to-chat.js').then((m) =>
+          m.uploadToChat(chat, file, options),
+        ),
       ),
     regenerate: async (messageId?: string) => {
       await withChat((chat) => chat.regenerate(messageId));

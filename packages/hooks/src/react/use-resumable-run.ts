@@ -1,8 +1,8 @@
 import type { ResumableError, RunMessage, RunStatus } from '@resumable/protocol';
 import { useCallback, useMemo } from 'react';
-import type { ConnectionInfo } from '../core/chat/types.js';
 import { storedRunOf } from '../core/client/first-paint.js';
 import type { StartedRun } from '../core/net/run-api.js';
+import type { ConnectionInfo } from '../core/run/connection.js';
 import { initialConnection } from '../core/run/connection.js';
 import type { RunSession, RunSessionOptions, StartRunInput } from '../core/run/run-session.js';
 import type { RunSessionState } from '../core/run/session-store.js';

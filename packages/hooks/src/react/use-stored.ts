@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import type { Watchable } from '../core/base/when.js';
+import type { StoredRecords } from '../core/chat/chat-record.js';
 import type { ClientHandle } from '../core/client/client-handle.js';
-import type { StoredRecords } from '../core/client/first-paint.js';
 
 /**
  * The persisted records of `key`, read for the first paint when the engine is not loaded

@@ -1,8 +1,8 @@
 import { messageText } from '@resumable/protocol';
 import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { useStore } from 'zustand';
-import type { ChatController } from '../core/chat/types.js';
 import type { ClientHandle } from '../core/client/client-handle.js';
+import type { ChatController } from '../core/client/controller.js';
 import {
   localThreadSource,
   ThreadIndex,

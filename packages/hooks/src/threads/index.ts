@@ -1,5 +1,7 @@
 // The thread list: a separate entry (`@resumable/hooks/threads`), so a page with one
 // conversation does not load it.
+
+export { DEFAULT_MAX_THREADS } from '../core/base/defaults.js';
 export type { CreatedThread } from '../core/net/thread-api.js';
 export { createThread, deleteThread, renameThread } from '../core/net/thread-api.js';
 export type {
@@ -10,7 +12,6 @@ export type {
   ThreadSource,
 } from '../core/threads/thread-index.js';
 export {
-  DEFAULT_MAX_THREADS,
   localThreadSource,
   sortThreads,
   THREAD_INDEX_KEY,

@@ -2,11 +2,18 @@
 // for apps that upload without the chat's controller.
 export type { CreatedThread } from '../core/net/thread-api.js';
 export { createThread } from '../core/net/thread-api.js';
-export type { UploadAnswer, UploadRequest, UploadTransport } from '../core/net/upload-transport.js';
+export type {
+  UploadAnswer,
+  UploadFileOptions,
+  UploadRequest,
+  UploadTransport,
+} from '../core/net/uploads.js';
 export {
+  attachmentOf,
   defaultUploadTransport,
   fetchTransport,
+  uploadFile,
   xhrTransport,
-} from '../core/net/upload-transport.js';
-export type { UploadFileOptions, UploadHost } from '../core/uploads/upload.js';
-export { attachmentOf, uploadFile, uploadToChat } from '../core/uploads/upload.js';
+} from '../core/net/uploads.js';
+export type { UploadHost } from '../core/uploads/upload-to-chat.js';
+export { uploadToChat } from '../core/uploads/upload-to-chat.js';

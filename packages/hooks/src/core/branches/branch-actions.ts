@@ -1,6 +1,7 @@
 import { ResumableError } from '@resumable/protocol';
-import type { ChatSession } from '../chat/chat-session.js';
-import type { Attachment, ChatMessage } from '../chat/types.js';
+import type { ChatHost } from '../chat/host.js';
+import type { ChatMessage } from '../conversation/state.js';
+import type { Attachment } from '../net/attachment.js';
 
 /**
  * Regenerate, edit and switch branches: loaded on first use (a dynamic `import()` from
@@ -19,7 +20,7 @@ function find(messages: readonly ChatMessage[], id: string): number {
  * A new answer to the prompt `messageId` answers (or is); by default the last answer's.
  * The new branch is the one shown. Resolves with the new run's id.
  */
-export function regenerate(chat: ChatSession, messageId?: string): Promise<string> {
+export function regenerate(chat: ChatHost, messageId?: string): Promise<string> {
   const { messages } = chat.getState();
   const at =
     messageId === undefined ? messages.findLastIndex((m) => !m.pending) : find(messages, messageId);
@@ -41,7 +42,7 @@ export function regenerate(chat: ChatSession, messageId?: string): Promise<strin
  * The prompt `messageId` asked again as `content`: a new prompt beside it (same parent),
  * answered on a new branch, which is the one shown. Resolves with the new run's id.
  */
-export function edit(chat: ChatSession, messageId: string, content: string): Promise<string> {
+export function edit(chat: ChatHost, messageId: string, content: string): Promise<string> {
   const { messages, hasOlder } = chat.getState();
   const at = find(messages, messageId);
   const original = messages[at]!;
@@ -101,7 +102,7 @@ export function attachmentsOf(message: ChatMessage): Attachment[] {
  * persisted with the chat's record, so a reload shows the same branch before any network.
  */
 export async function switchBranch(
-  chat: ChatSession,
+  chat: ChatHost,
   messageId: string,
   index: number,
 ): Promise<void> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { ChatMessage, OutboxItem } from '../conversation/state.js';
 import { BranchCache, type BranchSources, visibleBranch } from './branch-view.js';
-import type { ChatMessage, OutboxItem } from './types.js';
 
 const msg = (id: string, role: 'user' | 'assistant', extra: Partial<ChatMessage> = {}) =>
   ({ id, role, content: id, ...extra }) as ChatMessage;

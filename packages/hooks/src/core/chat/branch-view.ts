@@ -1,7 +1,6 @@
-import type { ChatState } from '../conversation/state.js';
+import type { BranchInfo, ChatMessage, ChatState, OutboxItem } from '../conversation/state.js';
 import type { RunSessionState } from '../run/session-store.js';
 import type { OptimisticMessages } from './optimistic.js';
-import type { BranchInfo, ChatMessage, OutboxItem } from './types.js';
 
 /**
  * The transcript shows one branch of the thread's tree. Derived, never stored: from the

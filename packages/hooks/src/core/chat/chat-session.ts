@@ -1,45 +1,36 @@
 import { isTerminalStatus, ResumableError } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import { createStore } from 'zustand/vanilla';
+import { DEFAULT_MAX_OUTBOX, MAX_RECORDED_HISTORY } from '../base/defaults.js';
 import type { TabChannel } from '../base/env.js';
+import { toResumable } from '../base/errors.js';
 import { HeldReads } from '../base/held-reads.js';
 import { KeepAlive } from '../base/keep-alive.js';
 import { SerialLoop } from '../base/serial-loop.js';
-import type { StoredRecords } from '../client/first-paint.js';
-import { restoredChat } from '../client/first-paint.js';
+import { parseTabMessage } from '../conversation/announced-runs.js';
 import { activeRunOf, loadHistoryPage } from '../conversation/history.js';
 import { startConversation } from '../conversation/start.js';
-import type { ChatSessionOptions, ChatState } from '../conversation/state.js';
-import {
-  chatRecordKey,
-  DEFAULT_MAX_OUTBOX,
-  emptyChatState,
-  isBusy,
-  loadChatRecord,
-  parseTabMessage,
-  persistChatRecord,
-  settleCurrentRun,
-} from '../conversation/state.js';
+import type { ChatState, OutboxItem } from '../conversation/state.js';
+import { emptyChatState, isBusy, settleCurrentRun } from '../conversation/state.js';
 import { Retrier } from '../retry/retrier.js';
 import type { RunSession } from '../run/run-session.js';
-import { toResumable } from '../run/run-session.js';
 import type { RunSessionState } from '../run/session-store.js';
 import { BranchView, forkedRun, pinnedParent } from './branch-view.js';
-import { checkedRecord } from './checked-record.js';
+import type { ChatRecord, StoredRecords } from './chat-record.js';
+import { chatRecordKey, loadChatRecord, restoredChat } from './chat-record.js';
+import type { ChatFeatures, ChatHost } from './host.js';
 import { OptimisticMessages } from './optimistic.js';
-import { discardOutboxItem, enqueueOutboxItem, retryOutbox } from './outbox.js';
-import { type OutboxHost, sendOutboxItem } from './outbox-send.js';
-import type { OutboxItem, SendOptions } from './types.js';
-
-export type { ChatRecord, ChatSessionOptions, ChatState } from '../conversation/state.js';
-export { chatRecordKey } from '../conversation/state.js';
+import type { ChatSessionOptions, SendOptions } from './options.js';
+import type { OutboxHost } from './outbox.js';
+import { discardOutboxItem, enqueueOutboxItem, retryOutbox, sendOutboxItem } from './outbox.js';
+import { withSendableRunIds } from './sendable-run-ids.js';
 
 /**
  * A conversation on top of one `RunSession`: history pages, the prompt outbox (persisted,
  * sent when online, never twice thanks to client-chosen run ids), joining a run another
  * tab or device started, and stop = server cancel. Framework-free.
  */
-export class ChatSession {
+export class ChatSession implements ChatHost {
   readonly store: StoreApi<ChatState>;
   readonly run: RunSession;
   readonly options: ChatSessionOptions;
@@ -61,7 +52,12 @@ export class ChatSession {
   /** History, active-run and new-thread reads: aborted when the chat is let go. */
   readonly reads = new HeldReads();
 
-  constructor(options: ChatSessionOptions, run: RunSession) {
+  constructor(
+    options: ChatSessionOptions,
+    run: RunSession,
+    /** The features' code, loaded on first use (`ResumableClient` gives it). */
+    private readonly features: ChatFeatures,
+  ) {
     this.options = options;
     this.run = run;
     this.store = createStore<ChatState>()(() =>
@@ -73,6 +69,7 @@ export class ChatSession {
       run,
       optimistic: this.optimistic,
       retries: this.retries,
+      features,
       runInput: options.runInput,
       key: options.key,
       channel: () => this.channel,
@@ -187,7 +184,7 @@ export class ChatSession {
       this.options.onWarning?.(record);
     } else {
       // A stored outbox is checked before it can go out (`checked-record.ts`).
-      const checked = await checkedRecord(record, this);
+      const checked = await this.checked(record);
       const restored = restoredChat(checked, this.options);
       if (restored) this.store.setState(restored);
     }
@@ -199,6 +196,21 @@ export class ChatSession {
     this.compose();
     this.store.setState({ hydrated: true });
     await this.readThread();
+  }
+
+  /**
+   * A stored chat record made safe to send before any of it goes out: its runIds mended and
+   * the rest checked (resume, parent, message id), and both written back to the record
+   * (`storedChecked`, a chunk loaded only for a record with an outbox). If that chunk fails
+   * to load, the record goes on with its runIds mended in memory only: never lost, and never
+   * a runId the server refuses on every retry.
+   */
+  private async checked(record: ChatRecord | null): Promise<ChatRecord | null> {
+    if (!record?.outbox.length) return record;
+    return import('./stored-outbox.js').then(
+      (m) => m.storedChecked(record, this),
+      () => withSendableRunIds(record, () => this.run.env.randomUUID()),
+    );
   }
 
   /** The newest history page and the thread's active run, then the outbox goes out. */
@@ -378,16 +390,46 @@ export class ChatSession {
   }
 
   regenerate(messageId?: string): Promise<string> {
-    return import('../branches/branch-actions.js').then((b) => b.regenerate(this, messageId));
+    return this.features.branchActions().then((b) => b.regenerate(this, messageId));
   }
 
   edit(messageId: string, content: string): Promise<string> {
-    return import('../branches/branch-actions.js').then((b) => b.edit(this, messageId, content));
+    return this.features.branchActions().then((b) => b.edit(this, messageId, content));
   }
 
   switchBranch(messageId: string, index: number): Promise<void> {
-    return import('../branches/branch-actions.js').then((b) =>
-      b.switchBranch(this, messageId, index),
-    );
+    return this.features.branchActions().then((b) => b.switchBranch(this, messageId, index));
+  }
+}
+
+// The chat record's write is the engine's (the first paint reads records: `chat-record.ts`).
+
+/** What `chat:<key>` holds for a chat state. */
+function chatRecordOf(key: string, state: ChatState): ChatRecord {
+  const { threadId, token, outbox, prompt, through, regenerated, history } = state;
+  return {
+    v: 1,
+    key,
+    threadId,
+    token,
+    outbox: [...outbox],
+    prompt,
+    ...(through === null
+      ? {}
+      : { branch: { through, history: history.slice(-MAX_RECORDED_HISTORY) } }),
+    ...(regenerated === null ? {} : { regenerated }),
+  };
+}
+
+/** Writes `chat:<key>` for `state`; a failed write is a warning (the page keeps going). */
+async function persistChatRecord(
+  storage: { update(key: string, updater: (old: unknown) => unknown): Promise<void> },
+  options: { key: string; onWarning?: ((warning: ResumableError) => void) | undefined },
+  state: ChatState,
+): Promise<void> {
+  try {
+    await storage.update(chatRecordKey(options.key), () => chatRecordOf(options.key, state));
+  } catch (error) {
+    options.onWarning?.(toResumable(error));
   }
 }

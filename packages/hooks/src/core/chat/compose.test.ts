@@ -1,8 +1,8 @@
 import type { RunMessage } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
-import { optimisticMessage } from '../conversation/state.js';
+import type { ChatMessage, OutboxItem } from '../conversation/state.js';
 import { composeMessages } from './compose.js';
-import type { ChatMessage, OutboxItem } from './types.js';
+import { optimisticMessage } from './optimistic.js';
 
 const m = (id: string, role: string, content: unknown, parentId?: string | null) =>
   ({ id, role, content, ...(parentId === undefined ? {} : { parentId }) }) as ChatMessage;

@@ -1,6 +1,5 @@
 import type { RunMessage } from '@resumable/protocol';
-import type { ChatState } from '../conversation/state.js';
-import type { ChatMessage, OutboxItem } from './types.js';
+import type { ChatMessage, ChatState, OutboxItem } from '../conversation/state.js';
 
 /**
  * One list for the transcript: history, settled runs, the current run (with its prompt

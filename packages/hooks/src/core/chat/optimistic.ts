@@ -1,7 +1,14 @@
-import type { ChatState } from '../conversation/state.js';
-import { composeMessages, optimisticMessage } from '../conversation/state.js';
+import type { ChatMessage, ChatState, OutboxItem } from '../conversation/state.js';
+import type { Attachment } from '../net/attachment.js';
 import type { RunSessionState } from '../run/session-store.js';
-import type { Attachment, ChatMessage, OutboxItem } from './types.js';
+import { composeMessages } from './compose.js';
+
+/** The user message an outbox item shows before the server has it. */
+export function optimisticMessage(item: OutboxItem): ChatMessage {
+  const id = item.messageId ?? `user-${item.runId}`;
+  const parent = item.parentMessageId === undefined ? {} : { parentId: item.parentMessageId };
+  return { id, role: 'user', content: item.text, pending: 'queued', ...parent } as ChatMessage;
+}
 
 /** An AG-UI image or document part referencing an uploaded file by its URL. */
 export interface FilePart {

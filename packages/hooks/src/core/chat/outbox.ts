@@ -1,9 +1,141 @@
 import { ResumableError } from '@resumable/protocol';
+import type { StoreApi } from 'zustand/vanilla';
+import type { TabChannel } from '../base/env.js';
+import { toResumable } from '../base/errors.js';
+import type { TabRunMessage } from '../conversation/announced-runs.js';
+import type { ChatState, OutboxItem } from '../conversation/state.js';
 import { isBusy } from '../conversation/state.js';
-import type { OutboxHost } from './outbox-send.js';
-import type { OutboxItem } from './types.js';
+import type { Retrier } from '../retry/retrier.js';
+import type { RunSession } from '../run/run-session.js';
+import { branchInput, regeneratedOf } from './branch-view.js';
+import type { ChatFeatures } from './host.js';
+import { type OptimisticMessages, userContent } from './optimistic.js';
+import type { ChatSessionOptions } from './options.js';
 
-/** The moves on the outbox (`ChatSession.enqueue`, `discard` and `retry`), apart from sending. */
+/**
+ * The outbox: prompts (and regenerates, edits, answers to interrupts) persisted until the
+ * server took them, sent one at a time, once each (their run id is fixed).
+ *
+ * Its state (`outbox`, `sending`) moves only through `outboxTransition`:
+ *
+ * ```
+ *   queued ──► waiting ── sending ──► in flight ── sent ──────────────► (gone)
+ *                 ▲                     │ failed (retried later)  ──► waiting
+ *   discarded ◄───┤                     │ failed (refused)        ──► refused ── retried ──► waiting
+ *                 │                     │ continuationRefused     ──► refused (a text kept) | (gone)
+ *   restored ─────┘ (a stored outbox)
+ * ```
+ */
+export interface OutboxState {
+  readonly outbox: readonly OutboxItem[];
+  /** The item whose POST is in flight (it stays in `outbox` until the server took it). */
+  readonly sending: OutboxItem | null;
+}
+
+/** What is known of a refusal: the server's code and words (persisted with the item). */
+type Refusal = { code: string; message: string };
+
+export type OutboxEvent =
+  /** A new item at the end; `now`: it goes out at once (shown as sending). */
+  | { type: 'queued'; item: OutboxItem; now: boolean }
+  /** Taken back before it went out. */
+  | { type: 'discarded'; runId: string }
+  /** Its POST goes out. */
+  | { type: 'sending'; item: OutboxItem }
+  /** The server took it (its run started), or another tab's answer made it moot. */
+  | { type: 'sent'; runId: string }
+  /** Its POST failed: retried by the policy (`refusal` null), or held until `retry()`. */
+  | { type: 'failed'; runId: string; refusal: Refusal | null }
+  /**
+   * A continuation the server refused for good: its answers end; a text (or files) it
+   * carried stays, as a refused prompt to retry or discard.
+   */
+  | { type: 'continuationRefused'; runId: string; refusal: Refusal }
+  /** `retry()`: the first item's refusal is dropped, so it goes out again. */
+  | { type: 'retried' }
+  /** A stored outbox, read back (checked) after a reload. */
+  | { type: 'restored'; outbox: readonly OutboxItem[] };
+
+/** The one transition of the outbox's state. */
+export function outboxTransition(state: OutboxState, event: OutboxEvent): OutboxState {
+  const { outbox, sending } = state;
+  const without = (runId: string) => outbox.filter((o) => o.runId !== runId);
+  switch (event.type) {
+    case 'queued':
+      return { outbox: [...outbox, event.item], sending: event.now ? event.item : sending };
+    case 'discarded':
+      return sending?.runId === event.runId ? state : { outbox: without(event.runId), sending };
+    case 'sending':
+      return { outbox, sending: event.item };
+    case 'sent':
+      return { outbox: without(event.runId), sending: null };
+    case 'failed': {
+      const { runId, refusal } = event;
+      const next =
+        refusal === null
+          ? [...outbox]
+          : outbox.map((o) => (o.runId === runId ? { ...o, error: { ...refusal } } : o));
+      return { outbox: next, sending: null };
+    }
+    case 'continuationRefused': {
+      const { runId, refusal } = event;
+      const next = outbox.flatMap((o) => {
+        if (o.runId !== runId) return [o];
+        const { resume: _ended, ...prompt } = o;
+        return keepsText(o) ? [{ ...prompt, error: { ...refusal } }] : [];
+      });
+      return { outbox: next, sending: null };
+    }
+    case 'retried': {
+      const [first, ...rest] = outbox;
+      if (!first?.error) return state;
+      const { error: _dropped, ...again } = first;
+      return { outbox: [again, ...rest], sending };
+    }
+    case 'restored':
+      return { outbox: event.outbox, sending: null };
+  }
+}
+
+/** An item that still has something to send once its answers are gone: a text or files. */
+function keepsText(item: OutboxItem): boolean {
+  return item.text !== '' || (item.attachments?.length ?? 0) > 0;
+}
+
+/** What the outbox needs of its `ChatSession`. */
+export interface OutboxHost {
+  readonly store: StoreApi<ChatState>;
+  readonly run: RunSession;
+  readonly optimistic: OptimisticMessages;
+  readonly retries: Retrier;
+  readonly runInput: ChatSessionOptions['runInput'];
+  readonly key: string;
+  readonly features: ChatFeatures;
+  channel(): TabChannel | null;
+  settleCurrent(): void;
+  compose(): void;
+  persist(): Promise<void>;
+  followRun(
+    runId: string,
+    threadId: string,
+    token: string | null,
+    prompt: ChatState['prompt'],
+  ): Promise<void>;
+  /** The chat is held: only then does its outbox go out. */
+  active(): boolean;
+  /** Sends what the outbox holds (nothing while the chat is let go of or disposed). */
+  drain(): Promise<void>;
+  /** The same, when the retry policy's delay is up. */
+  retryLater(): void;
+  /** The app hears a problem that changes nothing on screen (`onWarning`). */
+  warn(warning: ResumableError): void;
+}
+
+/** Moves the outbox (`outboxTransition`), with `also` in the same store update. */
+function move(host: Pick<OutboxHost, 'store'>, event: OutboxEvent, also: Partial<ChatState> = {}) {
+  const { store } = host;
+  store.setState({ ...outboxTransition(store.getState(), event), ...also });
+}
 
 /**
  * Queues `item` (persisted, then a send tried); rejects with `too_many_requests` when `max`
@@ -23,12 +155,7 @@ export async function enqueueOutboxItem(
   // Shown as "sending" straight away when it will go out now, "queued" otherwise.
   const now =
     host.active() && !outbox.length && !sending && run.env.online.get() && !isBusy(run.getState());
-  store.setState({
-    outbox: [...outbox, item],
-    error: null,
-    through: null,
-    ...(now ? { sending: item } : {}),
-  });
+  move(host, { type: 'queued', item, now }, { error: null, through: null });
   host.compose();
   await host.persist();
   await host.drain();
@@ -40,11 +167,10 @@ export async function enqueueOutboxItem(
  * and the record. False when it is unknown or its POST is in flight.
  */
 export async function discardOutboxItem(host: OutboxHost, runId: string): Promise<boolean> {
-  const { store } = host;
-  const { outbox, sending } = store.getState();
+  const { outbox, sending } = host.store.getState();
   if (sending?.runId === runId || !outbox.some((o) => o.runId === runId)) return false;
   host.optimistic.delete(runId);
-  store.setState({ outbox: store.getState().outbox.filter((o) => o.runId !== runId) });
+  move(host, { type: 'discarded', runId });
   host.compose();
   await host.persist();
   return true;
@@ -52,16 +178,143 @@ export async function discardOutboxItem(host: OutboxHost, runId: string): Promis
 
 /** The refused first prompt sent again (its error dropped); else the run's connection retried. */
 export function retryOutbox(host: OutboxHost): void {
-  const { store } = host;
-  const [first, ...rest] = store.getState().outbox;
+  const [first] = host.store.getState().outbox;
   if (first?.error) {
-    const { error: _dropped, ...again } = first;
-    store.setState({ outbox: [again, ...rest], error: null });
+    move(host, { type: 'retried' }, { error: null });
     host.compose();
     void host.persist().then(() => host.retryLater());
     return;
   }
-  store.setState({ error: null });
+  host.store.setState({ error: null });
   host.run.retry();
   host.retryLater();
+}
+
+/**
+ * POSTs one outbox item (a prompt, a regenerate, an edit, or answers to interrupts) and
+ * settles the chat on its answer: the run it started becomes the chat's, or the failure is
+ * judged once (ERROR_ACTIONS) — retried by the policy, followed (a run the thread already
+ * runs, an answer another tab gave), or shown. True when the item left the outbox.
+ */
+export async function sendOutboxItem(host: OutboxHost, item: OutboxItem): Promise<boolean> {
+  const { threadId, token } = host.store.getState();
+  const message = host.optimistic.of(item);
+  host.settleCurrent();
+  move(host, { type: 'sending', item });
+  host.compose();
+  try {
+    const started = await host.run.start({
+      ...host.runInput,
+      runId: item.runId,
+      ...(threadId ? { threadId } : {}),
+      token,
+      ...(item.resume
+        ? { messages: [], resume: item.resume }
+        : { messages: [{ id: message.id, role: 'user', content: userContent(item) }] }),
+      ...branchInput(item),
+    });
+    const { pending: _p, ...accepted } = message;
+    host.optimistic.delete(item.runId);
+    host.retries.succeeded();
+    host.run.noteRetry(null);
+    move(
+      host,
+      { type: 'sent', runId: item.runId },
+      {
+        threadId: started.threadId,
+        token: started.token ?? token,
+        prompt: promptless(item) ? null : { runId: started.runId, message: accepted },
+        regenerated: regeneratedOf(item, started.runId),
+      },
+    );
+    host.compose();
+    await host.persist();
+    host.channel()?.post({
+      type: 'run',
+      key: host.key,
+      runId: started.runId,
+      threadId: started.threadId,
+      token: started.token ?? token,
+      ...(item.kind
+        ? { regenerated: regeneratedOf(item, started.runId) }
+        : promptless(item)
+          ? {}
+          : { prompt: accepted }),
+    } satisfies TabRunMessage);
+    return true;
+  } catch (error) {
+    const typed = toResumable(error);
+    if (typed.code === 'interrupt_answered' && typed.runId && threadId) {
+      // Another tab or device answered first: nothing for the user to fix. Drop this
+      // answer and follow the run that answered.
+      move(host, { type: 'sent', runId: item.runId });
+      await host.persist();
+      await host.followRun(typed.runId, threadId, token, null);
+      return true;
+    }
+    // One decision table (ERROR_ACTIONS) and one retry policy: a retryable failure stays
+    // queued (and goes out at once on `online`); anything else, or too many answers
+    // without progress, waits for the user's retry() with its error shown.
+    const verdict = host.retries.failed(typed);
+    if (!verdict.retry && item.resume && verdict.error === typed) {
+      // Answers the server itself refused (its error's action, not the policy's count of
+      // transient failures: `no_progress` keeps them queued for retry(), like a prompt's
+      // text) end, never stay queued. The interrupts' part is a chunk (off first paint): if
+      // it fails to load, they stay queued with the error shown, for retry().
+      host.run.noteRetry(null);
+      const refusal = await host.features.continuationRefusal().catch(() => null);
+      if (refusal) return endContinuation(host, refusal, item, typed);
+    }
+    if (verdict.retry && typed.code === 'run_in_progress' && typed.runId && threadId) {
+      // The thread already runs a reply (another tab or device): follow it. The prompt
+      // goes out, once (its runId is fixed), when that run ends: the drain on its
+      // terminal event, or the retry below when it ended already.
+      await host.followRun(typed.runId, threadId, token, null);
+    }
+    const stop = verdict.retry ? null : verdict.error;
+    const refusal = stop === null ? null : { code: stop.code, message: stop.message };
+    move(host, { type: 'failed', runId: item.runId, refusal }, { error: stop });
+    host.compose();
+    await host.persist();
+    // Retried by the policy whatever the `online` signal says (a server down, a browser
+    // online); the wait is shown as the run's `connection.nextRetryAt`.
+    const delay = verdict.retry ? host.retries.schedule(verdict.delay, host.retryLater) : null;
+    host.run.noteRetry(delay === null ? null : host.run.env.now() + delay);
+    return false;
+  }
+}
+
+/**
+ * A continuation (answers to interrupts) the server refused for good — judged once, above
+ * (any `stop`, not the policy's `no_progress`) — ends its answers: kept `queued`, they would
+ * hold their interrupts for good and be queued again on every reload. Its item goes (a text
+ * it carried stays, as a refused prompt), the chat shows the server's error, and the
+ * interrupts' part (`ContinuationRefusal`) opens the interrupts again. True when the item
+ * left the outbox.
+ */
+async function endContinuation(
+  host: OutboxHost,
+  refusal: Awaited<ReturnType<ChatFeatures['continuationRefusal']>>,
+  item: OutboxItem,
+  error: ResumableError,
+): Promise<boolean> {
+  const kept = keepsText(item);
+  if (!kept) host.optimistic.delete(item.runId);
+  const answers = refusal.continuationRefused(host, item.runId, error, host.warn);
+  const { code, message } = error;
+  move(
+    host,
+    { type: 'continuationRefused', runId: item.runId, refusal: { code, message } },
+    {
+      error,
+    },
+  );
+  host.compose();
+  await Promise.all([host.persist(), answers]);
+  return !kept;
+}
+
+/** An outbox item that shows no prompt: an answer to interrupts, or a regenerate. */
+function promptless(item: OutboxItem): boolean {
+  return item.resume !== undefined || item.kind === 'regenerate';
 }

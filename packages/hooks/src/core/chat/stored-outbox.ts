@@ -1,9 +1,9 @@
 import { isWireId, parseResume, ResumableError } from '@resumable/protocol';
-import type { ChatRecord } from '../conversation/state.js';
-import { chatRecordKey, parseChatRecord } from '../conversation/state.js';
-import { toResumable } from '../run/run-session.js';
-import { type RecordChecker, withSendableRunIds } from './checked-record.js';
-import type { OutboxItem } from './types.js';
+import { toResumable } from '../base/errors.js';
+import type { OutboxItem } from '../conversation/state.js';
+import type { ChatRecord } from './chat-record.js';
+import { chatRecordKey, parseChatRecord, type RecordChecker } from './chat-record.js';
+import { withSendableRunIds } from './sendable-run-ids.js';
 
 /**
  * The chat's stored record checked (runIds mended, then `checkedOutbox`) and written back

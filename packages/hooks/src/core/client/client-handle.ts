@@ -1,23 +1,22 @@
 import { ResumableError } from '@resumable/protocol';
+import { DEFAULT_ENGINE_TIMEOUT_MS } from '../base/defaults.js';
 import { withTimeout } from '../base/timeout.js';
 import { whileHeld } from '../base/when.js';
-import type { ChatSession, ChatSessionOptions } from '../chat/chat-session.js';
+import type { StoredRecords } from '../chat/chat-record.js';
+import { readStoredRecords } from '../chat/chat-record.js';
+import type { ChatSession } from '../chat/chat-session.js';
+import type { ChatSessionOptions } from '../chat/options.js';
 import type { RecordStorage } from '../records/storage.js';
 import { storageFor } from '../records/storage.js';
 import type { RunSession, RunSessionOptions } from '../run/run-session.js';
-import type { StoredRecords } from './first-paint.js';
-import { readStoredRecords } from './first-paint.js';
 import type { ClientOptions, ResumableClient } from './resumable-client.js';
 
 /** The engine chunk (`src/engine.ts`): the sessions and the client that holds them. */
-export type EngineModule = typeof import('../../engine.js');
+export type EngineModule = typeof import('./engine.js');
 /** Loads the engine chunk (a test may delay or fail it). */
 export type EngineLoader = () => Promise<EngineModule>;
 
-/** The engine loads within this, or its load is a `timeout` error. @default 15000 */
-export const DEFAULT_ENGINE_TIMEOUT_MS = 15_000;
-
-const loadEngine: EngineLoader = () => import('../../engine.js');
+const loadEngine: EngineLoader = () => import('./engine.js');
 
 /** Whether the engine is there, and why its load failed (the error the UI shows). */
 export interface EngineState {

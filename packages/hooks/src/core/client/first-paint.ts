@@ -1,13 +1,12 @@
 import type { ResumableError, RunMessage, RunStatus } from '@resumable/protocol';
-import { ResumableError as TypedError } from '@resumable/protocol';
 import { BranchView } from '../chat/branch-view.js';
+import type { StoredRecords } from '../chat/chat-record.js';
+import { restoredChat } from '../chat/chat-record.js';
 import { OptimisticMessages } from '../chat/optimistic.js';
-import type { ChatMessage } from '../chat/types.js';
-import type { ChatRecord, ChatState } from '../conversation/state.js';
-import { chatStateOf, emptyChatState, isBusy, loadChatRecord } from '../conversation/state.js';
+import type { ChatMessage, ChatState } from '../conversation/state.js';
+import { emptyChatState, isBusy } from '../conversation/state.js';
 import type { RecordRead } from '../records/run-record.js';
-import { loadRecord, runStateOfRecord } from '../records/run-record.js';
-import type { RecordStorage } from '../records/storage.js';
+import { runStateOfRecord } from '../records/run-record.js';
 import { runErrorOf } from '../run/connection.js';
 
 /**
@@ -16,21 +15,6 @@ import { runErrorOf } from '../run/connection.js';
  * them (`BranchView`, `composeMessages`). The same read is handed to the engine
  * (`ChatSession.preload`), so its first hydrated state holds the same messages.
  */
-
-/** The records a reload finds: the chat's and its run's, as read (problems included). */
-export interface StoredRecords {
-  chat: ChatRecord | ResumableError | null;
-  run: RecordRead;
-}
-
-/** Reads both records of `key` at once; never rejects (a failed read is no record). */
-export async function readStoredRecords(
-  storage: RecordStorage,
-  key: string,
-): Promise<StoredRecords> {
-  const [chat, run] = await Promise.all([loadChatRecord(storage, key), loadRecord(storage, key)]);
-  return { chat, run };
-}
 
 /** The run as its record shows it (what the hooks return of it before the engine). */
 export interface StoredRun {
@@ -69,20 +53,6 @@ export function storedRunOf(read: RecordRead): StoredRun {
   } catch {
     return NO_RUN; // the engine discards it as corrupt
   }
-}
-
-/**
- * The chat state a read record restores: the record's thread, outbox, prompt and branch
- * when it is of the thread asked for (`threadId`), the app's `token` winning.
- */
-export function restoredChat(
-  record: StoredRecords['chat'],
-  options: { threadId?: string | undefined; token?: string | undefined },
-): Partial<ChatState> | null {
-  if (record === null || record instanceof TypedError) return null;
-  return (options.threadId ?? record.threadId) === record.threadId
-    ? chatStateOf(record, options.token)
-    : null;
 }
 
 /** What the hooks show of a conversation before the engine has loaded. */

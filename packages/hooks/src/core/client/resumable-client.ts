@@ -1,7 +1,17 @@
-import type { ChatSessionOptions } from '../chat/chat-session.js';
 import { ChatSession } from '../chat/chat-session.js';
+import type { ChatFeatures } from '../chat/host.js';
+import type { ChatSessionOptions } from '../chat/options.js';
 import type { RunSessionOptions } from '../run/run-session.js';
 import { RunSession } from '../run/run-session.js';
+
+/**
+ * The chat's features that load on first use, each a chunk of its own: the chat reaches them
+ * only through `ChatFeatures` (`chat/host.ts`), so `chat/` imports none of them.
+ */
+const FEATURES: ChatFeatures = {
+  branchActions: () => import('../branches/branch-actions.js'),
+  continuationRefusal: () => import('../interrupts/refused-continuation.js'),
+};
 
 /** Shared configuration: what `<ResumableProvider>` holds. Any session option but the key. */
 export type ClientOptions = Omit<RunSessionOptions, 'key'>;
@@ -29,7 +39,7 @@ export class ResumableClient {
     let chat = this.chats.get(key);
     if (!chat) {
       const options: ChatSessionOptions = { ...this.options, ...overrides, key };
-      chat = new ChatSession(options, this.runSession(key, overrides));
+      chat = new ChatSession(options, this.runSession(key, overrides), FEATURES);
       this.chats.set(key, chat);
     }
     return chat;

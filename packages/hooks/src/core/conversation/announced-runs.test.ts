@@ -1,18 +1,16 @@
 import type { RunSnapshot } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
-import type { BackoffOptions } from '../retry/backoff.js';
-import type { RunSession } from '../run/run-session.js';
 import {
   READ_BUDGET as BUDGET,
   DELETE_CHECKS,
-  knownRun,
   MAX_IN_FLIGHT,
   MAX_KNOWN,
-  threadGone,
   READ_WINDOW_MS as WINDOW_MS,
-} from './announced-runs.js';
-import { parseTabMessage } from './state.js';
+} from '../base/defaults.js';
+import type { BackoffOptions } from '../retry/backoff.js';
+import type { RunSession } from '../run/run-session.js';
+import { knownRun, parseTabMessage, threadGone } from './announced-runs.js';
 
 /** Another tab's "I started a run on this key", checked before the chat acts on it. */
 describe('parseTabMessage', () => {

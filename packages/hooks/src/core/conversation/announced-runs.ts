@@ -1,10 +1,56 @@
 import { errorAction, isWireId } from '@resumable/protocol';
-import type { OutboxHost } from '../chat/outbox-send.js';
+import type { StoreApi } from 'zustand/vanilla';
+import {
+  DELETE_CHECKS,
+  MAX_IN_FLIGHT,
+  MAX_KNOWN,
+  READ_BUDGET,
+  READ_WINDOW_MS,
+} from '../base/defaults.js';
+import { toResumable } from '../base/errors.js';
 import type { BackoffOptions } from '../retry/backoff.js';
-import { retryDelay } from '../retry/backoff.js';
+import { Retrier, snapshotReadAction } from '../retry/retrier.js';
 import type { RunSession } from '../run/run-session.js';
-import { toResumable } from '../run/run-session.js';
-import type { TabRunMessage } from './state.js';
+import type { ChatMessage, ChatState, Regenerated } from './state.js';
+
+/** What a tab tells the others when it started a run on a key. */
+export interface TabRunMessage {
+  type: 'run';
+  key: string;
+  runId: string;
+  threadId: string;
+  token: string | null;
+  /** Absent for a regenerate or a continuation answering interrupts (they have no prompt). */
+  prompt?: ChatMessage;
+  /** A regenerate: the prompt its answer hangs under. */
+  regenerated?: Regenerated | null;
+}
+
+const isTabId = (value: unknown): value is string =>
+  typeof value === 'string' && value !== '' && value.length <= 256;
+
+/** Another tab's "I started a run on this key" message, checked; null for anything else. */
+export function parseTabMessage(
+  message: unknown,
+  key: string,
+): (Omit<TabRunMessage, 'token' | 'prompt'> & Partial<TabRunMessage>) | null {
+  const m = message as Partial<TabRunMessage> | null;
+  if (m?.type !== 'run' || m.key !== key || !isTabId(m.runId) || !isTabId(m.threadId)) return null;
+  // A prompt is a user message with an id (another version, or garbage, may post anything).
+  const p = m.prompt as Partial<ChatMessage> | null | undefined;
+  const prompt = typeof p === 'object' && p !== null && isTabId(p.id) && p.role === 'user';
+  return {
+    type: 'run',
+    key,
+    runId: m.runId,
+    threadId: m.threadId,
+    ...(typeof m.token === 'string' ? { token: m.token } : {}),
+    ...(prompt ? { prompt: m.prompt } : {}),
+    ...(m.regenerated?.runId === m.runId && isTabId(m.regenerated.parentId)
+      ? { regenerated: { runId: m.runId, parentId: m.regenerated.parentId } }
+      : {}),
+  };
+}
 
 /**
  * A run another tab names (its "I started a run" message, the leader's `lead`, a thread batch
@@ -16,14 +62,6 @@ import type { TabRunMessage } from './state.js';
  * cycling past the `MAX_KNOWN` answers kept would otherwise each cost a read).
  */
 
-/** Answers kept per session (a run is announced a few times: the message, `lead`, the thread). */
-export const MAX_KNOWN = 16;
-/** Checks in flight per session: more announcements meanwhile are dropped. */
-export const MAX_IN_FLIGHT = 4;
-/** Reads per session per window: announcements past it are dropped (not remembered). */
-export const READ_BUDGET = 8;
-export const READ_WINDOW_MS = 10_000;
-
 interface Answer {
   /**
    * The run's thread as the server named it; null: refused, or the read failed. Kept by run
@@ -33,8 +71,11 @@ interface Answer {
   thread: Promise<string | null>;
   /** Asked again from then on: a failed read's (the retry policy's delay); else never. */
   until: number;
-  /** Failed reads in a row of this run (the policy's attempt). */
-  failures: number;
+  /**
+   * This run's failed reads in a row, judged and spaced by the one policy (never given up
+   * on: a real run is asked about again however long its server fails).
+   */
+  retries: Retrier;
 }
 
 interface Known {
@@ -85,7 +126,7 @@ export function knownRun(
   const entry: Answer = {
     thread: Promise.resolve(null),
     until: Infinity,
-    failures: kept?.failures ?? 0,
+    retries: kept?.retries ?? new Retrier(env, { backoff, maxAttemptsWithoutProgress: Infinity }),
   };
   entry.thread = run.api.getRun(runId, token).then(
     (snapshot) => {
@@ -99,12 +140,8 @@ export function knownRun(
       // The server's own no (404, 401, 403) is final; a read that failed is asked again
       // after the policy's delay.
       const typed = toResumable(error);
-      const action = errorAction(typed);
-      if (action !== 'forget' && action !== 'stop') {
-        entry.failures++;
-        const delay = retryDelay(entry.failures, env.random, backoff, typed.retryAfter);
-        entry.until = env.now() + delay;
-      }
+      const verdict = entry.retries.failed(typed, { action: snapshotReadAction(typed) });
+      if (verdict.retry) entry.until = env.now() + verdict.delay;
       return null;
     },
   );
@@ -118,7 +155,17 @@ export function knownRun(
 }
 
 /** What following an announced run needs of its chat. */
-export type AnnouncedHost = Pick<OutboxHost, 'run' | 'store' | 'followRun'>;
+export interface AnnouncedHost {
+  readonly run: RunSession;
+  readonly store: StoreApi<ChatState>;
+  /** Follows a run this chat did not start (settles the current one first). */
+  followRun(
+    runId: string,
+    threadId: string,
+    token: string | null,
+    prompt: ChatState['prompt'],
+  ): Promise<void>;
+}
 
 /** Another tab's "I started a run on this key" (checked by `parseTabMessage`; null: none). */
 export function followAnnounced(
@@ -137,9 +184,6 @@ export function followAnnounced(
   });
 }
 
-/** Reads of a thread said to be deleted, at most (the server may still be removing it). */
-export const DELETE_CHECKS = 6;
-
 /**
  * A thread another tab says was deleted (`history_changed` `deleted` in its thread batch):
  * true once the server answers `404 thread_not_found` for it. The server announces a
@@ -155,6 +199,7 @@ export async function threadGone(
   live: () => boolean,
 ): Promise<boolean> {
   const { env } = run;
+  const retries = new Retrier(env, { backoff });
   for (let attempt = 1; attempt <= DELETE_CHECKS; attempt++) {
     try {
       await run.api.threadBody(threadId, token);
@@ -165,7 +210,7 @@ export async function threadGone(
       if (errorAction(typed) === 'stop') return false;
     }
     if (!live() || attempt === DELETE_CHECKS) return false;
-    const ms = retryDelay(attempt, env.random, backoff);
+    const ms = retries.delay(attempt);
     await new Promise<void>((resolve) => env.setTimeout(resolve, ms));
   }
   return false;

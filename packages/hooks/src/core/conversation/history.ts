@@ -1,8 +1,9 @@
 import { isTerminalStatus } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
+import { DEFAULT_PAGE_SIZE } from '../base/defaults.js';
+import { toResumable } from '../base/errors.js';
 import type { HeldReads } from '../base/held-reads.js';
 import type { RunApi } from '../net/run-api.js';
-import { toResumable } from '../run/run-session.js';
 import type { ChatState } from './state.js';
 import { isShownMessage } from './state.js';
 
@@ -69,7 +70,7 @@ async function readPage(
       run.api.getThreadMessages(
         threadId,
         token,
-        { before, limit: options.pageSize ?? 50, through },
+        { before, limit: options.pageSize ?? DEFAULT_PAGE_SIZE, through },
         signal,
       ),
     );

@@ -1,26 +1,16 @@
 import type { Envelope } from '@resumable/protocol';
 import { isTerminalStatus } from '@resumable/protocol';
-import type { StreamRole } from '../tabs/leader-election.js';
+import { DEFAULT_LEADER_STALE_MS, SNAPSHOT_EVERY_MS, TAB_HEARTBEAT_MS } from '../base/defaults.js';
+import type { StreamRole } from '../run/shared-stream.js';
 import { LeaderElection, roleOf } from '../tabs/leader-election.js';
 import { deliveredBy, LeaderWatch } from '../tabs/leader-watch.js';
 import type { RunRef, TabShareMessage } from '../tabs/tab-messages.js';
 import { chunkEnvelopes, parseTabShareMessage, post } from '../tabs/tab-messages.js';
 import { TabRunPoint } from '../tabs/tab-run-point.js';
 import { knownRun, threadGone } from './announced-runs.js';
-import type { ConversationHost } from './start.js';
+import type { ConversationHost } from './host.js';
 import { placementOf, planThreadBatch } from './thread-events.js';
 import { ThreadFollower } from './thread-follower.js';
-
-/** The leader's heartbeat period (a hidden tab's timers may run only once a second). */
-export const HEARTBEAT_MS = 500;
-/** A follower whose point stood still this long asks the server (`leader-watch.ts`). */
-export const DEFAULT_LEADER_STALE_MS = 5000;
-/**
- * A leader answers a `sync` (a follower of an earlier version of this kit asking for its
- * folded run) at most this often, whoever asks: a tab posting `sync` in a loop gets one
- * snapshot a second, not one per message.
- */
-const SNAPSHOT_EVERY_MS = 1000;
 
 /**
  * A conversation followed as a whole: the thread stream (runs started elsewhere — another
@@ -300,12 +290,12 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
   function heartbeat(): () => void {
     let timer: unknown;
     const tick = () => {
-      timer = env.setTimeout(tick, HEARTBEAT_MS);
+      timer = env.setTimeout(tick, TAB_HEARTBEAT_MS);
       if (role === 'leader') announce();
       // Silence alone is not enough to steal: the watch asks the server first.
       else if (election.phase === 'follower') watch.tick();
     };
-    timer = env.setTimeout(tick, HEARTBEAT_MS);
+    timer = env.setTimeout(tick, TAB_HEARTBEAT_MS);
     return () => env.clearTimeout(timer);
   }
 

@@ -1,6 +1,6 @@
 import type { Envelope } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
-import type { OutboxItem } from '../chat/types.js';
+import type { OutboxItem } from './state.js';
 import { placementOf, planThreadBatch } from './thread-events.js';
 
 const custom = (offset: number, name: string, value: unknown) =>

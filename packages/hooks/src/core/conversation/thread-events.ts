@@ -1,7 +1,7 @@
 import type { Envelope, RunMessage } from '@resumable/protocol';
 import { isWireId } from '@resumable/protocol';
-import type { ChatMessage } from '../chat/types.js';
-import type { ChatState } from './state.js';
+import { isMessageId } from '../tabs/tab-messages.js';
+import type { ChatMessage, ChatState } from './state.js';
 
 /**
  * The thread event stream's events (`GET /threads/{id}/events`, docs/protocol.md): AG-UI
@@ -18,17 +18,6 @@ export type ThreadEvent =
     }
   | { kind: 'run_ended'; runId: string; status: string }
   | { kind: 'history_changed'; reason: string };
-
-const MAX_MESSAGE_ID_CHARS = 256;
-
-/**
- * A message id another tab or the thread stream names: any non-empty string (the server
- * takes any as a message's `id`), bounded. Run and thread ids — and a branch's
- * `parentMessageId`, which the server takes only as one — are wire ids (`isWireId`): the
- * server knows no other, so one that is not is dropped before it costs a read.
- */
-export const isMessageId = (value: unknown): value is string =>
-  typeof value === 'string' && value !== '' && value.length <= MAX_MESSAGE_ID_CHARS;
 
 /** The user's prompt of a `run_started`: the last `user` message of its input, if any. */
 function promptOf(messages: unknown): RunMessage | null {

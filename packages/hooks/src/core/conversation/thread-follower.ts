@@ -1,21 +1,18 @@
 import type { Envelope } from '@resumable/protocol';
 import { errorAction, ResumableError } from '@resumable/protocol';
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_STABLE_AFTER_MS } from '../base/defaults.js';
 import type { ResumableEnvironment } from '../base/env.js';
+import { toResumable } from '../base/errors.js';
 import { readEventStream } from '../net/event-stream.js';
 import type { RunApi } from '../net/run-api.js';
 import type { RecordStorage } from '../records/storage.js';
-import { retryDelay } from '../retry/backoff.js';
 import { LoopLife } from '../retry/loop-life.js';
+import { Retrier } from '../retry/retrier.js';
 import type { LoopOptions } from '../run/reconnect-loop.js';
-import {
-  DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS,
-  noProgress,
-  toResumable,
-} from '../run/reconnect-loop.js';
 import { SharedPoint } from '../tabs/shared-point.js';
 
 /** What `thread:<key>` holds: the thread stream's resume point. */
-export interface ThreadRecord {
+export interface ThreadResumeRecord {
   v: 1;
   key: string;
   threadId: string;
@@ -29,7 +26,7 @@ const isOffset = (n: unknown): n is number =>
 
 /** The record for `key` and `threadId`, or null for anything else (another thread, garbage). */
 export function parseThreadRecord(value: unknown, key: string, threadId: string): number | null {
-  const r = value as Partial<ThreadRecord> | null;
+  const r = value as Partial<ThreadResumeRecord> | null;
   if (typeof r !== 'object' || r === null || r.v !== 1 || r.key !== key) return null;
   return r.threadId === threadId && isOffset(r.offset) ? r.offset : null;
 }
@@ -51,7 +48,7 @@ export interface ThreadFollowerParts {
 
 /**
  * Follows `GET /threads/{id}/events` like a run: resume point kept (and persisted), the one
- * retry policy (`retryDelay`) and decision table (`errorAction`); a 410 or 409 takes
+ * retry executor (`Retrier`) and decision table (`errorAction`); a 410 or 409 takes
  * `GET /threads/{id}`'s `lastOffset` and continues from it. A thread stream has no end of
  * its own: it is followed until `stop()`, a `stop`/`forget` answer (401, 403, 404), or
  * `maxAttemptsWithoutProgress` answers that never opened a stream.
@@ -189,7 +186,7 @@ export class ThreadFollower {
   persist(serverWord = false): void {
     const { threadId, offset } = this;
     if (threadId === null || offset === null || !this.parts.canWrite()) return;
-    const record: ThreadRecord = { v: 1, key: this.parts.key, threadId, offset };
+    const record: ThreadResumeRecord = { v: 1, key: this.parts.key, threadId, offset };
     const key = threadRecordKey(this.parts.key);
     this.writes = this.writes
       .then(() =>
@@ -242,9 +239,10 @@ export class ThreadFollower {
 
   private async loop(generation: number): Promise<void> {
     const { env, options } = this.parts;
-    const maxStale = options.maxAttemptsWithoutProgress ?? DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS;
-    let failures = 0;
-    let stale = 0;
+    // The session's policy and its bound on answers without progress; a thread stream has no
+    // `maxRetries`: it is followed for as long as the chat is.
+    const { backoff, maxAttemptsWithoutProgress } = options;
+    const retries = new Retrier(env, { backoff, maxAttemptsWithoutProgress });
     let resync = false;
     await this.load();
     while (this.live(generation)) {
@@ -300,18 +298,18 @@ export class ThreadFollower {
       }
       // Progress is a new offset, or a stream that stayed up (heartbeats on a quiet thread):
       // a server that opens and closes at once, or answers 204, forever ends in `no_progress`.
-      const stable = openedAt !== null && env.now() - openedAt >= (options.stableAfterMs ?? 5000);
+      const stable =
+        openedAt !== null &&
+        env.now() - openedAt >= (options.stableAfterMs ?? DEFAULT_STABLE_AFTER_MS);
       const progressed = stable || this.offset !== before;
-      failures = progressed ? 1 : failures + 1;
-      if (progressed) stale = 0;
-      else if (answered) stale++;
-      if (stale >= maxStale) {
-        this.parts.warn(noProgress(stale, error));
+      const attempt = progressed ? 1 : undefined;
+      const verdict = retries.failed(error, { attempt, answered, progressed, action: 'retry' });
+      if (!verdict.retry) {
+        this.parts.warn(verdict.error);
         this.life.end(generation);
         return;
       }
-      const delay = retryDelay(failures, env.random, options.backoff, error.retryAfter);
-      await this.sleep(generation, delay);
+      await this.sleep(generation, verdict.delay);
     }
   }
 
@@ -359,7 +357,7 @@ export class ThreadFollower {
       after,
       headers,
       signal: controller.signal,
-      stallMs: (options.heartbeatMs ?? 15_000) * 2,
+      stallMs: (options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS) * 2,
       ...(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes }),
       setTimeout: env.setTimeout,
       clearTimeout: env.clearTimeout,

@@ -1,4 +1,5 @@
 import type { Interrupt, RunFinishedOutcome, RunMessage } from '@resumable/protocol';
+import { MAX_KNOWN_INTERRUPTS } from '../base/defaults.js';
 
 /**
  * Human in the loop, as data: the interrupts a thread asked, and what became of each,
@@ -78,9 +79,6 @@ export interface ChatInterrupt {
    */
   execution: 'running' | 'interrupted' | null;
 }
-
-/** Interrupts remembered per chat, newest kept. */
-export const MAX_KNOWN_INTERRUPTS = 50;
 
 /** The interrupts an outcome asks for, tagged with their run. */
 export function interruptsOf(

@@ -5,8 +5,8 @@ import {
   ResumableError,
   runIdProblem,
 } from '@resumable/protocol';
+import { MAX_KNOWN_INTERRUPTS } from '../base/defaults.js';
 import type { KnownInterrupt, LocalAnswer, ResumeAnswer } from './chat-interrupts.js';
-import { MAX_KNOWN_INTERRUPTS } from './chat-interrupts.js';
 
 /**
  * What a chat keeps about interrupts across reloads (`interrupts:<key>`): the interrupts it

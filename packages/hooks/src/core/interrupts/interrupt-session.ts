@@ -1,10 +1,10 @@
 import type { ResumableError } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import { createStore } from 'zustand/vanilla';
+import { toResumable } from '../base/errors.js';
 import { KeepAlive } from '../base/keep-alive.js';
-import type { ChatSession } from '../chat/chat-session.js';
+import type { ChatHost } from '../chat/host.js';
 import { Retrier } from '../retry/retrier.js';
-import { toResumable } from '../run/run-session.js';
 import type {
   ChatInterrupt,
   LocalAnswer,
@@ -63,7 +63,7 @@ export class InterruptSession {
   private lastParts: unknown[] = [];
 
   constructor(
-    readonly chat: ChatSession,
+    readonly chat: ChatHost,
     private readonly onWarning?: (warning: ResumableError) => void,
   ) {
     const key = chat.run.key;
@@ -259,8 +259,8 @@ export class InterruptSession {
     } catch (error) {
       if (reading.signal.aborted) return;
       const typed = toResumable(error);
-      const verdict = this.retries.judge(typed);
-      if (verdict.retry) this.retries.schedule(typed, () => void this.refresh());
+      const verdict = this.retries.failed(typed);
+      if (verdict.retry) this.retries.schedule(verdict.delay, () => void this.refresh());
       // Given up (no_progress, 401/403/404): the statuses stay as read; said, not swallowed.
       else this.onWarning?.(verdict.error);
     } finally {
@@ -388,11 +388,11 @@ const notIn =
   (x: T) =>
     !mine.some((m) => m.interruptId === x.interruptId);
 
-const sessions = new WeakMap<ChatSession, InterruptSession>();
+const sessions = new WeakMap<ChatHost, InterruptSession>();
 
 /** The interrupt session of a chat (one per chat, made on first use). */
 export function interruptSessionOf(
-  chat: ChatSession,
+  chat: ChatHost,
   onWarning?: (warning: ResumableError) => void,
 ): InterruptSession {
   let session = sessions.get(chat);

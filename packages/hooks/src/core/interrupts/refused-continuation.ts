@@ -1,7 +1,6 @@
 import type { ResumableError } from '@resumable/protocol';
-import type { OutboxHost } from '../chat/outbox-send.js';
-import type { OutboxItem } from '../chat/types.js';
-import { toResumable } from '../run/run-session.js';
+import { toResumable } from '../base/errors.js';
+import type { ChatHost, ContinuationRefusal } from '../chat/host.js';
 import {
   interruptRecordKey,
   parseInterruptRecord,
@@ -9,12 +8,11 @@ import {
 } from './interrupt-record.js';
 
 /**
- * A continuation (answers to interrupts) the server refused for good — judged once, by the
- * outbox's own error path (`ERROR_ACTIONS`: any `stop`, or no progress) — ends its answers:
- * kept `queued`, they would hold their interrupts for good and be queued again on every
- * reload. Its outbox item goes (a text it carried stays, as a refused prompt to retry or
- * discard), the chat shows the server's error, the answers leave the interrupts' record, and
- * the chat's interrupt session (`onRefusedContinuation`) opens the interrupts again.
+ * The interrupts' part of a continuation (answers to interrupts) the server refused for good
+ * (the outbox judged it: `chat/outbox.ts`): the chat's interrupt session hears it
+ * (`onRefusedContinuation`) and opens the interrupts again, and the answers leave the
+ * interrupts' record — also when no interrupt session runs (a stored outbox sent after a
+ * reload, before the interrupts chunk loaded). A chunk: off first paint.
  */
 
 type Listener = (runId: string, error: ResumableError) => void;
@@ -30,28 +28,23 @@ export function onRefusedContinuation(store: object, listener: Listener): () => 
   return () => set.delete(listener);
 }
 
-/** Ends `item`'s answers after `error`; true when the item left the outbox (no text). */
-export async function endContinuation(
-  host: OutboxHost,
-  item: OutboxItem,
-  error: ResumableError,
-): Promise<boolean> {
-  const { resume: _ended, ...prompt } = item;
-  const kept = item.text !== '' || (item.attachments?.length ?? 0) > 0;
-  const refused = { ...prompt, error: { code: error.code, message: error.message } };
-  const outbox = host.store
-    .getState()
-    .outbox.flatMap((o) => (o.runId !== item.runId ? [o] : kept ? [refused] : []));
-  if (!kept) host.optimistic.delete(item.runId);
-  for (const listener of listeners.get(host.store) ?? []) listener(item.runId, error);
-  host.store.setState({ sending: null, error, outbox });
-  host.compose();
-  await Promise.all([host.persist(), dropAnswers(host, item.runId)]);
-  return !kept;
-}
+/** The listeners hear it at once; the record is written after (resolves when it is). */
+export const continuationRefused: ContinuationRefusal['continuationRefused'] = (
+  chat,
+  runId,
+  error,
+  warn,
+) => {
+  for (const listener of listeners.get(chat.store) ?? []) listener(runId, error);
+  return dropAnswers(chat.run, runId, warn);
+};
 
 /** The interrupts' record without the answers continuation `runId` carried. */
-async function dropAnswers({ run, warn }: OutboxHost, runId: string): Promise<void> {
+async function dropAnswers(
+  run: ChatHost['run'],
+  runId: string,
+  warn: (warning: ResumableError) => void,
+): Promise<void> {
   try {
     await run.storage.update(interruptRecordKey(run.key), (old) => {
       const record = parseInterruptRecord(old, run.key);

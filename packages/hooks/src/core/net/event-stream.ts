@@ -1,6 +1,7 @@
 import type { Envelope } from '@resumable/protocol';
 import { decodeEnvelope, ResumableError } from '@resumable/protocol';
 import { createParser } from 'eventsource-parser';
+import { DEFAULT_MAX_EVENT_BYTES } from '../base/defaults.js';
 import { errorFromResponse, isAbort, networkError } from './http.js';
 
 /**
@@ -63,8 +64,6 @@ export interface StreamRequest {
   /** Bytes received on the wire, per read (for the bench). */
   onBytes?(bytes: number): void;
 }
-
-export const DEFAULT_MAX_EVENT_BYTES = 4 * 1024 * 1024;
 
 /**
  * Opens `GET …/events` with fetch (not `EventSource`: we need the Authorization header,

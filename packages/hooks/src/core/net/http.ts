@@ -1,4 +1,9 @@
 import { errorFromBody, ResumableError } from '@resumable/protocol';
+import {
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  MAX_ERROR_BODY_BYTES,
+  MAX_JSON_BYTES,
+} from '../base/defaults.js';
 import { timeoutError } from '../base/timeout.js';
 
 /**
@@ -16,9 +21,6 @@ export function parseRetryAfter(value: string | null, now: number): number | und
   const date = /^[a-z]{3}, /i.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
 }
-
-/** An error body is read up to this many bytes: a 20 MB HTML error page is not buffered. */
-const MAX_ERROR_BODY = 64 * 1024;
 
 function isJson(response: Response): boolean {
   const type = response.headers.get('Content-Type') ?? '';
@@ -61,7 +63,7 @@ export async function errorFromResponse(response: Response, now: number): Promis
   let body: unknown = null;
   if (isJson(response)) {
     try {
-      const text = await readTextBounded(response, MAX_ERROR_BODY);
+      const text = await readTextBounded(response, MAX_ERROR_BODY_BYTES);
       if (text !== null) body = JSON.parse(text);
     } catch {
       // Not JSON after all, or the body failed: not the server's word.
@@ -105,9 +107,6 @@ export interface RequestLimits {
   /** A JSON answer larger than this is `unexpected_response`. @default 64 MiB */
   maxBytes?: number;
 }
-
-export const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
-const DEFAULT_MAX_JSON_BYTES = 64 * 1024 * 1024;
 
 /**
  * One JSON request, bounded in time and size. Resolves to the parsed body (null for an
@@ -161,7 +160,7 @@ export async function requestJson<T>(
     }
     let text: string | null;
     try {
-      text = await readTextBounded(response, limits.maxBytes ?? DEFAULT_MAX_JSON_BYTES);
+      text = await readTextBounded(response, limits.maxBytes ?? MAX_JSON_BYTES);
     } catch (error) {
       throw fail(error);
     }

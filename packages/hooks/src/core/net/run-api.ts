@@ -1,7 +1,8 @@
 import type { RunAgentInput, RunMessage, RunSnapshot, RunStatus } from '@resumable/protocol';
 import { isPlainObject, parseSnapshot, ResumableError } from '@resumable/protocol';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../base/defaults.js';
 import type { JsonRequest, RequestLimits } from './http.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS, requestJson, withTimeout } from './http.js';
+import { requestJson, withTimeout } from './http.js';
 
 /**
  * Extra request headers, evaluated before every request (a fresh auth token per attempt,

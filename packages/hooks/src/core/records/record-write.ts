@@ -1,15 +1,19 @@
 import type { RunState } from '@resumable/protocol';
 import { isTerminalStatus, ResumableError, snapshotOf } from '@resumable/protocol';
-import type { RunRecord } from './run-record.js';
+import type { RunResumeRecord } from './run-record.js';
 import { parseRecord, RECORD_VERSION } from './run-record.js';
 
+// The engine's writes of a run record, apart from the record's read: the first paint reads
+// records and writes none, and a module both use would be in its first chunk whole.
+
+/** The record of `state` for slot `key` (its snapshot names the run and the thread). */
 export function recordOf(
   key: string,
   state: RunState,
   ids: { runId: string; threadId: string; token: string | null },
   now: number,
   base = 0,
-): RunRecord {
+): RunResumeRecord {
   const snapshot = snapshotOf(state);
   snapshot.runId = ids.runId;
   snapshot.threadId = ids.threadId;
@@ -38,7 +42,7 @@ export function recordOf(
  * truth even below the stored offset — after a 409 the stored record is *ahead* of the
  * server's log, and keeping it would show the wrong state (and 409 again) on every reload.
  */
-export function mergeRecord(old: unknown, next: RunRecord, replace = false): RunRecord {
+export function mergeRecord(old: unknown, next: RunResumeRecord, replace = false): RunResumeRecord {
   const prev = parseRecord(old, next.key);
   if (prev === null || prev instanceof ResumableError || prev.runId !== next.runId) return next;
   // A stop in any tab sticks: no later write of the same run revives it.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RecordWriter } from './record-writer.js';
-import type { RunRecord } from './run-record.js';
+import type { RunResumeRecord } from './run-record.js';
 
 /**
  * The throttle and its way out: between two throttled writes the newest resume point waits
@@ -20,11 +20,11 @@ describe('RecordWriter', () => {
         get: async () => undefined,
         delete: async () => {},
         update: async (_key, updater) => {
-          stored.push((updater(undefined) as RunRecord).offset);
+          stored.push((updater(undefined) as RunResumeRecord).offset);
         },
       },
       storageKey: 'run:k',
-      produce: () => ({ v: 1, key: 'k', runId: 'r', offset }) as unknown as RunRecord,
+      produce: () => ({ v: 1, key: 'k', runId: 'r', offset }) as unknown as RunResumeRecord,
       minIntervalMs: 250,
       now: () => clock,
       setTimeout: (_run, ms) => {

@@ -1,12 +1,12 @@
 import { mergeRecord } from './record-write.js';
-import type { RunRecord } from './run-record.js';
+import type { RunResumeRecord } from './run-record.js';
 import type { RecordStorage } from './storage.js';
 
 export interface WriterOptions {
   storage: RecordStorage;
   storageKey: string;
   /** Produces the record to write, at write time (so a delayed write is never stale). */
-  produce(): RunRecord | null;
+  produce(): RunResumeRecord | null;
   /** Least time between two throttled writes, in ms (250 ms = at most 4 writes a second). */
   minIntervalMs: number;
   now(): number;

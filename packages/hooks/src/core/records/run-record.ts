@@ -11,7 +11,7 @@ import {
  * and the folded state *at that resume point* — written together, so a reload never
  * resumes from an offset whose text it does not have (or has twice).
  */
-export interface RunRecord {
+export interface RunResumeRecord {
   v: 1;
   key: string;
   runId: string;
@@ -43,7 +43,7 @@ export const RECORD_VERSION = 1;
 export async function loadRecord(
   storage: { get(key: string): Promise<unknown> },
   key: string,
-): Promise<{ record: RunRecord | null; problem: ResumableError | null }> {
+): Promise<{ record: RunResumeRecord | null; problem: ResumableError | null }> {
   let raw: unknown;
   try {
     raw = await storage.get(runRecordKey(key));
@@ -69,12 +69,12 @@ const STATUSES: readonly string[] = ['idle', 'running', 'finished', 'cancelled',
  * agree with each other is a `corrupt_record` error (returned, never thrown): storage is
  * input like any other — another version of this kit, an extension, a half-written value.
  */
-export function parseRecord(value: unknown, key: string): RunRecord | ResumableError | null {
+export function parseRecord(value: unknown, key: string): RunResumeRecord | ResumableError | null {
   if (value === undefined || value === null) return null;
   const bad = (why: string) =>
     new ResumableError('corrupt_record', `persisted record "${key}" discarded: ${why}`);
   if (!isPlainObject(value)) return bad('not an object');
-  const r = value as Partial<RunRecord> & { v?: unknown };
+  const r = value as Partial<RunResumeRecord> & { v?: unknown };
   if (r.v !== RECORD_VERSION) return bad(`unknown version ${JSON.stringify(r.v)}`);
   // A record copied under another slot's key (an extension, a bug) is not this slot's run.
   if (r.key !== key) return bad(`stored for slot ${JSON.stringify(r.key)}`);
@@ -94,11 +94,11 @@ export function parseRecord(value: unknown, key: string): RunRecord | ResumableE
   if (s.lastOffset !== r.offset) return bad('snapshot and offset disagree');
   if (!s.messages.every((m) => typeof m === 'object' && m !== null && typeof m.id === 'string'))
     return bad('bad message in snapshot');
-  return r as RunRecord;
+  return r as RunResumeRecord;
 }
 
 /** The folded run a record restores (the engine's and the first paint's, the same). */
-export function runStateOfRecord(record: RunRecord): RunState {
+export function runStateOfRecord(record: RunResumeRecord): RunState {
   return stateFromSnapshot({ ...record.snapshot, lastOffset: record.offset });
 }
 

@@ -1,5 +1,6 @@
 import { ResumableError } from '@resumable/protocol';
 import { createStore, del, get, update } from 'idb-keyval';
+import { DEFAULT_STORAGE_TIMEOUT_MS, SLOW_STORAGE_FACTOR } from '../base/defaults.js';
 import { withTimeout } from '../base/timeout.js';
 
 /**
@@ -70,11 +71,6 @@ export function createMemoryStorage(): RecordStorage {
 export function storageUnavailable(message: string, cause: unknown): ResumableError {
   return new ResumableError('storage_unavailable', message, { cause });
 }
-
-/** Storage calls settle within this, or count as a failure. @default 3000 */
-export const DEFAULT_STORAGE_TIMEOUT_MS = 3000;
-/** How much longer a call may take once the storage has answered (see `withFallback`). */
-export const SLOW_STORAGE_FACTOR = 5;
 
 /**
  * Uses `primary` until its first failure or a call that does not settle in time (Firefox

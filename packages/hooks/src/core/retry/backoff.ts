@@ -1,3 +1,4 @@
+import { DEFAULT_BACKOFF } from '../base/defaults.js';
 /**
  * The one retry policy of the client: every path that retries (event stream, snapshot,
  * start POST, cancel, history, outbox) waits `retryDelay()` before trying again.
@@ -15,12 +16,6 @@ export interface BackoffOptions {
   /** Smallest delay of any retry, in ms (also floors `Retry-After: 0`). @default 50 */
   minMs?: number;
 }
-
-export const DEFAULT_BACKOFF: Required<BackoffOptions> = {
-  initialMs: 250,
-  maxMs: 10_000,
-  minMs: 50,
-};
 
 /** `setTimeout` takes a signed 32-bit delay; anything above fires after 1 ms. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;

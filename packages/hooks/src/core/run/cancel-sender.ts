@@ -1,28 +1,19 @@
 import type { ResumableError } from '@resumable/protocol';
 import { errorAction } from '@resumable/protocol';
 import type { ResumableEnvironment } from '../base/env.js';
-import type { ConnectionInfo } from '../chat/types.js';
-import type { RunApi } from '../net/run-api.js';
-import type { BackoffOptions } from '../retry/backoff.js';
-import { retryDelay } from '../retry/backoff.js';
-import type { Ids, ReconnectLoop } from './reconnect-loop.js';
-import {
-  DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS,
-  noProgress,
-  toResumable,
-} from './reconnect-loop.js';
+import { toResumable } from '../base/errors.js';
+import type { RunApi, StartedRun } from '../net/run-api.js';
+import type { RetryLimits } from '../retry/retrier.js';
+import { Retrier } from '../retry/retrier.js';
+import type { ConnectionInfo } from './connection.js';
+import type { ReconnectLoop } from './reconnect-loop.js';
 
 export interface CancelHost {
   readonly env: ResumableEnvironment;
   readonly api: RunApi;
   readonly loop: ReconnectLoop;
-  readonly options: {
-    backoff?: BackoffOptions | undefined;
-    maxRetries?: number | undefined;
-    maxAttemptsWithoutProgress?: number | undefined;
-    shouldReconnect?: ((error: ResumableError, attempt: number) => boolean) | undefined;
-  };
-  ids(): Ids | null;
+  readonly options: RetryLimits;
+  ids(): StartedRun | null;
   setConnection(patch: Partial<ConnectionInfo>): void;
   warn(error: ResumableError): void;
   forget(error: ResumableError): Promise<void>;
@@ -62,12 +53,15 @@ export class CancelSender {
     return entry.done;
   }
 
-  private async untilTaken(ids: Ids): Promise<void> {
+  private async untilTaken(ids: StartedRun): Promise<void> {
     const { host } = this;
     // cancel() stopped the stream loop first; a new run, clear() or dispose bump this.
     const generation = host.loop.token;
     const current = () => host.loop.live(generation) && host.ids()?.runId === ids.runId;
-    for (let failures = 1; ; failures++) {
+    // Every failure counts toward `maxAttemptsWithoutProgress` here, network ones too: a
+    // cancel that never gets through while online is asked again on `retry()` or a reload.
+    const retries = new Retrier(host.env, host.options);
+    for (;;) {
       try {
         await host.api.cancelRun(ids.runId, ids.token);
       } catch (error) {
@@ -78,22 +72,19 @@ export class CancelSender {
         host.setConnection({ lastError: typed, nextRetryAt: null });
         host.warn(typed);
         // Offline: the cancel goes out again on `online` (it is idempotent).
-        if (!host.env.online.get() || action !== 'retry') return;
-        const maxRetries = host.options.maxRetries ?? Number.POSITIVE_INFINITY;
-        if (failures > maxRetries || host.options.shouldReconnect?.(typed, failures) === false)
-          return;
-        // A server that answers every cancel without taking it: stop asking (retry() or a
-        // reload sends it again), never a request loop.
-        if (
-          failures >=
-          (host.options.maxAttemptsWithoutProgress ?? DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS)
-        ) {
-          host.setConnection({ lastError: noProgress(failures, typed), nextRetryAt: null });
+        if (!host.env.online.get()) return;
+        const verdict = retries.failed(typed, { answered: true });
+        if (!verdict.retry) {
+          // A server that answers every cancel without taking it: stop asking (retry() or a
+          // reload sends it again), never a request loop.
+          if (verdict.error !== typed) host.setConnection({ lastError: verdict.error });
           return;
         }
-        const delay = retryDelay(failures, host.env.random, host.options.backoff, typed.retryAfter);
-        host.setConnection({ attempt: failures, nextRetryAt: host.env.now() + delay });
-        await host.loop.sleep(generation, delay);
+        host.setConnection({
+          attempt: verdict.attempt,
+          nextRetryAt: host.env.now() + verdict.delay,
+        });
+        await host.loop.sleep(generation, verdict.delay);
         if (!current()) return;
         continue;
       }

@@ -9,20 +9,20 @@ import {
 } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import type { ResumableEnvironment } from '../base/env.js';
-import type { ConnectionInfo } from '../chat/types.js';
-import type { RunApi } from '../net/run-api.js';
+import type { RunApi, StartedRun } from '../net/run-api.js';
 import { recordOf } from '../records/record-write.js';
 import type { RecordWriter } from '../records/record-writer.js';
-import type { RunRecord } from '../records/run-record.js';
+import type { RunResumeRecord } from '../records/run-record.js';
 import { runRecordKey } from '../records/run-record.js';
 import type { RecordStorage } from '../records/storage.js';
+import type { ConnectionInfo } from './connection.js';
+import { runErrorOf } from './connection.js';
 import type { SessionEvent, SessionPhase } from './machine.js';
 import { connectionPhaseOf, isStopped, transition } from './machine.js';
 import type { RunSessionOptions } from './options.js';
-import type { Ids, LoopHost } from './reconnect-loop.js';
+import type { LoopHost } from './reconnect-loop.js';
 import type { SessionPublisher } from './session-publisher.js';
 import type { RunSessionState } from './session-store.js';
-import { runErrorOf } from './session-store.js';
 
 /** JSON Patch support, once a batch needed it (`prepareBatch`). */
 let jsonPatch: JsonPatcher | null = null;
@@ -51,7 +51,7 @@ export class FollowedRun implements LoopHost {
   readonly api: RunApi;
   readonly options: RunSessionOptions;
   phase: SessionPhase = 'idle';
-  ids: Ids | null = null;
+  ids: StartedRun | null = null;
   run: RunState = createRunState();
   /** `lastOffset` of the server snapshot `run` was built on (0: from the log's start). */
   base = 0;
@@ -170,7 +170,7 @@ export class FollowedRun implements LoopHost {
     void this.writer.flush();
   }
 
-  adopt(ids: Ids, run: RunState): void {
+  adopt(ids: StartedRun, run: RunState): void {
     this.ids = { runId: ids.runId, threadId: ids.threadId, token: ids.token };
     this.run = run;
     this.base = 0;
@@ -185,7 +185,7 @@ export class FollowedRun implements LoopHost {
     this.writer.touch();
   }
 
-  produceRecord(): RunRecord | null {
+  produceRecord(): RunResumeRecord | null {
     if (!this.ids) return null;
     const record = recordOf(this.parts.key, this.run, this.ids, this.env.now(), this.base);
     if (isStopped(this.phase) || this.store.getState().stopped) record.stopped = true;

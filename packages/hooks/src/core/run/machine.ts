@@ -1,5 +1,5 @@
 import type { RunStatus } from '@resumable/protocol';
-import type { ConnectionPhase } from '../chat/types.js';
+import type { ConnectionPhase } from './connection.js';
 
 /**
  * Where a run session is: one name at a time, moved only by `transition`. This replaces

@@ -1,33 +1,22 @@
 import type { Envelope, RunSnapshot, RunState } from '@resumable/protocol';
 import { errorAction, isTerminalStatus, ResumableError } from '@resumable/protocol';
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_STABLE_AFTER_MS } from '../base/defaults.js';
 import type { ResumableEnvironment } from '../base/env.js';
 import { toResumable } from '../base/errors.js';
-import type { ConnectionInfo } from '../chat/types.js';
 import type { StreamOutcome } from '../net/event-stream.js';
 import { readEventStream } from '../net/event-stream.js';
-import type { RunApi } from '../net/run-api.js';
-import type { BackoffOptions } from '../retry/backoff.js';
-import { retryDelay } from '../retry/backoff.js';
+import type { RunApi, StartedRun } from '../net/run-api.js';
 import { LoopLife } from '../retry/loop-life.js';
+import type { RetryLimits } from '../retry/retrier.js';
+import { Retrier, snapshotReadAction } from '../retry/retrier.js';
+import type { ConnectionInfo } from './connection.js';
 import type { SessionEvent } from './machine.js';
 
-export { toResumable } from '../base/errors.js';
-
-export interface Ids {
-  runId: string;
-  threadId: string;
-  token: string | null;
-}
-
 /** The session's options the loop reads (see `RunSessionOptions` for their docs). */
-export interface LoopOptions {
-  backoff?: BackoffOptions | undefined;
+export interface LoopOptions extends RetryLimits {
   stableAfterMs?: number | undefined;
   heartbeatMs?: number | undefined;
-  maxRetries?: number | undefined;
-  maxAttemptsWithoutProgress?: number | undefined;
   maxEventBytes?: number | undefined;
-  shouldReconnect?: ((error: ResumableError, attempt: number) => boolean) | undefined;
 }
 
 /** What the loop needs from its session: the state it reads and the moves it asks for. */
@@ -37,7 +26,7 @@ export interface LoopHost {
   readonly options: LoopOptions;
   /** A machine transition, published with `patch` to the connection facts. */
   to(event: SessionEvent, patch?: Partial<ConnectionInfo>): void;
-  readonly ids: Ids | null;
+  readonly ids: StartedRun | null;
   /** The folded run (its `offset` is the resume point). */
   readonly run: RunState;
   connection(): ConnectionInfo;
@@ -58,9 +47,6 @@ export interface LoopHost {
   bytesReceived: number;
 }
 
-/** Attempts in a row without a new offset before `no_progress`. */
-export const DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS = 10;
-
 /**
  * The reconnect loop of one session: open the event stream, fold what arrives, and after
  * anything short of the run's end decide through `errorAction` (retry / snapshot / stop /
@@ -71,10 +57,11 @@ export class ReconnectLoop {
   private readonly life: LoopLife;
   private abort: AbortController | null = null;
   /** Failed attempts since the offset last moved (network faults excepted). */
-  private stale = 0;
+  private readonly retries: Retrier;
 
   constructor(private readonly host: LoopHost) {
     this.life = new LoopLife(host.env);
+    this.retries = new Retrier(host.env, host.options);
   }
 
   get active(): boolean {
@@ -92,7 +79,7 @@ export class ReconnectLoop {
 
   start(): void {
     if (this.life.active) return;
-    this.stale = 0;
+    this.retries.progressed();
     this.life.start(
       (generation) => this.loop(generation),
       (error, generation) => {
@@ -165,28 +152,22 @@ export class ReconnectLoop {
     answered: boolean,
   ): Promise<boolean> {
     const host = this.host;
-    const { options } = host;
-    const failures = host.connection().attempt + 1;
-    if (progressed) this.stale = 0;
-    else if (answered) this.stale++;
-    const maxStale = options.maxAttemptsWithoutProgress ?? DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS;
-    if (this.stale >= maxStale) {
-      host.fail(noProgress(this.stale, error));
+    // `decide` acted on the error already: what is left is retried, within the limits. The
+    // attempt count is the connection's (a stable stream, `online` and `retry()` reset it).
+    const attempt = host.connection().attempt + 1;
+    const verdict = this.retries.failed(error, { attempt, answered, progressed, action: 'retry' });
+    if (!verdict.retry) {
+      host.fail(verdict.error);
       return false;
     }
-    const maxRetries = options.maxRetries ?? Number.POSITIVE_INFINITY;
-    if (failures > maxRetries || options.shouldReconnect?.(error, failures) === false) {
-      host.fail(error);
-      return false;
-    }
-    const delay = retryDelay(failures, host.env.random, options.backoff, error.retryAfter);
+    const { delay } = verdict;
     host.resuming = true;
-    host.to('drop', { attempt: failures, lastError: error, nextRetryAt: host.env.now() + delay });
+    host.to('drop', { attempt, lastError: error, nextRetryAt: host.env.now() + delay });
     await this.sleep(generation, delay);
     return this.live(generation);
   }
 
-  private async connectOnce(generation: number, ids: Ids): Promise<StreamOutcome> {
+  private async connectOnce(generation: number, ids: StartedRun): Promise<StreamOutcome> {
     const host = this.host;
     const controller = new AbortController();
     this.abort = controller;
@@ -199,7 +180,7 @@ export class ReconnectLoop {
       return { kind: 'network', error: toResumable(error) };
     }
     if (!this.live(generation)) return { kind: 'aborted' };
-    const heartbeat = host.options.heartbeatMs ?? 15_000;
+    const heartbeat = host.options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
     const after = host.run.offset;
     const outcome = await readEventStream({
       fetch: host.env.fetch,
@@ -225,9 +206,9 @@ export class ReconnectLoop {
         stableTimer = host.env.setTimeout(() => {
           if (!this.live(generation)) return;
           // A stream that stayed up (heartbeats while the agent thinks) is no stale answer.
-          this.stale = 0;
+          this.retries.progressed();
           host.setConnection({ attempt: 0, lastError: null });
-        }, host.options.stableAfterMs ?? 5000);
+        }, host.options.stableAfterMs ?? DEFAULT_STABLE_AFTER_MS);
       },
       onBytes: (bytes) => {
         host.bytesReceived += bytes;
@@ -255,7 +236,7 @@ export class ReconnectLoop {
    */
   private async decide(
     generation: number,
-    ids: Ids,
+    ids: StartedRun,
     outcome: StreamOutcome,
   ): Promise<'stop' | ResumableError> {
     switch (outcome.kind) {
@@ -285,7 +266,7 @@ export class ReconnectLoop {
 
   private async act(
     generation: number,
-    ids: Ids,
+    ids: StartedRun,
     error: ResumableError,
   ): Promise<'stop' | ResumableError> {
     switch (errorAction(error)) {
@@ -308,7 +289,7 @@ export class ReconnectLoop {
    */
   private async loadSnapshot(
     generation: number,
-    ids: Ids,
+    ids: StartedRun,
     why: ResumableError,
   ): Promise<'stop' | ResumableError> {
     let snapshot: RunSnapshot;
@@ -317,21 +298,10 @@ export class ReconnectLoop {
     } catch (error) {
       const typed = toResumable(error);
       if (!this.live(generation)) return 'stop';
-      const action = errorAction(typed);
-      // The snapshot's own "snapshot" answer is no answer: retry.
-      return action === 'snapshot' || action === 'retry' ? typed : this.act(generation, ids, typed);
+      return snapshotReadAction(typed) === 'retry' ? typed : this.act(generation, ids, typed);
     }
     if (!this.live(generation)) return 'stop';
     await this.host.applySnapshot(snapshot);
     return why;
   }
-}
-
-/** The typed end of bounded retries against a server that answers without progress. */
-export function noProgress(attempts: number, last: ResumableError): ResumableError {
-  return new ResumableError(
-    'no_progress',
-    `${attempts} attempts without progress (last: ${last.code}: ${last.message})`,
-    { cause: last, ...(last.status === undefined ? {} : { status: last.status }) },
-  );
 }

@@ -1,39 +1,35 @@
 import type { RunAgentInput } from '@resumable/protocol';
 import { createRunState, isTerminalStatus, ResumableError } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
+import { DEFAULT_MAX_WRITES_PER_SECOND } from '../base/defaults.js';
 import type { ResumableEnvironment } from '../base/env.js';
 import { createEnvironment } from '../base/env.js';
+import { toResumable } from '../base/errors.js';
 import { KeepAlive } from '../base/keep-alive.js';
 import type { StartedRun } from '../net/run-api.js';
 import { RunApi } from '../net/run-api.js';
 import { RecordWriter } from '../records/record-writer.js';
-import type { RecordRead, RunRecord } from '../records/run-record.js';
+import type { RecordRead, RunResumeRecord } from '../records/run-record.js';
 import { loadRecord, runRecordKey, runStateOfRecord } from '../records/run-record.js';
 import type { RecordStorage } from '../records/storage.js';
 import { storageFor, storageUnavailable, watchFallback } from '../records/storage.js';
 import type { CancelSender } from './cancel-sender.js';
+import { runErrorOf } from './connection.js';
 import { FollowedRun } from './followed-run.js';
 import type { RunSessionOptions } from './options.js';
-import { ReconnectLoop, toResumable } from './reconnect-loop.js';
+import { ReconnectLoop } from './reconnect-loop.js';
 import { SessionPublisher } from './session-publisher.js';
 import type { RunSessionState } from './session-store.js';
-import { createSessionStore, runErrorOf } from './session-store.js';
+import { createSessionStore } from './session-store.js';
 import { SharedStream } from './shared-stream.js';
 
 export type { RunSessionOptions } from './options.js';
-export { toResumable } from './reconnect-loop.js';
 
 export interface StartRunInput extends Partial<Omit<RunAgentInput, 'runId'>> {
   /** Client-chosen run id, so a retried POST never starts two runs. @default crypto.randomUUID() */
   runId?: string;
   /** The thread's token when continuing an existing thread. */
   token?: string | null;
-}
-
-export interface AttachInput {
-  runId: string;
-  threadId: string;
-  token: string | null;
 }
 
 /**
@@ -57,7 +53,7 @@ export class RunSession {
   private canceller: Promise<CancelSender> | null = null;
   private readonly out: SessionPublisher;
   /** The followed run and the machine's phase (the loop's host). */
-  private readonly f: FollowedRun;
+  private readonly followed: FollowedRun;
 
   /** Who opens this session's stream when tabs share a conversation (`conversation.ts`). */
   readonly shared: SharedStream;
@@ -84,12 +80,12 @@ export class RunSession {
       storage: this.storage,
       storageKey: runRecordKey(options.key),
       // A follower tab (or one whose election is pending) never writes: the leader does.
-      produce: () => (this.shared.ownsStream ? this.f.produceRecord() : null),
-      minIntervalMs: 1000 / (options.maxWritesPerSecond ?? 4),
+      produce: () => (this.shared.ownsStream ? this.followed.produceRecord() : null),
+      minIntervalMs: 1000 / (options.maxWritesPerSecond ?? DEFAULT_MAX_WRITES_PER_SECOND),
       now: this.env.now,
       setTimeout: this.env.setTimeout,
       clearTimeout: this.env.clearTimeout,
-      onStored: () => this.f.notePersistence(),
+      onStored: () => this.followed.notePersistence(),
       onError: (e) => this.out.warn(storageUnavailable('could not persist the run record', e)),
     });
     this.keepAlive = new KeepAlive({
@@ -98,7 +94,7 @@ export class RunSession {
       setTimeout: this.env.setTimeout,
       clearTimeout: this.env.clearTimeout,
     });
-    this.f = new FollowedRun({
+    this.followed = new FollowedRun({
       key: options.key,
       env: this.env,
       api: this.api,
@@ -111,17 +107,17 @@ export class RunSession {
       onBatch: (envelopes) => this.shared.emit(envelopes),
     });
     this.shared = new SharedStream({
-      f: this.f,
+      followed: this.followed,
       writer: this.writer,
       stopLoop: () => this.loop.stop(),
       ensureLoop: () => this.ensureLoop(),
       setConnection: (patch) => this.out.setConnection(patch),
     });
-    this.loop = new ReconnectLoop(this.f);
+    this.loop = new ReconnectLoop(this.followed);
     this.options = options;
     // A storage shared by the page falls back once: every session hears it, till dispose.
     this.leaveStorage = watchFallback(this.storage, (error) => {
-      this.f.notePersistence();
+      this.followed.notePersistence();
       this.out.warn(error);
     });
   }
@@ -138,12 +134,12 @@ export class RunSession {
           api: this.api,
           loop: this.loop,
           options: this.options,
-          ids: () => this.f.ids,
+          ids: () => this.followed.ids,
           setConnection: (patch) => this.out.setConnection(patch),
           warn: (error) => this.out.warn(error),
-          forget: (error) => this.f.forget(error),
+          forget: (error) => this.followed.forget(error),
           taken: () => {
-            this.f.to('cancelTaken');
+            this.followed.to('cancelTaken');
             // The server's log now ends with RUN_FINISHED(cancelled): read it to the end so
             // the text matches the server's exactly.
             this.ensureLoop();
@@ -163,7 +159,7 @@ export class RunSession {
 
   /** Bytes read on event streams (bench). */
   get bytesReceived(): number {
-    return this.f.bytesReceived;
+    return this.followed.bytesReceived;
   }
 
   getState(): RunSessionState {
@@ -172,7 +168,7 @@ export class RunSession {
 
   /** The token of the run's thread (`threadId`'s), null without a run: they go together. */
   get token(): string | null {
-    return this.f.ids?.token ?? null;
+    return this.followed.ids?.token ?? null;
   }
 
   /** Record writes issued (the bench divides by time). */
@@ -204,7 +200,7 @@ export class RunSession {
     for (const off of this.unsubscribers.splice(0)) off();
     this.loop.stop();
     void this.writer.flush();
-    if (this.f.ids) this.f.to('park', { nextRetryAt: null });
+    if (this.followed.ids) this.followed.to('park', { nextRetryAt: null });
   }
 
   /** Ends everything for good (tests, HMR, a registry being torn down). Always settles. */
@@ -228,13 +224,13 @@ export class RunSession {
   private async readRecord(read: Promise<RecordRead>): Promise<void> {
     const { record, problem } = await read;
     // A run started before the read finished wins over an older persisted one.
-    if (this.f.ids === null && record !== null) {
+    if (this.followed.ids === null && record !== null) {
       try {
         this.restore(record);
       } catch (cause) {
         // Passed the shape check but not the fold: as corrupt as any other bad record.
-        this.f.ids = null;
-        this.f.run = createRunState();
+        this.followed.ids = null;
+        this.followed.run = createRunState();
         this.discard(
           new ResumableError(
             'corrupt_record',
@@ -245,7 +241,7 @@ export class RunSession {
     }
     if (problem !== null) this.discard(problem);
     this.store.setState({ hydrated: true });
-    this.f.notePersistence();
+    this.followed.notePersistence();
   }
 
   private discard(problem: ResumableError): void {
@@ -255,17 +251,17 @@ export class RunSession {
     }
   }
 
-  private restore(record: RunRecord): void {
-    this.f.ids = { runId: record.runId, threadId: record.threadId, token: record.token };
-    this.f.run = runStateOfRecord(record);
-    this.f.base = record.base ?? 0;
-    this.f.resuming = record.offset > 0;
-    this.f.phase = isTerminalStatus(this.f.run.status)
+  private restore(record: RunResumeRecord): void {
+    this.followed.ids = { runId: record.runId, threadId: record.threadId, token: record.token };
+    this.followed.run = runStateOfRecord(record);
+    this.followed.base = record.base ?? 0;
+    this.followed.resuming = record.offset > 0;
+    this.followed.phase = isTerminalStatus(this.followed.run.status)
       ? 'ended'
       : record.stopped
         ? 'stopping'
         : 'idle';
-    this.f.publish(this.f.run, {}, { stopped: record.stopped === true });
+    this.followed.publish(this.followed.run, {}, { stopped: record.stopped === true });
   }
 
   // ── commands ───────────────────────────────────────────────────────────────────────────
@@ -277,8 +273,10 @@ export class RunSession {
    */
   async start(input: StartRunInput = {}): Promise<StartedRun> {
     await this.hydrate();
-    const { token = this.f.ids?.threadId === input.threadId ? this.f.ids?.token : null, ...rest } =
-      input;
+    const {
+      token = this.followed.ids?.threadId === input.threadId ? this.followed.ids?.token : null,
+      ...rest
+    } = input;
     const runId = input.runId ?? this.env.randomUUID();
     const body: Partial<RunAgentInput> = { messages: [], ...rest, runId };
     let started: StartedRun;
@@ -291,7 +289,10 @@ export class RunSession {
       throw typed;
     }
     this.loop.stop();
-    this.f.adopt(started, createRunState({ runId: started.runId, threadId: started.threadId }));
+    this.followed.adopt(
+      started,
+      createRunState({ runId: started.runId, threadId: started.threadId }),
+    );
     await this.writer.flush();
     this.ensureLoop();
     return started;
@@ -306,17 +307,17 @@ export class RunSession {
    * Joins a run already going (a second tab or device): its snapshot first, then the live
    * events after it.
    */
-  async attach(input: AttachInput): Promise<void> {
+  async attach(input: StartedRun): Promise<void> {
     await this.hydrate();
-    if (this.f.ids?.runId === input.runId) {
+    if (this.followed.ids?.runId === input.runId) {
       this.ensureLoop();
       return;
     }
     this.loop.stop();
-    this.f.adopt(input, createRunState({ runId: input.runId, threadId: input.threadId }));
+    this.followed.adopt(input, createRunState({ runId: input.runId, threadId: input.threadId }));
     try {
       const snapshot = await this.shared.readSnapshot(input.runId, input.token);
-      if (this.f.ids?.runId === input.runId) await this.f.applySnapshot(snapshot);
+      if (this.followed.ids?.runId === input.runId) await this.followed.applySnapshot(snapshot);
     } catch (error) {
       // The event log from 0 gives the same state, only slower.
       this.out.warn(toResumable(error));
@@ -332,10 +333,10 @@ export class RunSession {
    * through the retry policy.
    */
   async cancel(): Promise<void> {
-    if (!this.f.ids || isTerminalStatus(this.f.run.status)) return;
+    if (!this.followed.ids || isTerminalStatus(this.followed.run.status)) return;
     this.loop.stop();
     this.store.setState({ stopped: true });
-    this.f.to('stop', { nextRetryAt: null });
+    this.followed.to('stop', { nextRetryAt: null });
     this.writer.schedule();
     await this.writer.flush();
     await this.sendCancel();
@@ -343,10 +344,10 @@ export class RunSession {
 
   /** Reconnects now (after an error, or to skip a wait), or re-sends an owed cancel. */
   retry(): void {
-    if (!this.f.ids || this.getState().error?.code === 'run_not_found') return;
-    this.store.setState({ error: runErrorOf(this.f.run) });
+    if (!this.followed.ids || this.getState().error?.code === 'run_not_found') return;
+    this.store.setState({ error: runErrorOf(this.followed.run) });
     this.out.setConnection({ attempt: 0 });
-    if (this.f.phase === 'stopping') {
+    if (this.followed.phase === 'stopping') {
       void this.sendCancel();
       return;
     }
@@ -358,11 +359,15 @@ export class RunSession {
   async clear(): Promise<void> {
     this.loop.stop();
     this.writer.cancel();
-    this.f.ids = null;
-    this.f.run = createRunState();
-    this.f.base = 0;
-    this.f.to('clear', { attempt: 0, nextRetryAt: null, lastError: null, caughtUp: 0 });
-    this.f.publish(this.f.run, {}, { runId: null, threadId: null, error: null, stopped: false });
+    this.followed.ids = null;
+    this.followed.run = createRunState();
+    this.followed.base = 0;
+    this.followed.to('clear', { attempt: 0, nextRetryAt: null, lastError: null, caughtUp: 0 });
+    this.followed.publish(
+      this.followed.run,
+      {},
+      { runId: null, threadId: null, error: null, stopped: false },
+    );
     await this.writer.idle();
     await this.storage.delete(runRecordKey(this.key)).catch(() => {});
   }
@@ -375,9 +380,9 @@ export class RunSession {
   // ── the machine ────────────────────────────────────────────────────────────────────────
 
   private ensureLoop(): void {
-    if (this.disposed || !this.keepAlive.held || this.loop.active || !this.f.ids) return;
-    if (isTerminalStatus(this.f.run.status)) return;
-    if (this.f.phase === 'stopping') {
+    if (this.disposed || !this.keepAlive.held || this.loop.active || !this.followed.ids) return;
+    if (isTerminalStatus(this.followed.run.status)) return;
+    if (this.followed.phase === 'stopping') {
       void this.sendCancel();
       return;
     }
@@ -389,7 +394,7 @@ export class RunSession {
     if (online) {
       // Back online: retry at once, and finish a cancel that could not be sent.
       this.out.setConnection({ attempt: 0 });
-      if (this.f.phase === 'stopping') void this.sendCancel();
+      if (this.followed.phase === 'stopping') void this.sendCancel();
       this.loop.wakeNow();
       return;
     }

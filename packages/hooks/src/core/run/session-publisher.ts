@@ -1,9 +1,10 @@
 import type { RunState } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
-import type { ConnectionInfo } from '../chat/types.js';
+import { MAX_SESSION_WARNINGS } from '../base/defaults.js';
+import type { ConnectionInfo } from './connection.js';
+import { liveConnection } from './connection.js';
 import type { RunSessionState } from './session-store.js';
-import { liveConnection, MAX_SESSION_WARNINGS } from './session-store.js';
 
 /**
  * The session's writes to its store that are not the run itself: connection facts (one

@@ -2,7 +2,9 @@ import type { RunMessage, RunState, RunStatus } from '@resumable/protocol';
 import { createRunState, type ResumableError } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import { createStore } from 'zustand/vanilla';
-import type { ConnectionInfo } from '../chat/types.js';
+import { MAX_SESSION_WARNINGS } from '../base/defaults.js';
+import type { ConnectionInfo } from './connection.js';
+import { initialConnection, liveConnection } from './connection.js';
 
 /** Everything a run session shows. One object per store update; React selects from it. */
 export interface RunSessionState {
@@ -23,26 +25,6 @@ export interface RunSessionState {
   hydrated: boolean;
   /** The user stopped this run; it is never reconnected to. */
   stopped: boolean;
-}
-
-export const MAX_SESSION_WARNINGS = 20;
-
-// Apart from the store (and zustand): the first paint shows them before the engine loads.
-export { initialConnection, runErrorOf } from './connection.js';
-
-import { initialConnection } from './connection.js';
-
-/**
- * `facts` as the object the store publishes: `offset` is a getter on the store's current
- * resume point instead of a copied value. The offset moves with every batch while nothing
- * a status line shows does; as a plain field it made every batch a new `connection` and
- * re-rendered every component selecting it. A new object is made only when another fact
- * changes; to re-render on the offset itself, select it (`s => s.connection.offset`).
- */
-export function liveConnection(facts: ConnectionInfo, offset: () => number): ConnectionInfo {
-  const connection = { ...facts };
-  Object.defineProperty(connection, 'offset', { get: offset, enumerable: true });
-  return connection;
 }
 
 export function createSessionStore(

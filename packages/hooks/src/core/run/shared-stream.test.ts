@@ -1,7 +1,8 @@
 import type { RunSnapshot } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
+import { FRESH_SNAPSHOT_MS } from '../base/defaults.js';
 import type { SharedStreamParts } from './shared-stream.js';
-import { FRESH_SNAPSHOT_MS, SharedStream } from './shared-stream.js';
+import { SharedStream } from './shared-stream.js';
 
 const snapshot = (runId: string, lastOffset: number): RunSnapshot => ({
   runId,
@@ -15,7 +16,7 @@ const snapshot = (runId: string, lastOffset: number): RunSnapshot => ({
 function over() {
   let now = 1000;
   const reads: string[] = [];
-  const f = {
+  const followed = {
     env: { now: () => now },
     api: {
       getRun: async (runId: string) => {
@@ -24,7 +25,7 @@ function over() {
       },
     },
   };
-  const shared = new SharedStream({ f } as unknown as SharedStreamParts);
+  const shared = new SharedStream({ followed } as unknown as SharedStreamParts);
   return { shared, reads, later: (ms: number) => (now += ms) };
 }
 

@@ -1,26 +1,23 @@
 import type { Envelope, RunSnapshot } from '@resumable/protocol';
 import { isTerminalStatus, snapshotOf } from '@resumable/protocol';
-import type { ConnectionInfo } from '../chat/types.js';
+import { FRESH_SNAPSHOT_MS } from '../base/defaults.js';
 import type { RecordWriter } from '../records/record-writer.js';
-import type { StreamRole } from '../tabs/leader-election.js';
+import type { ConnectionInfo } from './connection.js';
 import type { FollowedRun } from './followed-run.js';
 
+/**
+ * Who opens a session's stream when tabs share a conversation (`tabs/leader-election.ts`
+ * decides): `solo`/`leader` this tab, `follower` another tab, `pending` nobody yet.
+ */
+export type StreamRole = 'solo' | 'leader' | 'follower' | 'pending';
+
 export interface SharedStreamParts {
-  f: FollowedRun;
+  followed: FollowedRun;
   writer: RecordWriter;
   stopLoop(): void;
   ensureLoop(): void;
   setConnection(patch: Partial<ConnectionInfo>): void;
 }
-
-/**
- * A run session's side of tab sharing (`conversation.ts` drives it): who opens the stream,
- * the batches its own stream folds (for the leader to post), and another tab's batches
- * folded in a follower exactly like the network's — what is at or below the resume point
- * is dropped, so nothing is applied twice whoever delivers it.
- */
-/** A snapshot read to check an announced run serves its join this long (`readSnapshot`). */
-export const FRESH_SNAPSHOT_MS = 2000;
 
 export class SharedStream {
   /**
@@ -48,7 +45,7 @@ export class SharedStream {
   }
 
   emit(envelopes: Envelope[]): void {
-    const runId = this.parts.f.ids?.runId;
+    const runId = this.parts.followed.ids?.runId;
     if (runId) for (const listener of this.listeners) listener(runId, envelopes);
   }
 
@@ -94,18 +91,18 @@ export class SharedStream {
    * run): the join that follows takes it instead of reading it again (one kept, the last).
    */
   keepFresh(snapshot: RunSnapshot): void {
-    this.fresh = { snapshot, at: this.parts.f.env.now() };
+    this.fresh = { snapshot, at: this.parts.followed.env.now() };
   }
 
   /** `GET /runs/{id}` for a join: the kept snapshot when it is this run's and fresh (once). */
   readSnapshot(runId: string, token: string | null): Promise<RunSnapshot> {
     const { fresh } = this;
     this.fresh = null;
-    const { f } = this.parts;
-    if (fresh?.snapshot.runId === runId && f.env.now() - fresh.at <= FRESH_SNAPSHOT_MS) {
+    const { followed } = this.parts;
+    if (fresh?.snapshot.runId === runId && followed.env.now() - fresh.at <= FRESH_SNAPSHOT_MS) {
       return Promise.resolve(fresh.snapshot);
     }
-    return f.api.getRun(runId, token);
+    return followed.api.getRun(runId, token);
   }
 
   /**
@@ -120,24 +117,29 @@ export class SharedStream {
 
   /** A follower's run is live through the leader's batches: the phase says `streaming`. */
   follow(): void {
-    const { f } = this.parts;
-    if (this.role !== 'follower' || !f.ids || isTerminalStatus(f.run.status)) return;
+    const { followed } = this.parts;
+    if (this.role !== 'follower' || !followed.ids || isTerminalStatus(followed.run.status)) return;
     if (
-      f.phase === 'connecting' ||
-      f.phase === 'waiting' ||
-      f.phase === 'offline' ||
-      f.phase === 'idle'
+      followed.phase === 'connecting' ||
+      followed.phase === 'waiting' ||
+      followed.phase === 'offline' ||
+      followed.phase === 'idle'
     ) {
-      f.to('attempt');
-      f.to('open', { attempt: 0, nextRetryAt: null, lastError: null });
+      followed.to('attempt');
+      followed.to('open', { attempt: 0, nextRetryAt: null, lastError: null });
     }
   }
 
   /** The run this session follows and its resume point (null: none). */
   get point(): { runId: string; token: string | null; offset: number; base: number } | null {
-    const { f } = this.parts;
-    if (!f.ids) return null;
-    return { runId: f.ids.runId, token: f.ids.token, offset: f.run.offset, base: f.base };
+    const { followed } = this.parts;
+    if (!followed.ids) return null;
+    return {
+      runId: followed.ids.runId,
+      token: followed.ids.token,
+      offset: followed.run.offset,
+      base: followed.base,
+    };
   }
 
   /**
@@ -145,13 +147,13 @@ export class SharedStream {
    * when): what is at or below it is dropped by the fold. `gap` when the fold found one.
    */
   apply(runId: string, envelopes: Envelope[]): 'applied' | 'gap' | 'other' {
-    const { f } = this.parts;
-    if (f.ids?.runId !== runId || isTerminalStatus(f.run.status)) return 'other';
-    const next = envelopes.find((e) => e.offset > f.run.offset);
+    const { followed } = this.parts;
+    if (followed.ids?.runId !== runId || isTerminalStatus(followed.run.status)) return 'other';
+    const next = envelopes.find((e) => e.offset > followed.run.offset);
     if (!next) return 'applied';
-    if (next.offset !== f.run.offset + 1) return 'gap';
-    const go = f.applyBatch(envelopes, false);
-    return go || isTerminalStatus(f.run.status) ? 'applied' : 'gap';
+    if (next.offset !== followed.run.offset + 1) return 'gap';
+    const go = followed.applyBatch(envelopes, false);
+    return go || isTerminalStatus(followed.run.status) ? 'applied' : 'gap';
   }
 
   /**
@@ -161,22 +163,22 @@ export class SharedStream {
    * ended that the server says goes on is followed again.
    */
   async takeSnapshot(snapshot: RunSnapshot, replace: boolean): Promise<void> {
-    const { f } = this.parts;
-    if (f.ids?.runId !== snapshot.runId) return;
-    if (!replace && snapshot.lastOffset <= f.run.offset) return;
-    await f.applySnapshot(snapshot);
-    if (f.ids?.runId !== snapshot.runId || isTerminalStatus(f.run.status)) return;
-    if (f.phase === 'ended') f.to('follow');
+    const { followed } = this.parts;
+    if (followed.ids?.runId !== snapshot.runId) return;
+    if (!replace && snapshot.lastOffset <= followed.run.offset) return;
+    await followed.applySnapshot(snapshot);
+    if (followed.ids?.runId !== snapshot.runId || isTerminalStatus(followed.run.status)) return;
+    if (followed.phase === 'ended') followed.to('follow');
     this.follow();
   }
 
   /** This session's folded run as a snapshot (what the leader answers a `sync` with). */
   snapshot(): RunSnapshot | null {
-    const { f } = this.parts;
-    if (!f.ids) return null;
-    const snapshot = snapshotOf(f.run);
-    snapshot.runId = f.ids.runId;
-    snapshot.threadId = f.ids.threadId;
+    const { followed } = this.parts;
+    if (!followed.ids) return null;
+    const snapshot = snapshotOf(followed.run);
+    snapshot.runId = followed.ids.runId;
+    snapshot.threadId = followed.ids.threadId;
     return snapshot;
   }
 }

@@ -1,4 +1,5 @@
 import type { TabLocks } from '../base/env.js';
+import type { StreamRole } from '../run/shared-stream.js';
 
 /**
  * Which tab holds a conversation's network streams: one leader per (endpoint, key) among
@@ -75,8 +76,6 @@ export function leaderTransition(phase: LeaderPhase, event: LeaderEvent): Leader
 }
 
 /** What a phase means for the streams of the tab's sessions. */
-export type StreamRole = 'solo' | 'leader' | 'follower' | 'pending';
-
 export function roleOf(phase: LeaderPhase): StreamRole {
   switch (phase) {
     case 'solo':

@@ -1,7 +1,8 @@
 import { ResumableError } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
+import { LEADER_GRACE_MS, LEADER_SILENT_MS as SILENT_MS } from '../base/defaults.js';
 import type { Delivered, WatchedPoint } from './leader-watch.js';
-import { LEADER_GRACE_MS, LeaderWatch, LEADER_SILENT_MS as SILENT_MS } from './leader-watch.js';
+import { LeaderWatch } from './leader-watch.js';
 
 const STALE_MS = 1000;
 

@@ -1,8 +1,8 @@
-import { errorAction } from '@resumable/protocol';
+import { IDLE_THREAD_MAX_MS, LEADER_GRACE_MS, LEADER_SILENT_MS } from '../base/defaults.js';
 import type { ResumableEnvironment } from '../base/env.js';
 import { toResumable } from '../base/errors.js';
 import type { BackoffOptions } from '../retry/backoff.js';
-import { retryDelay } from '../retry/backoff.js';
+import { Retrier, snapshotReadAction } from '../retry/retrier.js';
 import type { TabShareMessage } from './tab-messages.js';
 
 /**
@@ -82,16 +82,6 @@ export interface LeaderWatchParts {
   /** The leader let this tab fall behind the server: take its lock. */
   takeOver(): void;
 }
-
-/** After a check found the server ahead, the leader has this long to deliver what it had. */
-export const LEADER_GRACE_MS = 1000;
-/** The longest wait between checks of a quiet thread (see `answered`). */
-export const IDLE_THREAD_MAX_MS = 300_000;
-/**
- * A visible follower takes over a leader silent this long without the server's word (or
- * `staleMs`, when longer): above a throttled hidden tab's tick (about one a minute).
- */
-export const LEADER_SILENT_MS = 90_000;
 
 export type WatchPhase =
   | { name: 'watching' }
@@ -295,8 +285,12 @@ function slowNotHung(s: WatchState, p: WatchedPoint, now: number): boolean {
 export class LeaderWatch {
   private state: WatchState;
 
+  /** The one policy's delays space the checks (a 429/503's `Retry-After`, clamped). */
+  private readonly retries: Retrier;
+
   constructor(private readonly parts: LeaderWatchParts) {
     this.state = initialWatch(parts.env.now());
+    this.retries = new Retrier(parts.env, { backoff: parts.backoff });
   }
 
   get phase(): WatchPhase {
@@ -320,9 +314,9 @@ export class LeaderWatch {
   }
 
   private dispatch(event: WatchEvent): void {
-    const { env, backoff, staleMs } = this.parts;
+    const { env, staleMs } = this.parts;
     const delay = (attempt: number, retryAfter: number | undefined) =>
-      retryDelay(attempt, env.random, backoff, retryAfter);
+      this.retries.delay(attempt, retryAfter);
     const { state, effect } = watchTransition(this.state, event, {
       now: env.now(),
       staleMs,
@@ -340,7 +334,7 @@ export class LeaderWatch {
       (server) => answered(server, false),
       (error) => {
         const typed = toResumable(error);
-        const action = errorAction(typed);
+        const action = snapshotReadAction(typed);
         answered(null, action === 'stop' || action === 'forget', typed.retryAfter);
       },
     );

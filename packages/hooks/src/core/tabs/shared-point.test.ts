@@ -1,7 +1,8 @@
 import type { Envelope } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
-import { fitBatch, MAX_HELD_BATCHES, SharedPoint } from './shared-point.js';
+import { MAX_HELD_BATCHES } from '../base/defaults.js';
+import { fitBatch, SharedPoint } from './shared-point.js';
 
 const e = (offset: number) => ({ offset, event: { type: 'CUSTOM', name: 'x' } }) as Envelope;
 const batch = (...offsets: number[]) => offsets.map(e);

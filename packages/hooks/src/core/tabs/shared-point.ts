@@ -1,10 +1,9 @@
 import type { Envelope } from '@resumable/protocol';
-import { errorAction } from '@resumable/protocol';
+import { DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS, MAX_HELD_BATCHES } from '../base/defaults.js';
 import type { ResumableEnvironment } from '../base/env.js';
 import { toResumable } from '../base/errors.js';
 import type { BackoffOptions } from '../retry/backoff.js';
-import { retryDelay } from '../retry/backoff.js';
-import { DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS } from '../run/reconnect-loop.js';
+import { Retrier, snapshotReadAction } from '../retry/retrier.js';
 
 /**
  * A follower's resume point (a run's, or the thread stream's) against the batches other tabs
@@ -33,9 +32,6 @@ import { DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS } from '../run/reconnect-loop.js'
  * count too: a follower does not need them, the next batch that does not fit asks again).
  */
 export type BatchFit = 'continues' | 'ahead' | 'behind' | 'redelivery';
-
-/** Held batches at most while a check is pending (the oldest go first). */
-export const MAX_HELD_BATCHES = 4;
 
 /** Where `envelopes` (offsets strictly increasing, at least one) stand to `point`. */
 export function fitBatch(
@@ -84,7 +80,12 @@ export class SharedPoint {
   /** The server said no (`stop`/`forget`): no check until `cancel()` or `reset()`. */
   private refused = false;
 
-  constructor(private readonly parts: SharedPointParts) {}
+  /** The one policy's delays space the checks. */
+  private readonly retries: Retrier;
+
+  constructor(private readonly parts: SharedPointParts) {
+    this.retries = new Retrier(parts.env, { backoff: parts.backoff });
+  }
 
   /** Another tab's batch. */
   offer(envelopes: Envelope[]): void {
@@ -156,15 +157,15 @@ export class SharedPoint {
       server = await this.parts.check(disputed);
     } catch (error) {
       failed = true;
-      const action = errorAction(toResumable(error));
+      const action = snapshotReadAction(toResumable(error));
       this.refused = action === 'stop' || action === 'forget';
     }
     if (this.checking !== token) return;
     this.checking = null;
     const progressed = server !== null && (before === null || server > before);
     this.idle = progressed ? 0 : this.idle + 1;
-    const { env, backoff, maxAttemptsWithoutProgress } = this.parts;
-    this.notBefore = env.now() + retryDelay(this.idle + 1, env.random, backoff);
+    const { env, maxAttemptsWithoutProgress } = this.parts;
+    this.notBefore = env.now() + this.retries.delay(this.idle + 1);
     if (failed) {
       // Asked again later (the batches kept), until too many reads failed in a row; never
       // after the server's own no (`schedule` drops the batches then).

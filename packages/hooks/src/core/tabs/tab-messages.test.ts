@@ -1,11 +1,7 @@
 import type { Envelope } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
-import {
-  chunkEnvelopes,
-  MAX_BATCH_CHARS,
-  MAX_BATCH_EVENTS,
-  parseTabShareMessage,
-} from './tab-messages.js';
+import { MAX_BATCH_CHARS, MAX_BATCH_EVENTS } from '../base/defaults.js';
+import { chunkEnvelopes, parseTabShareMessage } from './tab-messages.js';
 
 const KEY = 'chat-1';
 const ME = 'tab-me';

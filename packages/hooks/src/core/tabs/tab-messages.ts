@@ -1,8 +1,7 @@
-import type { Envelope, RunSnapshot } from '@resumable/protocol';
+import type { Envelope, RunMessage, RunSnapshot } from '@resumable/protocol';
 import { isWireId, parseSnapshot, ResumableError } from '@resumable/protocol';
+import { MAX_BATCH_CHARS, MAX_BATCH_EVENTS, MAX_MESSAGE_ID_CHARS } from '../base/defaults.js';
 import type { TabChannel } from '../base/env.js';
-import type { ChatMessage } from '../chat/types.js';
-import { isMessageId } from '../conversation/thread-events.js';
 
 /**
  * The messages tabs of one conversation exchange over BroadcastChannel while one of them
@@ -12,12 +11,21 @@ import { isMessageId } from '../conversation/thread-events.js';
  * into chunks of at most `MAX_BATCH_EVENTS` events and `MAX_BATCH_CHARS` characters.
  */
 
+/**
+ * A message id another tab or the thread stream names: any non-empty string (the server
+ * takes any as a message's `id`), bounded. Run and thread ids — and a branch's
+ * `parentMessageId`, which the server takes only as one — are wire ids (`isWireId`): the
+ * server knows no other, so one that is not is dropped before it costs a read.
+ */
+export const isMessageId = (value: unknown): value is string =>
+  typeof value === 'string' && value !== '' && value.length <= MAX_MESSAGE_ID_CHARS;
+
 /** The run a leader follows, so a follower can join it (same fields as the tab `run` message). */
 export interface RunRef {
   runId: string;
   threadId: string;
   token: string | null;
-  prompt: ChatMessage | null;
+  prompt: RunMessage | null;
 }
 
 export type TabShareMessage =
@@ -41,9 +49,6 @@ export type TabShareMessage =
   /** The leader's folded run, for the follower `to` (this version's followers drop it). */
   | { v: 1; t: 'snapshot'; tab: string; key: string; to: string; snapshot: RunSnapshot };
 
-export const MAX_BATCH_EVENTS = 500;
-/** Characters of JSON per batch message (a run's events are bounded at 16 MiB in all). */
-export const MAX_BATCH_CHARS = 4 * 1024 * 1024;
 const isOffset = (value: unknown): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
@@ -67,10 +72,10 @@ function parseRunRef(value: unknown): RunRef | null | undefined {
   const r = value as Partial<RunRef> | undefined;
   if (typeof r !== 'object' || !isWireId(r.runId) || !isWireId(r.threadId)) return undefined;
   if (r.token !== null && typeof r.token !== 'string') return undefined;
-  const p = r.prompt as Partial<ChatMessage> | null | undefined;
+  const p = r.prompt as Partial<RunMessage> | null | undefined;
   const prompt =
     typeof p === 'object' && p !== null && isMessageId(p.id) && p.role === 'user' ? p : null;
-  return { runId: r.runId, threadId: r.threadId, token: r.token, prompt: prompt as ChatMessage };
+  return { runId: r.runId, threadId: r.threadId, token: r.token, prompt: prompt as RunMessage };
 }
 
 /** A message for this conversation from another tab, checked; null for anything else. */

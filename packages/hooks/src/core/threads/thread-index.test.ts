@@ -1,13 +1,15 @@
 import type { ResumableError } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../../test/util.js';
-import { createMemoryStorage } from '../records/storage.js';
 import {
-  localThreadSource,
   MAX_ENTRY_ID_CHARS,
   MAX_LISTED_THREADS,
   MAX_TITLE_CHARS,
   MAX_TOKEN_CHARS,
+} from '../base/defaults.js';
+import { createMemoryStorage } from '../records/storage.js';
+import {
+  localThreadSource,
   THREAD_INDEX_KEY,
   ThreadIndex,
   type ThreadSource,

@@ -1,7 +1,15 @@
 import { isWireId, ResumableError } from '@resumable/protocol';
 import { createStore, type StoreApi } from 'zustand/vanilla';
+import {
+  DEFAULT_MAX_THREADS,
+  MAX_ENTRY_ID_CHARS,
+  MAX_LISTED_THREADS,
+  MAX_PROMPT_TITLE_CHARS,
+  MAX_TITLE_CHARS,
+  MAX_TOKEN_CHARS,
+} from '../base/defaults.js';
 import { createEnvironment, type TabChannel } from '../base/env.js';
-import { chatRecordKey } from '../conversation/state.js';
+import { chatRecordKey } from '../chat/chat-record.js';
 import { type HeadersOption, RunApi } from '../net/run-api.js';
 import { deleteThread, renameThread } from '../net/thread-api.js';
 import { runRecordKey } from '../records/run-record.js';
@@ -53,13 +61,6 @@ export interface LocalThreadSourceOptions {
 }
 
 export const THREAD_INDEX_KEY = 'threads:index';
-export const DEFAULT_MAX_THREADS = 100;
-/**
- * Entries the list holds from another tab's messages, at most (the newest kept): a tab of
- * another version, or a script, posting ever new ids does not grow it without end.
- */
-export const MAX_LISTED_THREADS = 1000;
-
 function isEntry(value: unknown): value is ThreadEntry {
   const v = value as ThreadEntry;
   return (
@@ -72,13 +73,6 @@ function isEntry(value: unknown): value is ThreadEntry {
     Number.isFinite(v.updatedAt)
   );
 }
-
-/** Characters of a local id (the chat's key) another tab may post: a wire id's bound. */
-export const MAX_ENTRY_ID_CHARS = 200;
-/** Code points of a title another tab may post: the server's own bound for a rename. */
-export const MAX_TITLE_CHARS = 200;
-/** Characters of a thread token another tab may post (ours are 43; room for a JWT). */
-export const MAX_TOKEN_CHARS = 4096;
 
 const isLocalId = (v: unknown): v is string =>
   typeof v === 'string' && v !== '' && v.length <= MAX_ENTRY_ID_CHARS;
@@ -191,13 +185,13 @@ export type ThreadPatch = Partial<Pick<ThreadEntry, 'threadId' | 'token' | 'titl
   active?: boolean;
 };
 
-const MAX_TITLE = 60;
-
 /** A title from a prompt: its first line, at most 60 characters. */
 export function titleFromPrompt(text: string): string | null {
   const line = text.trim().split('\n')[0]!.trim();
   if (line === '') return null;
-  return line.length > MAX_TITLE ? `${line.slice(0, MAX_TITLE - 1)}…` : line;
+  return line.length > MAX_PROMPT_TITLE_CHARS
+    ? `${line.slice(0, MAX_PROMPT_TITLE_CHARS - 1)}…`
+    : line;
 }
 
 export class ThreadIndex {

@@ -1,7 +1,9 @@
 import { ResumableError } from '@resumable/protocol';
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { Attachment, UploadOptions } from '../chat/types.js';
-import { fileName } from '../net/file-name.js';
+import { DEFAULT_ATTACHMENT_LIMITS } from '../base/defaults.js';
+import type { Attachment } from '../net/attachment.js';
+import type { UploadOptions } from '../net/uploads.js';
+import { fileName } from '../net/uploads.js';
 
 /**
  * The composer's files before a prompt is sent: checked against the limits, uploaded at
@@ -36,12 +38,6 @@ export interface AttachmentLimits {
   /** Files per prompt. @default 10 */
   maxFiles?: number;
 }
-
-export const DEFAULT_ATTACHMENT_LIMITS: Required<AttachmentLimits> = {
-  maxFileBytes: 10 * 1024 * 1024,
-  maxTotalBytes: 25 * 1024 * 1024,
-  maxFiles: 10,
-};
 
 export type RejectReason = 'file_too_large' | 'total_too_large' | 'too_many_files';
 

@@ -1,5 +1,15 @@
-import { ResumableError } from '@resumable/protocol';
-import { networkError, readTextBounded, timeoutError } from './http.js';
+import { errorFromBody, ResumableError } from '@resumable/protocol';
+import { DEFAULT_UPLOAD_IDLE_MS, MAX_ANSWER, UPLOAD_CHUNK } from '../base/defaults.js';
+import type { Attachment } from './attachment.js';
+import { isAttachment } from './attachment.js';
+import { networkError, parseRetryAfter, readTextBounded, timeoutError } from './http.js';
+import type { RunApi } from './run-api.js';
+
+/**
+ * Uploads to `POST /threads/{id}/files` (docs/protocol.md): the bytes out (XMLHttpRequest in
+ * a page, for its progress events; a streamed fetch elsewhere), one answer back, checked.
+ * Loaded lazily (`import()`) by `useResumableChat`'s `upload`: not on first paint.
+ */
 
 /** One file upload as the transports see it: bytes out, progress, one answer back. */
 export interface UploadRequest {
@@ -21,9 +31,6 @@ export interface UploadAnswer {
 }
 
 export type UploadTransport = (request: UploadRequest) => Promise<UploadAnswer>;
-
-/** The answer to an upload is small JSON; anything longer is not the server's. */
-export const MAX_ANSWER = 64 * 1024;
 
 /**
  * A timer that ends the upload when nothing happens for `ms`: reset by every progress
@@ -103,9 +110,6 @@ export function xhrTransport(XHR: typeof XMLHttpRequest): UploadTransport {
     });
 }
 
-/** Bytes per read of the file: the grain of the fetch transport's progress reports. */
-export const UPLOAD_CHUNK = 64 * 1024;
-
 /**
  * fetch with a streamed body (`duplex: 'half'`), for runtimes without XMLHttpRequest
  * (Node, workers): progress is counted as the request pulls each 64 KiB slice.
@@ -165,4 +169,81 @@ export function fetchTransport(fetchFn: typeof fetch): UploadTransport {
 export function defaultUploadTransport(fetchFn: typeof fetch): UploadTransport {
   const XHR = (globalThis as { XMLHttpRequest?: typeof XMLHttpRequest }).XMLHttpRequest;
   return XHR ? xhrTransport(XHR) : fetchTransport(fetchFn);
+}
+
+/** The name a file is uploaded under: the caller's, the `File`'s own, else `file`. */
+export function fileName(file: Blob, name?: string): string {
+  const own = (file as { name?: unknown }).name;
+  return name ?? (typeof own === 'string' && own !== '' ? own : 'file');
+}
+
+/** One upload: its file name, progress callback and abort signal. */
+export interface UploadOptions {
+  /** The file name the server keeps (a `File`'s own name by default). */
+  name?: string;
+  /** Bytes sent so far of `total`, as the browser reports them. */
+  onProgress?: (loaded: number, total: number) => void;
+  signal?: AbortSignal;
+}
+
+export interface UploadFileOptions extends UploadOptions {
+  /** How the bytes go out. @default XMLHttpRequest in a page, a streamed fetch elsewhere */
+  transport?: UploadTransport;
+  /** No progress and no answer for this long ends the upload with `timeout`. @default 30000 */
+  idleTimeoutMs?: number;
+}
+
+/** Uploads `file` to the thread; resolves with what a prompt references. */
+export async function uploadFile(
+  api: RunApi,
+  thread: { threadId: string; token: string | null },
+  file: Blob,
+  options: UploadFileOptions = {},
+): Promise<Attachment> {
+  const { threadId, token } = thread;
+  const name = fileName(file, options.name);
+  const url = `${api.endpoint}/threads/${encodeURIComponent(threadId)}/files?name=${encodeURIComponent(name)}`;
+  const headers = {
+    ...(await api.headers(token, { threadId })),
+    Accept: 'application/json',
+    'Content-Type': file.type || 'application/octet-stream',
+  };
+  const transport = options.transport ?? defaultUploadTransport(api.fetch);
+  const answer = await transport({
+    url,
+    headers,
+    body: file,
+    onProgress: options.onProgress,
+    signal: options.signal,
+    idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_UPLOAD_IDLE_MS,
+  });
+  return attachmentOf(answer, url);
+}
+
+function parseJson(answer: UploadAnswer): unknown {
+  if (!/^application\/(.+\+)?json\b/i.test(answer.contentType.trim())) return null;
+  if (answer.text.length > MAX_ANSWER) return null;
+  try {
+    return JSON.parse(answer.text);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The upload's answer, checked: a `201` naming the file (string ids, URL, type, a size
+ * that is a safe integer), or the server's own error; anything else `unexpected_response`.
+ */
+export function attachmentOf(answer: UploadAnswer, url: string): Attachment {
+  const body = parseJson(answer);
+  if (answer.status !== 201 && answer.status !== 200) {
+    throw errorFromBody(answer.status, body, parseRetryAfter(answer.retryAfter, Date.now()));
+  }
+  if (!isAttachment(body)) {
+    throw new ResumableError('unexpected_response', `upload to ${url} answered without its file`, {
+      status: answer.status,
+    });
+  }
+  const { fileId, url: fileUrl, mimeType, size, name } = body;
+  return { fileId, url: fileUrl, mimeType, size, name };
 }
