@@ -15,6 +15,7 @@ module.exports = dependencyRules({
         'lazy-chunk.ts',
         'error-words.ts',
         'labels.ts',
+        'interrupt-labels.ts',
       ],
       why: 'What interrupts/ and the components both use.',
     },

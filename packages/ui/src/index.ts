@@ -27,16 +27,17 @@ export type {
   OutboxItem,
 } from './controller-types.js';
 export { CopyButton, type CopyButtonProps } from './copy-button.js';
+export { DEFAULT_INTERRUPT_LABELS, type InterruptLabels } from './interrupt-labels.js';
 export { InterruptAnnouncer } from './interrupts/announcer.js';
 export { AnsweredInterrupt, answeredText } from './interrupts/answered.js';
+export type { InterruptCardProps } from './interrupts/card-props.js';
 export {
   InterruptSlot,
   InterruptsContext,
   type InterruptsValue,
   UnanchoredInterrupts,
 } from './interrupts/context.js';
-export { InterruptCard, type InterruptCardProps } from './interrupts/interrupt-card.js';
-export { DEFAULT_INTERRUPT_LABELS, type InterruptLabels } from './interrupts/labels.js';
+export { InterruptCard } from './interrupts/interrupt-card.js';
 export { type ChatLabels, DEFAULT_LABELS, useLabels } from './labels.js';
 export { MessageEditor, type MessageEditorProps } from './lazy-editor.js';
 export { AttachmentTray, type AttachmentTrayProps } from './lazy-tray.js';

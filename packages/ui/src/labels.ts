@@ -1,6 +1,6 @@
 import { useRef } from 'react';
 import { errorWords } from './error-words.js';
-import { DEFAULT_INTERRUPT_LABELS, type InterruptLabels } from './interrupts/labels.js';
+import { DEFAULT_INTERRUPT_LABELS, type InterruptLabels } from './interrupt-labels.js';
 
 /**
  * Every string the UI shows or announces, for translation. Strings that carry numbers are

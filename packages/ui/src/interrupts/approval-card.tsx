@@ -2,8 +2,8 @@ import { useId, useState } from 'react';
 import { isolateName } from '../bidi-name.js';
 import type { ChatLabels } from '../labels.js';
 import { ApprovalDetails } from './approval-details.js';
+import type { InterruptCardProps } from './card-props.js';
 import { CardSection } from './card-section.js';
-import type { InterruptCardProps } from './interrupt-card.js';
 
 /**
  * Approve or deny a tool call: what will run and with which arguments, an optional reason,

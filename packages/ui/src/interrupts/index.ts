@@ -4,7 +4,8 @@
 'use client';
 
 export { ApprovalCard } from './approval-card.js';
-export { InterruptCard, type InterruptCardProps } from './interrupt-card.js';
+export type { InterruptCardProps } from './card-props.js';
+export { InterruptCard } from './interrupt-card.js';
 export { QuestionCard } from './question-card.js';
 export { answerOf, type FormField, type FormShape, formOf } from './schema-form.js';
 export { ToolRunCard } from './tool-run-card.js';

@@ -5,19 +5,8 @@ import { chunk, useChunk } from '../lazy-chunk.js';
 import { titleOf } from './announcer.js';
 import { AnsweredInterrupt } from './answered.js';
 import { ApprovalDetails } from './approval-details.js';
+import type { InterruptCardProps } from './card-props.js';
 import { ToolStatus } from './tool-status.js';
-
-export interface InterruptCardProps {
-  interrupt: ChatInterrupt;
-  /** `useResumableChat().resolve`. */
-  onResolve(id: string, payload: unknown): Promise<void> | void;
-  /** `useResumableChat().cancel`. */
-  onCancel(id: string): Promise<void> | void;
-  /** `useResumableChat().rerunTool`: a browser tool cut by a reload, run again. */
-  onRerun?(id: string): Promise<void> | void;
-  labels?: Partial<ChatLabels>;
-  className?: string;
-}
 
 /** The cards that take an answer: fetched the first time one is open. */
 export const cardsChunk = chunk(() => import('./open-card.js'));

@@ -1,7 +1,7 @@
 import { useId } from 'react';
 import type { ChatLabels } from '../labels.js';
+import type { InterruptCardProps } from './card-props.js';
 import { CardSection } from './card-section.js';
-import type { InterruptCardProps } from './interrupt-card.js';
 
 /**
  * A browser tool cut by a reload (and not safe to run twice): the question to the person —

@@ -2,7 +2,7 @@
 // fetches the cards that answer.
 import type { ChatLabels } from '../labels.js';
 import { ApprovalCard } from './approval-card.js';
-import type { InterruptCardProps } from './interrupt-card.js';
+import type { InterruptCardProps } from './card-props.js';
 import { InterruptedTool } from './interrupted-tool.js';
 import { QuestionCard } from './question-card.js';
 

@@ -1,7 +1,7 @@
 import { type FormEvent, useId, useMemo, useState } from 'react';
 import type { ChatLabels } from '../labels.js';
+import type { InterruptCardProps } from './card-props.js';
 import { CardSection } from './card-section.js';
-import type { InterruptCardProps } from './interrupt-card.js';
 import { answerOf, type FormField, formOf } from './schema-form.js';
 
 /**

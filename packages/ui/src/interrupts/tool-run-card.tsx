@@ -1,5 +1,5 @@
 import type { ChatLabels } from '../labels.js';
-import type { InterruptCardProps } from './interrupt-card.js';
+import type { InterruptCardProps } from './card-props.js';
 import { InterruptedTool } from './interrupted-tool.js';
 import { ToolStatus } from './tool-status.js';
 
