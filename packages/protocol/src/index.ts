@@ -19,6 +19,7 @@ export * from './run-id.js';
 export * from './snapshot.js';
 export * from './sse.js';
 export * from './state.js';
+export * from './thread-events.js';
 // Whether a message from a server can be folded or shown (its id, role and tool calls);
 // whether a parsed value is a plain object (one check for every reader of stored JSON).
 // `export *`: a named re-export here put the whole barrel in the hooks' first paint (esbuild).

@@ -1,10 +1,9 @@
-import { ResumableError } from '@resumable/protocol';
+import { ResumableError, THREAD_EVENTS } from '@resumable/protocol';
 import { type Context, Hono } from 'hono';
 import { authorizeOrThrow, newToken } from '../auth.js';
 import { MAX_EDIT_BODY, MAX_TITLE_LENGTH } from '../defaults.js';
 import { deleteThread } from '../runs/thread-deletion.js';
 import type { FileStore, ThreadRecord } from '../stores/types.js';
-import { THREAD_EVENTS } from '../threads/thread-events.js';
 import type { RouteContext } from './context.js';
 import { bodyText } from './request-body.js';
 import { threadBody } from './thread-body.js';

@@ -1,7 +1,7 @@
+import { THREAD_EVENTS } from '@resumable/protocol';
 import { DELETE_DELIVERY_MS, DELETE_REMOTE_END_MS, MAX_DELETED_THREAD_RUNS } from '../defaults.js';
 import { sleep } from '../sleep.js';
 import type { FileStore } from '../stores/types.js';
-import { THREAD_EVENTS } from '../threads/thread-events.js';
 import type { RunManager } from './run-manager.js';
 
 /**

@@ -1,18 +1,11 @@
 import type { Message, RunAgentInput, RunSnapshot } from '@resumable/protocol';
-import { EventType, ResumableError } from '@resumable/protocol';
+import { EventType, ResumableError, THREAD_EVENTS } from '@resumable/protocol';
 import { MAX_QUEUED_ANNOUNCEMENTS } from '../defaults.js';
 import { MemoryThreadLog } from '../stores/memory/thread-log.js';
 import { withoutRunMarks } from '../stores/stored-messages.js';
 import type { EventStore, ThreadLogHead, ThreadLogStore } from '../stores/types.js';
 import { ThreadStreams } from '../streams/thread-streams.js';
 import { Announcer } from './announcer.js';
-
-/** The names of the `CUSTOM` events of a thread's stream (protocol.md). */
-export const THREAD_EVENTS = {
-  runStarted: 'resumable.run_started',
-  runEnded: 'resumable.run_ended',
-  historyChanged: 'resumable.history_changed',
-} as const;
 
 /** `RunManager.streamCounts()`: event streams open now, and opened since start. */
 export interface StreamCounts {

@@ -1,5 +1,5 @@
 import type { Envelope, RunMessage } from '@resumable/protocol';
-import { isWireId } from '@resumable/protocol';
+import { isWireId, THREAD_EVENTS } from '@resumable/protocol';
 import { isMessageId } from '../tabs/tab-messages.js';
 import type { ChatMessage, ChatState } from './state.js';
 
@@ -40,7 +40,7 @@ export function parseThreadEvent(event: unknown): ThreadEvent | null {
     unknown
   >;
   switch (e.name) {
-    case 'resumable.run_started':
+    case THREAD_EVENTS.runStarted:
       return isWireId(value.runId)
         ? {
             kind: 'run_started',
@@ -52,7 +52,7 @@ export function parseThreadEvent(event: unknown): ThreadEvent | null {
                 : undefined,
           }
         : null;
-    case 'resumable.run_ended':
+    case THREAD_EVENTS.runEnded:
       return isWireId(value.runId)
         ? {
             kind: 'run_ended',
@@ -60,7 +60,7 @@ export function parseThreadEvent(event: unknown): ThreadEvent | null {
             status: typeof value.status === 'string' ? value.status : 'finished',
           }
         : null;
-    case 'resumable.history_changed':
+    case THREAD_EVENTS.historyChanged:
       return {
         kind: 'history_changed',
         reason: typeof value.reason === 'string' ? value.reason.slice(0, 200) : '',
