@@ -11,6 +11,7 @@ import { toResumable } from '../base/errors.js';
 import type { BackoffOptions } from '../retry/backoff.js';
 import { Retrier, snapshotReadAction } from '../retry/retrier.js';
 import type { RunSession } from '../run/run-session.js';
+import { isMessageId } from '../tabs/tab-messages.js';
 import type { ChatMessage, ChatState, Regenerated } from './state.js';
 
 /** What a tab tells the others when it started a run on a key. */
@@ -26,19 +27,17 @@ export interface TabRunMessage {
   regenerated?: Regenerated | null;
 }
 
-const isTabId = (value: unknown): value is string =>
-  typeof value === 'string' && value !== '' && value.length <= 256;
-
 /** Another tab's "I started a run on this key" message, checked; null for anything else. */
 export function parseTabMessage(
   message: unknown,
   key: string,
 ): (Omit<TabRunMessage, 'token' | 'prompt'> & Partial<TabRunMessage>) | null {
   const m = message as Partial<TabRunMessage> | null;
-  if (m?.type !== 'run' || m.key !== key || !isTabId(m.runId) || !isTabId(m.threadId)) return null;
+  if (m?.type !== 'run' || m.key !== key || !isMessageId(m.runId) || !isMessageId(m.threadId))
+    return null;
   // A prompt is a user message with an id (another version, or garbage, may post anything).
   const p = m.prompt as Partial<ChatMessage> | null | undefined;
-  const prompt = typeof p === 'object' && p !== null && isTabId(p.id) && p.role === 'user';
+  const prompt = typeof p === 'object' && p !== null && isMessageId(p.id) && p.role === 'user';
   return {
     type: 'run',
     key,
@@ -46,7 +45,7 @@ export function parseTabMessage(
     threadId: m.threadId,
     ...(typeof m.token === 'string' ? { token: m.token } : {}),
     ...(prompt ? { prompt: m.prompt } : {}),
-    ...(m.regenerated?.runId === m.runId && isTabId(m.regenerated.parentId)
+    ...(m.regenerated?.runId === m.runId && isMessageId(m.regenerated.parentId)
       ? { regenerated: { runId: m.runId, parentId: m.regenerated.parentId } }
       : {}),
   };

@@ -7,40 +7,12 @@ import type { TabShareMessage } from './tab-messages.js';
 
 /**
  * A follower's watch over its leader, on the one thing no tab can fake: the server's own
- * offset of the run it follows (or of the thread stream, while no run is live). The leader's
- * heartbeat (`lead`) says a tab is alive, but any tab can post one — a buggy tab, another
- * version, an extension — and a leader whose page hangs (its event loop blocked, the tab
- * alive) keeps its Web Lock for good: the browser releases a lock only when its holder's
- * callback settles or its tab goes, and only `steal` takes it from a live one. So a follower
- * whose point has not moved for `staleMs` while its run is live asks the server
- * (`GET /runs/{id}`, its own read; `GET /threads/{id}` for the thread, while the tab is
- * visible); when the server is past it, the leader gets `LEADER_GRACE_MS` to deliver, and
- * is then taken over (`takeOver`: steal).
- *
- * The point compared with the server is what the leader delivered — the highest offset its
- * `lead` and batches named for that run or thread — when that is past what this tab folded:
- * a follower whose own fold waits (a gap it checks, spaced by the retry policy) does not
- * steal from a leader that sent everything. A leader's events came from the server before
- * the read, so a claim past the server's answer is made up: it holds nothing off, and no
- * claim counts until this tab's own point moves. What another tab says never moves this
- * tab's state; it can hold a takeover off only with the server's true offset (and a tab
- * that meant to hold the followers could take the lock itself).
- *
- * A new leader (a `lead` from another tab than the last: a follower took over) gets its own
- * `staleMs` before it can be taken over — once until the watch sees progress (the point
- * moves, or the server is not past it), so tabs that keep changing names hold it off once.
- *
- * Silence alone never steals before `LEADER_SILENT_MS`: a hidden leader whose timers the
- * browser throttles (about a tick a minute) leads well — its streams are not timers — and
- * posts its heartbeat rarely. A visible follower asks the server as above (its point stood
- * still too); only a leader silent past `LEADER_SILENT_MS` (longer than a throttled tick)
- * is taken over without the server's word (no run and no thread to ask about, or checks
- * that fail).
- *
- * Bounded: one read at a time, at most one per `staleMs`, spaced further by the retry
- * policy (a 429/503's `Retry-After`, clamped, when it gave one) while checks find nothing
- * new or fail; the server's own no (401, 403, 404) ends the checks until the point changes.
- * The read settles within the request timeout.
+ * offset of what it follows. A heartbeat can be made up and a hung page keeps its Web Lock,
+ * so a follower whose point stood still for `staleMs` asks the server, and a leader the
+ * server shows behind what it delivered gets `LEADER_GRACE_MS`, then is taken over (steal);
+ * silence alone only after `LEADER_SILENT_MS`. The rules and why (made-up claims, a new
+ * leader's due, throttled hidden tabs, the bounds on reads): README, "Architecture", the
+ * leader watch.
  *
  * ```
  *   watching ── still for staleMs ──► checking ── server ahead ──► behind ── grace ──► takeOver

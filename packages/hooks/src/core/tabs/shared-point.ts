@@ -19,17 +19,9 @@ import { Retrier, snapshotReadAction } from '../retry/retrier.js';
  *   server's word replaces what the tab folded;
  * - `redelivery` (all of it at or below a confirmed point): dropped.
  *
- * One check at a time, spaced by the retry policy: checks that find nothing new (a made-up
- * batch, a failed read) space out to the backoff's ceiling, so no tab can drive this one
- * into a request loop. After a check the held batches are offered again, folded only where
- * they continue the server's point; those still past it are asked about again while checks
- * move the point (a made-up batch costs one read more), dropped after one that did not.
- *
- * A failed check is judged by the one decision table (`errorAction`): the server's own no
- * (401/403: `stop`; its 404: `forget`) drops what is held and asks nothing more until the
- * tab reads the network itself or the stream changes (`cancel`, `reset`); a transient one
- * is asked again, `maxAttemptsWithoutProgress` checks in a row at most (network failures
- * count too: a follower does not need them, the next batch that does not fit asks again).
+ * One check at a time, spaced by the retry policy, bounded by `maxAttemptsWithoutProgress`
+ * and ended by the server's own no: no tab can drive this one into a request loop (README,
+ * "Architecture", the shared point).
  */
 export type BatchFit = 'continues' | 'ahead' | 'behind' | 'redelivery';
 

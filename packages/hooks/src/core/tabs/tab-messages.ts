@@ -7,8 +7,9 @@ import type { TabChannel } from '../base/env.js';
  * The messages tabs of one conversation exchange over BroadcastChannel while one of them
  * leads. Everything received is checked here first: another tab may run another version
  * of this kit, or an extension may post garbage, so a message that is not exactly one of
- * these (version, key, sizes; run, thread and tab ids are wire ids, `isWireId`) is dropped. Every message is bounded: batches are split
- * into chunks of at most `MAX_BATCH_EVENTS` events and `MAX_BATCH_CHARS` characters.
+ * these (version, key, sizes; run, thread and tab ids are wire ids, `isWireId`) is dropped.
+ * Every message is bounded: batches are split into chunks of at most `MAX_BATCH_EVENTS`
+ * events and `MAX_BATCH_CHARS` characters.
  */
 
 /**
