@@ -112,6 +112,8 @@ export { HOUR_MS };
 export const REDIS_DELETE_CHUNK = 500;
 /** Index entries looked at per orphan sweep; the next sweep goes on. */
 export const REDIS_SWEEP_BATCH = 1000;
+/** Pause between attempts to subscribe (cancel requests, a live tail's channel) that failed. */
+export const REDIS_SUBSCRIBE_RETRY_MS = 1000;
 /** A batch's message: `<first>:<last>`, then the events' JSON, one a line, when small. */
 export const LIVE_BODY_MAX = 65_536;
 /** Run ids whose thread this instance remembers (a run's thread never changes). */

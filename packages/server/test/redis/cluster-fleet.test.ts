@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, type StartServerOptions, startServer } from '../../src/index.js';
 import { RedisStore } from '../../src/stores/redis/redis-store.js';
-import { bearer, postRun, prompt } from '../helpers.js';
+import { bearer, postRun, prompt, waitFor } from '../helpers.js';
 import { connected, testClusterSeeds, uniquePrefix } from './shared.js';
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4]);
@@ -164,5 +164,41 @@ describe('a fleet of three instances on a Redis Cluster: one budget per client',
     // Their holds were released with them: the address may run again.
     const again = prompt('again', { tokens: 1, tokensPerSecond: 0 });
     expect((await postRun(c.url, again, headers)).status).toBe(201);
+  });
+});
+
+describe('cancel requests on a Redis Cluster', () => {
+  it('reach every instance through pub/sub, subscribed while its cluster client was still connecting', async () => {
+    const prefix = uniquePrefix();
+    const other = await connected(
+      new RedisStore({ cluster: testClusterSeeds(), prefix, log: () => {} }),
+    );
+    // As a server does at start-up: subscribed while its connections are still coming up
+    // (ioredis refused a SUBSCRIBE then, "Connection is closed": the subscription was lost).
+    const owners: RedisStore[] = [];
+    const heard: string[][] = [];
+    for (const delay of [0, 50, 100, 150]) {
+      const owner = new RedisStore({ cluster: testClusterSeeds(), prefix, log: () => {} });
+      owners.push(owner);
+      const mine: string[] = [];
+      heard.push(mine);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      owner.onCancelRequest((runId) => mine.push(runId));
+    }
+    try {
+      await other.createThread({ threadId: 't', token: 'x', createdAt: 1 });
+      await other.createRun({ runId: 'r', threadId: 't', createdAt: 2, owner: 'owner' });
+      // Published until all heard (a subscription made after a publish misses that one);
+      // no lease renewal runs here, so only pub/sub can deliver it.
+      await waitFor(async () => {
+        if (heard.every((h) => h.length > 0)) return true;
+        await other.requestCancel('r');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        return heard.every((h) => h.length > 0);
+      });
+      expect(heard.map((h) => h[0])).toEqual(['r', 'r', 'r', 'r']);
+    } finally {
+      await Promise.all([...owners, other].map((s) => s.close()));
+    }
   });
 });

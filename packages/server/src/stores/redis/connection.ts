@@ -1,6 +1,6 @@
 import { ResumableError } from '@resumable/protocol';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import { DEFAULTS } from '../../defaults.js';
+import { DEFAULTS, REDIS_SUBSCRIBE_RETRY_MS } from '../../defaults.js';
 import type { RedisTarget } from './options.js';
 
 /** A connection to one Redis, or to a cluster (ioredis routes each command by its key). */
@@ -156,4 +156,37 @@ async function primariesReady(cluster: Cluster, waitMs: number, label: string): 
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   warmed.add(cluster);
+}
+
+/**
+ * Subscribes with `attempt` (a `SUBSCRIBE` or `SSUBSCRIBE`), and while it fails (a cluster
+ * subscriber still connecting, a node failing over) tries again every
+ * `REDIS_SUBSCRIBE_RETRY_MS` as long as `wanted()` says so. Resolves after the first
+ * attempt with whether it succeeded; `onLate` runs when a later one does.
+ */
+export async function subscribeWithRetry(
+  attempt: () => Promise<unknown>,
+  wanted: () => boolean,
+  onFirstFailure: (error: unknown) => void,
+  onLate: () => void,
+): Promise<boolean> {
+  const tryOnce = () =>
+    attempt().then(
+      () => null,
+      (error: unknown) => error ?? new Error('subscribe failed'),
+    );
+  const failed = await tryOnce();
+  if (failed === null) return true;
+  onFirstFailure(failed);
+  void (async () => {
+    while (wanted()) {
+      await new Promise((resolve) => setTimeout(resolve, REDIS_SUBSCRIBE_RETRY_MS));
+      if (!wanted()) return;
+      if ((await tryOnce()) === null) {
+        onLate();
+        return;
+      }
+    }
+  })();
+  return false;
 }

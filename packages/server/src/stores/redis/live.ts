@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { LIVE_BODY_MAX } from '../../defaults.js';
 import type { StoredEvent } from '../types.js';
-import { unavailable } from './connection.js';
+import { subscribeWithRetry, unavailable } from './connection.js';
 
 /** What a tail follows: a stream, and the shard channel its writer publishes batches on. */
 export interface LiveSource {
@@ -120,13 +120,22 @@ export class LiveTails {
     this.channels.clear();
   }
 
-  private subscribe(channel: string): Promise<void> {
-    return this.options.subscriber.ssubscribe(channel).then(
-      () => {},
-      (error: unknown) => {
-        this.options.log(`redis: cannot subscribe to ${channel}: ${String(error)}`);
-      },
+  /**
+   * Resolves after the first `SSUBSCRIBE` (its tails then read what is stored). One that
+   * failed is tried again while the channel has tails; until then the tails' checks read
+   * the stream every `checkMs`, and once subscribed they read it at once.
+   */
+  private async subscribe(key: string): Promise<void> {
+    await subscribeWithRetry(
+      () => this.options.subscriber.ssubscribe(key),
+      () => !this.closed && this.channels.has(key),
+      (error) => this.options.log(`redis: cannot subscribe to ${key} yet: ${String(error)}`),
+      () => this.checkChannel(key),
     );
+  }
+
+  private checkChannel(key: string): void {
+    for (const tail of this.channels.get(key)?.tails ?? []) void this.catchUp(tail);
   }
 
   private remove(tail: Tail): void {

@@ -17,6 +17,7 @@ import {
   openClient,
   quit,
   type RedisClient,
+  subscribeWithRetry,
   unavailable,
   unreachable,
   whenReady,
@@ -425,9 +426,13 @@ export class RedisStore implements EventStore {
         subscriber.on('message', (channel: string, runId: string) => {
           if (channel === this.keys.cancelChannel) this.emitCancel(runId);
         });
-        subscriber.subscribe(this.keys.cancelChannel).catch((error: unknown) => {
-          this.log(`redis: cannot subscribe to cancel requests: ${String(error)}`);
-        });
+        // Until subscribed, a cancel still reaches the owner through its lease renewal.
+        void subscribeWithRetry(
+          () => subscriber.subscribe(this.keys.cancelChannel),
+          () => !this.closed,
+          (error) => this.log(`redis: cannot subscribe to cancel requests yet: ${String(error)}`),
+          () => this.log('redis: subscribed to cancel requests'),
+        );
       }
     }
     return () => {
