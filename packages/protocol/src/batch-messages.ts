@@ -13,9 +13,10 @@ const CHUNK = 4096;
  * message to a long transcript no longer copies the array twice either.
  */
 export class BatchMessages {
+  /** The base's array until the batch replaces one of its messages, then a copy of it. */
   private main: readonly RunMessage[];
-  private copied = false;
-  private readonly chunks: RunMessage[][] = [];
+  /** The added messages' chunks (null until the batch adds one: most batches add none). */
+  private chunks: RunMessage[][] | null = null;
   /** Positions below this are the base's (and written copy-on-write); above, this batch's. */
   readonly baseLength: number;
   length: number;
@@ -28,32 +29,31 @@ export class BatchMessages {
   at(i: number): RunMessage | undefined {
     if (i < this.baseLength) return this.main[i];
     const k = i - this.baseLength;
-    return this.chunks[(k / CHUNK) | 0]?.[k % CHUNK];
+    return this.chunks?.[(k / CHUNK) | 0]?.[k % CHUNK];
   }
 
   set(i: number, message: RunMessage): void {
     if (i >= this.baseLength) {
       const k = i - this.baseLength;
-      this.chunks[(k / CHUNK) | 0]![k % CHUNK] = message;
+      this.chunks![(k / CHUNK) | 0]![k % CHUNK] = message;
       return;
     }
-    if (!this.copied) {
-      this.main = this.base.slice();
-      this.copied = true;
-    }
+    if (this.main === this.base) this.main = this.base.slice();
     (this.main as RunMessage[])[i] = message;
   }
 
   /** Appends `message`; returns its position. */
   push(message: RunMessage): number {
     const k = this.length - this.baseLength;
-    if (k % CHUNK === 0) this.chunks.push([]);
-    this.chunks[this.chunks.length - 1]!.push(message);
+    this.chunks ??= [];
+    const chunks = this.chunks;
+    if (k % CHUNK === 0) chunks.push([]);
+    chunks[chunks.length - 1]!.push(message);
     return this.length++;
   }
 
   /** The batch's messages as one array: the base's own when the batch changed none. */
   result(): readonly RunMessage[] {
-    return this.chunks.length === 0 ? this.main : this.main.concat(...this.chunks);
+    return this.chunks === null ? this.main : this.main.concat(...this.chunks);
   }
 }

@@ -19,40 +19,41 @@ import { copyRunState, MAX_SYNTHESIZED, MAX_WARNINGS, NO_CHUNKS } from './state.
 export type ChunkKind = 'text' | 'toolCall' | 'reasoning';
 
 /**
- * One batch's working copy and the operations on its messages, tool calls and chunks (the
- * events' meaning is `Draft`'s, in fold.ts). What the batch writes is copied once and kept
- * in `fresh`, so later deltas in the batch mutate its own copy. Nothing reachable from the
- * input state is ever written.
+ * One batch's working copy and the operations on its messages, tool calls and chunks (what
+ * each event means is fold.ts's `applyEvent`, which calls these). What the batch writes is
+ * copied once and remembered as fresh, so later deltas in the batch mutate its own copy.
+ * Nothing reachable from the input state is ever written.
  */
 export class DraftState {
-  protected readonly base: RunState;
-  protected readonly s: Mutable<RunState>;
+  readonly base: RunState;
+  /** The state this batch makes: `base` shallow-copied, each part copied on its first write. */
+  readonly next: Mutable<RunState>;
+  /** `next.messages` while the batch runs (it becomes that array at `finish`). */
+  readonly messageList: BatchMessages;
   /** Objects this batch created (so it may write them): the first, then a Set for more. */
-  protected freshOne: object | null = null;
-  protected freshMore: Set<object> | null = null;
-  protected indexCopied = false;
-  protected ownerCopied = false;
-  protected offset = 0;
+  private freshOne: object | null = null;
+  private freshMore: Set<object> | null = null;
+  /** The offset of the event being applied (warnings and synthesized STARTs carry it). */
+  offset = 0;
   /** The STARTs this batch synthesized (null until the first). */
   private starts: RecentStarts | null = null;
   /** The id last looked up or added, and its position: a stream writes one message at a time. */
-  private lastId: string | null = null;
-  private lastAt = 0;
+  private lastId = '';
+  /** -1 until the first: ids are data, so no id value can mean "none". */
+  private lastAt = -1;
   private positions: CallPositions | null = null;
 
-  /** `s.messages` while the batch runs (it becomes the array at `finish`). */
-  protected readonly list: BatchMessages;
   constructor(base: RunState) {
     this.base = base;
-    this.s = copyRunState(base);
-    this.list = new BatchMessages(base.messages);
+    this.next = copyRunState(base);
+    this.messageList = new BatchMessages(base.messages);
   }
 
-  protected isFresh(value: object): boolean {
+  private isFresh(value: object): boolean {
     return value === this.freshOne || this.freshMore?.has(value) === true;
   }
 
-  protected markFresh(value: object): void {
+  private markFresh(value: object): void {
     if (this.freshOne === null) this.freshOne = value;
     else {
       this.freshMore ??= new Set();
@@ -61,36 +62,41 @@ export class DraftState {
   }
 
   finish(offset: number): RunState {
-    this.s.offset = offset;
-    this.s.messages = this.list.result();
-    keepRecent(this.s.warnings, this.base.warnings, MAX_WARNINGS);
-    if (this.starts !== null) this.s.synthesized = this.starts.after(this.base.synthesized);
-    return this.s;
+    this.next.offset = offset;
+    this.next.messages = this.messageList.result();
+    keepRecent(this.next.warnings, this.base.warnings, MAX_WARNINGS);
+    if (this.starts !== null) this.next.synthesized = this.starts.after(this.base.synthesized);
+    return this.next;
   }
 
   warn(offset: number | null, code: ErrorCode, message: string): void {
     const warning: FoldWarning = { offset, code, message };
-    this.s.warnings = appendRecent(this.s.warnings, this.base.warnings, warning, MAX_WARNINGS);
-    this.s.warningCount++;
+    this.next.warnings = appendRecent(
+      this.next.warnings,
+      this.base.warnings,
+      warning,
+      MAX_WARNINGS,
+    );
+    this.next.warningCount++;
   }
 
   // ── run ──────────────────────────────────────────────────────────────────────────────
 
-  protected startRun(runId: string | null, threadId: string | null): void {
-    this.s.status = 'running';
-    if (runId !== null) this.s.runId = runId;
-    if (threadId !== null) this.s.threadId = threadId;
+  startRun(runId: string | null, threadId: string | null): void {
+    this.next.status = 'running';
+    if (runId !== null) this.next.runId = runId;
+    if (threadId !== null) this.next.threadId = threadId;
   }
 
-  protected synthesize(type: EventType, id: string): void {
+  synthesize(type: EventType, id: string): void {
     this.starts ??= new RecentStarts(MAX_SYNTHESIZED);
     this.starts.push(type, id, this.offset);
-    this.s.synthesizedCount++;
+    this.next.synthesizedCount++;
   }
 
-  protected closeOpenMessages(end: MessageEnd | undefined): void {
-    for (let i = 0; i < this.list.length; i++) {
-      const message = this.list.at(i)!;
+  closeOpenMessages(end: MessageEnd | undefined): void {
+    for (let i = 0; i < this.messageList.length; i++) {
+      const message = this.messageList.at(i)!;
       const openCall = message.toolCalls?.some((call) => call.streaming);
       if (!message.streaming && !openCall) continue;
       const writable = this.writableMessage(message.id);
@@ -104,31 +110,29 @@ export class DraftState {
         });
       }
     }
-    this.s.openChunks = NO_CHUNKS;
+    this.next.openChunks = NO_CHUNKS;
   }
 
   // ── messages ─────────────────────────────────────────────────────────────────────────
 
-  protected indexForWrite(): IdIndex<number> {
-    if (!this.indexCopied) {
-      this.s.messageIndex = IdIndex.from(this.base.messageIndex);
-      this.indexCopied = true;
+  private indexForWrite(): IdIndex<number> {
+    if (this.next.messageIndex === this.base.messageIndex) {
+      this.next.messageIndex = IdIndex.from(this.base.messageIndex);
     }
-    return this.s.messageIndex as IdIndex<number>;
+    return this.next.messageIndex as IdIndex<number>;
   }
 
-  protected ownerForWrite(): IdIndex<string> {
-    if (!this.ownerCopied) {
-      this.s.toolCallOwner = IdIndex.from(this.base.toolCallOwner);
-      this.ownerCopied = true;
+  private ownerForWrite(): IdIndex<string> {
+    if (this.next.toolCallOwner === this.base.toolCallOwner) {
+      this.next.toolCallOwner = IdIndex.from(this.base.toolCallOwner);
     }
-    return this.s.toolCallOwner as IdIndex<string>;
+    return this.next.toolCallOwner as IdIndex<string>;
   }
 
   /** The position of message `id`, or undefined. */
-  protected indexOf(id: string): number | undefined {
-    if (id === this.lastId) return this.lastAt;
-    const i = this.s.messageIndex.get(id);
+  private indexOf(id: string): number | undefined {
+    if (this.lastAt !== -1 && id === this.lastId) return this.lastAt;
+    const i = this.next.messageIndex.get(id);
     if (i !== undefined) {
       this.lastId = id;
       this.lastAt = i;
@@ -136,37 +140,37 @@ export class DraftState {
     return i;
   }
 
-  protected getMessage(id: string): RunMessage | undefined {
+  getMessage(id: string): RunMessage | undefined {
     const i = this.indexOf(id);
-    return i === undefined ? undefined : this.list.at(i);
+    return i === undefined ? undefined : this.messageList.at(i);
   }
 
   /** A copy of the message this batch may mutate (made once per batch). */
-  protected writableMessage(id: string): RunMessage {
+  writableMessage(id: string): RunMessage {
     return this.writableAt(this.indexOf(id)!);
   }
 
   /** `writableMessage` by position, for callers that already looked the id up. */
-  protected writableAt(i: number): RunMessage {
-    const current = this.list.at(i)!;
+  private writableAt(i: number): RunMessage {
+    const current = this.messageList.at(i)!;
     // A message past the base's end was added by this batch: it is this batch's own.
-    if (i >= this.list.baseLength || this.isFresh(current)) return current;
+    if (i >= this.messageList.baseLength || this.isFresh(current)) return current;
     const copy = { ...current } as RunMessage;
     this.markFresh(copy);
-    this.list.set(i, copy);
+    this.messageList.set(i, copy);
     return copy;
   }
 
   /** Appends a message that holds no tool calls (so the owner index has nothing to learn). */
   private pushMessage(message: RunMessage): RunMessage {
-    const at = this.list.push(message);
+    const at = this.messageList.push(message);
     this.lastId = message.id;
     this.lastAt = at;
     this.indexForWrite().set(message.id, at);
     return message;
   }
 
-  protected addMessage(message: RunMessage): RunMessage {
+  private addMessage(message: RunMessage): RunMessage {
     this.pushMessage(message);
     if (message.role === 'assistant' && message.toolCalls) {
       const owner = this.ownerForWrite();
@@ -176,7 +180,7 @@ export class DraftState {
   }
 
   /** Insert, or replace in place (keeping its position), a whole message. */
-  protected putMessage(message: RunMessage): void {
+  putMessage(message: RunMessage): void {
     const i = this.indexOf(message.id);
     if (i === undefined) {
       this.addMessage(message);
@@ -184,7 +188,7 @@ export class DraftState {
     }
     // The replaced message's tool calls stop pointing at it (the replacement may lack them,
     // or not be an assistant message at all); the replacement's own calls are registered.
-    const replaced = this.list.at(i)!;
+    const replaced = this.messageList.at(i)!;
     if (replaced.role === 'assistant' && replaced.toolCalls !== undefined) {
       const owner = this.ownerForWrite();
       for (const call of replaced.toolCalls) {
@@ -192,14 +196,14 @@ export class DraftState {
       }
     }
     this.markFresh(message);
-    this.list.set(i, message);
+    this.messageList.set(i, message);
     if (message.role === 'assistant' && message.toolCalls) {
       const owner = this.ownerForWrite();
       for (const call of message.toolCalls) owner.set(call.id, message.id);
     }
   }
 
-  protected openMessage(id: string, role: RunMessage['role'], name?: string): RunMessage {
+  openMessage(id: string, role: RunMessage['role'], name?: string): RunMessage {
     const i = this.indexOf(id);
     if (i !== undefined) {
       const message = this.writableAt(i);
@@ -217,11 +221,7 @@ export class DraftState {
   }
 
   /** The message a CONTENT/END refers to, synthesizing its START when it was never seen. */
-  protected ensureMessage(
-    id: string,
-    role: 'assistant' | 'reasoning',
-    startType: EventType,
-  ): RunMessage {
+  ensureMessage(id: string, role: 'assistant' | 'reasoning', startType: EventType): RunMessage {
     // One lookup: a join mid-stream pays it for every id it has never seen.
     const i = this.indexOf(id);
     if (i !== undefined) return this.writableAt(i);
@@ -233,12 +233,7 @@ export class DraftState {
    * A CONTENT's delta into message `id`. An id never seen (a join mid-stream) becomes a
    * message holding just the delta, its START synthesized: one lookup, one object.
    */
-  protected appendTo(
-    id: string,
-    role: 'assistant' | 'reasoning',
-    startType: EventType,
-    delta: string,
-  ): void {
+  appendTo(id: string, role: 'assistant' | 'reasoning', startType: EventType, delta: string): void {
     const i = this.indexOf(id);
     if (i !== undefined) {
       this.appendContent(this.writableAt(i), delta);
@@ -248,7 +243,7 @@ export class DraftState {
     this.pushMessage({ id, role, content: delta, streaming: true } as RunMessage);
   }
 
-  protected appendContent(message: RunMessage, delta: string): void {
+  appendContent(message: RunMessage, delta: string): void {
     const content = (message as { content?: unknown }).content;
     if (content === undefined || typeof content === 'string') {
       (message as { content: string }).content = (content ?? '') + delta;
@@ -261,28 +256,28 @@ export class DraftState {
     }
   }
 
-  protected endMessage(message: RunMessage): void {
+  endMessage(message: RunMessage): void {
     delete message.streaming;
   }
 
-  protected setEncryptedValue(subtype: string, entityId: string, value: string): void {
+  setEncryptedValue(subtype: string, entityId: string, value: string): void {
     if (subtype === 'tool-call') {
-      if (!this.s.toolCallOwner.has(entityId)) return;
+      if (!this.next.toolCallOwner.has(entityId)) return;
       this.writableToolCall(entityId).encryptedValue = value;
-    } else if (this.s.messageIndex.has(entityId)) {
+    } else if (this.next.messageIndex.has(entityId)) {
       (this.writableMessage(entityId) as { encryptedValue?: string }).encryptedValue = value;
     }
   }
 
   // ── chunks ───────────────────────────────────────────────────────────────────────────
 
-  protected chunk(
+  chunk(
     kind: ChunkKind,
     id: string | undefined,
     delta: string | undefined,
     open: () => void,
   ): void {
-    const open_ = this.s.openChunks[kind];
+    const open_ = this.next.openChunks[kind];
     const target = id ?? open_;
     if (target === undefined) {
       this.warn(this.offset, 'malformed_event', `a ${kind} chunk without an id continues nothing`);
@@ -290,7 +285,9 @@ export class DraftState {
     }
     if (open_ !== undefined && open_ !== target) this.closeChunk(kind);
     const exists =
-      kind === 'toolCall' ? this.s.toolCallOwner.has(target) : this.s.messageIndex.has(target);
+      kind === 'toolCall'
+        ? this.next.toolCallOwner.has(target)
+        : this.next.messageIndex.has(target);
     if (!exists) {
       if (id === undefined) {
         this.warn(this.offset, 'malformed_event', `a ${kind} chunk continues "${target}", unknown`);
@@ -298,8 +295,8 @@ export class DraftState {
       }
       open();
     }
-    if (this.s.openChunks[kind] !== target) {
-      this.s.openChunks = { ...this.s.openChunks, [kind]: target };
+    if (this.next.openChunks[kind] !== target) {
+      this.next.openChunks = { ...this.next.openChunks, [kind]: target };
     }
     if (delta === undefined || delta === '') return;
     if (kind === 'toolCall') {
@@ -310,27 +307,27 @@ export class DraftState {
     }
   }
 
-  protected closeChunk(kind: ChunkKind): void {
-    const id = this.s.openChunks[kind]!;
+  closeChunk(kind: ChunkKind): void {
+    const id = this.next.openChunks[kind]!;
     const rest: { text?: string; toolCall?: string; reasoning?: string } = {
-      ...this.s.openChunks,
+      ...this.next.openChunks,
     };
     delete rest[kind];
-    this.s.openChunks =
+    this.next.openChunks =
       rest.text === undefined && rest.toolCall === undefined && rest.reasoning === undefined
         ? NO_CHUNKS
         : rest;
     if (kind === 'toolCall') {
-      if (this.s.toolCallOwner.has(id)) delete this.writableToolCall(id).streaming;
-    } else if (this.s.messageIndex.has(id)) {
+      if (this.next.toolCallOwner.has(id)) delete this.writableToolCall(id).streaming;
+    } else if (this.next.messageIndex.has(id)) {
       delete this.writableMessage(id).streaming;
     }
   }
 
   // ── tool calls ───────────────────────────────────────────────────────────────────────
 
-  protected openToolCall(toolCallId: string, name: string, parentMessageId?: string): RunToolCall {
-    if (this.s.toolCallOwner.has(toolCallId)) {
+  openToolCall(toolCallId: string, name: string, parentMessageId?: string): RunToolCall {
+    if (this.next.toolCallOwner.has(toolCallId)) {
       const call = this.writableToolCall(toolCallId);
       if (name !== '' && call.function.name === '') call.function = { ...call.function, name };
       return call;
@@ -364,14 +361,14 @@ export class DraftState {
   }
 
   /** The tool call an ARGS/END refers to, synthesizing its START when it was never seen. */
-  protected ensureToolCall(toolCallId: string): RunToolCall {
-    if (this.s.toolCallOwner.has(toolCallId)) return this.writableToolCall(toolCallId);
+  ensureToolCall(toolCallId: string): RunToolCall {
+    if (this.next.toolCallOwner.has(toolCallId)) return this.writableToolCall(toolCallId);
     this.synthesize(EventType.TOOL_CALL_START, toolCallId);
     return this.openToolCall(toolCallId, '');
   }
 
-  protected writableToolCall(toolCallId: string): RunToolCall {
-    const message = this.writableMessage(this.s.toolCallOwner.get(toolCallId)!);
+  writableToolCall(toolCallId: string): RunToolCall {
+    const message = this.writableMessage(this.next.toolCallOwner.get(toolCallId)!);
     let calls = message.toolCalls!;
     if (!this.isFresh(calls)) {
       calls = [...calls];
@@ -388,13 +385,13 @@ export class DraftState {
     return copy;
   }
 
-  protected stepsForWrite(): StepState[] {
-    if (this.s.steps === this.base.steps) this.s.steps = this.base.steps.slice();
-    return this.s.steps as StepState[];
+  stepsForWrite(): StepState[] {
+    if (this.next.steps === this.base.steps) this.next.steps = this.base.steps.slice();
+    return this.next.steps as StepState[];
   }
 
-  protected eventsForWrite(): AppEvent[] {
-    if (this.s.events === this.base.events) this.s.events = this.base.events.slice();
-    return this.s.events as AppEvent[];
+  eventsForWrite(): AppEvent[] {
+    if (this.next.events === this.base.events) this.next.events = this.base.events.slice();
+    return this.next.events as AppEvent[];
   }
 }

@@ -11,8 +11,11 @@
  * before this table, never a quadratic walk.
  */
 const MAX_PROBE = 48;
-/** A free slot's key: an object no caller holds, so any value (even null) can be an id. */
-const EMPTY: unknown = Object.freeze({ empty: true });
+/**
+ * A free slot's hash (a real one is 0 or more), so any value (even null) can be an id, and a
+ * probe compares small integers until a hash matches, never an id of unknown type.
+ */
+const FREE = -1;
 /** `find`'s answer when `MAX_PROBE` slots from the id's home hold neither it nor a free slot. */
 const TOO_FAR = Number.MIN_SAFE_INTEGER;
 
@@ -36,7 +39,7 @@ export function idHash(id: string): number {
 
 export class IdSlots<V> {
   private constructor(
-    /** `key, hash, value` per slot; a slot whose key is `EMPTY` is free. */
+    /** `key, hash, value` per slot; a slot whose hash is `FREE` is free (all three are). */
     private slots: unknown[],
     private mask: number,
     public size: number,
@@ -45,7 +48,7 @@ export class IdSlots<V> {
   ) {}
 
   static empty<V>(): IdSlots<V> {
-    return new IdSlots<V>(new Array(3 * 8).fill(EMPTY), 7, 0, null);
+    return new IdSlots<V>(new Array(3 * 8).fill(FREE), 7, 0, null);
   }
 
   /** A copy this shard's owner may write without touching the original. */
@@ -62,9 +65,9 @@ export class IdSlots<V> {
     const { slots, mask } = this;
     let j = h & mask;
     for (let probe = 0; probe < MAX_PROBE; probe++) {
-      const key = slots[3 * j];
-      if (key === EMPTY) return ~j;
-      if (slots[3 * j + 1] === h && key === id) return j;
+      const hash = slots[3 * j + 1];
+      if (hash === FREE) return ~j;
+      if (hash === h && slots[3 * j] === id) return j;
       j = (j + 1) & mask;
     }
     return TOO_FAR;
@@ -119,7 +122,7 @@ export class IdSlots<V> {
     let hole = this.find(id, h);
     if (hole < 0) return false;
     this.size--;
-    for (let j = (hole + 1) & mask; slots[3 * j] !== EMPTY; j = (j + 1) & mask) {
+    for (let j = (hole + 1) & mask; slots[3 * j + 1] !== FREE; j = (j + 1) & mask) {
       // The entry at j may fill the hole only if its home slot is not between hole and j.
       const home = (slots[3 * j + 1] as number) & mask;
       if (((j - home) & mask) < ((j - hole) & mask)) continue;
@@ -128,9 +131,9 @@ export class IdSlots<V> {
       slots[3 * hole + 2] = slots[3 * j + 2];
       hole = j;
     }
-    slots[3 * hole] = EMPTY;
-    slots[3 * hole + 1] = EMPTY;
-    slots[3 * hole + 2] = EMPTY;
+    slots[3 * hole] = FREE;
+    slots[3 * hole + 1] = FREE;
+    slots[3 * hole + 2] = FREE;
     return true;
   }
 
@@ -144,9 +147,9 @@ export class IdSlots<V> {
     // (entries added during the walk are not visited, unlike a Map).
     const slots = this.slots.slice();
     for (let at = 0; at < slots.length; at += 3) {
-      const key = slots[at] as string;
-      if (key === EMPTY) continue;
       const h = slots[at + 1] as number;
+      if (h === FREE) continue;
+      const key = slots[at] as string;
       // A set during the walk may have turned the shard into a Map.
       const map = this.map as Map<string, V> | null;
       if (map !== null ? map.has(key) : this.find(key, h) >= 0) {
@@ -167,13 +170,13 @@ export class IdSlots<V> {
   private grow(): void {
     const old = this.slots;
     this.mask = 2 * this.mask + 1;
-    this.slots = new Array(3 * (this.mask + 1)).fill(EMPTY);
+    this.slots = new Array(3 * (this.mask + 1)).fill(FREE);
     for (let at = 0; at < old.length; at += 3) {
-      if (old[at] === EMPTY) continue;
       const h = old[at + 1] as number;
+      if (h === FREE) continue;
       let j = h & this.mask;
       let probe = 0;
-      while (this.slots[3 * j] !== EMPTY) {
+      while (this.slots[3 * j + 1] !== FREE) {
         j = (j + 1) & this.mask;
         if (++probe === MAX_PROBE) {
           this.slots = old;
