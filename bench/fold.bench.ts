@@ -14,6 +14,13 @@
  * (2) a run with text, 4 tool calls with streamed arguments and their results
  * (lib/fold-workloads.ts).
  *
+ * Against its own past: today's fold per event beside the fold of commit 6badced (the last
+ * before the hardening: ids as data in sampled-hash indexes, tool-call position maps,
+ * bounded lists), its sources taken from git history at bench time (lib/fold-baseline.ts),
+ * on the 5,000- and 20,000-delta replies and an agent's mixed turn (reasoning, text, tool
+ * calls, several messages), timed in interleaved rounds (lib/interleaved.ts). The ratio is
+ * 6badced's time over ours: ≥ 1 means ours folds each event at least as fast.
+ *
  * Figures: median of time-boxed samples after warm-up (lib/cpu-samples.ts), by CPU time
  * (this machine is shared; wall time is recorded too), written to bench/results/fold.json.
  * Also: how many message objects change identity per delta. `BENCH_QUICK=1`: a few short
@@ -29,17 +36,22 @@ import { readUIMessageStream } from 'ai';
 import { EMPTY, from, lastValueFrom, type Observable } from 'rxjs';
 import { scan } from 'rxjs/operators';
 import { type Figures, measure, rate, round } from './lib/cpu-samples.js';
+import { type FoldModule, loadFoldAt } from './lib/fold-baseline.js';
 import {
   aguiEvents,
   aiSdkChunks,
+  LONG_REPLY_DELTAS,
+  mixedRun,
   PRIOR,
   prior,
   priorUI,
   REPLY_DELTAS,
+  reply,
   replyRun,
   type Step,
   toolRun,
 } from './lib/fold-workloads.js';
+import { timeInTurns } from './lib/interleaved.js';
 import { quickOr, writeResults } from './lib/results.js';
 
 // Both peers skip dev-only guards in production; measure what users ship.
@@ -292,6 +304,80 @@ for (const [name, steps] of [
   );
 }
 
+// ── against the fold before the hardening ───────────────────────────────────────────────
+
+const BASELINE = '6badced';
+
+/** One envelope per call from the thread state, as `oursRun(…, 1)`, through `fold`. */
+function perEvent(fold: FoldModule, envelopes: Envelope[]): () => RunState {
+  const thread = fold.foldLog([
+    { offset: 1, event: { type: 'MESSAGES_SNAPSHOT', messages: prior } as AGUIEvent },
+  ]);
+  return () => {
+    let state = thread;
+    for (let i = 0; i < envelopes.length; i++) {
+      state = fold.applyEnvelopes(state, [envelopes[i]!]).state;
+    }
+    return state;
+  };
+}
+
+const baseline = await loadFoldAt(BASELINE);
+const ours: FoldModule = { applyEnvelopes, foldLog };
+const turns = quickOr(
+  { warmupMs: 1_000, rounds: 31, sampleMs: 60 },
+  { warmupMs: 0, rounds: 2, sampleMs: 0 },
+);
+const versus = [];
+for (const [name, steps] of [
+  [`${REPLY_DELTAS.toLocaleString('en')}-delta reply`, replyRun],
+  [`${LONG_REPLY_DELTAS.toLocaleString('en')}-delta reply`, reply(LONG_REPLY_DELTAS)],
+  ['mixed turn (reasoning, text, tool calls, several messages)', mixedRun],
+] as const) {
+  const envelopes = toEnvelopes(aguiEvents(steps as Step[]), 2);
+  const runs = [perEvent(ours, envelopes), perEvent(baseline, envelopes)];
+  // The same messages from both, or the comparison means nothing.
+  const [a, b] = runs.map((run) => run());
+  if (JSON.stringify(a!.messages) !== JSON.stringify(b!.messages) || a!.offset !== b!.offset) {
+    throw new Error(`${name}: ours and ${BASELINE} folded different messages`);
+  }
+  const t = await timeInTurns(runs, turns);
+  versus.push({
+    workload: `${PRIOR} prior messages + ${name}`,
+    events: envelopes.length,
+    messages: a!.messages.length - PRIOR,
+    ours: {
+      cpuMs: round(t.cpuMs[0]!),
+      eventsPerSec: Math.round((envelopes.length / t.cpuMs[0]!) * 1000),
+    },
+    [BASELINE]: {
+      cpuMs: round(t.cpuMs[1]!),
+      eventsPerSec: Math.round((envelopes.length / t.cpuMs[1]!) * 1000),
+    },
+    wallMs: { ours: round(t.wallMs[0]!), [BASELINE]: round(t.wallMs[1]!) },
+    /** 6badced's time over ours, the median of the rounds' ratios (≥ 1: ours is as fast). */
+    speedRatio: round(t.timeRatios[0]!),
+    rounds: t.rounds,
+  });
+}
+console.log(
+  `\nPer event (1 envelope a call) against ${BASELINE}'s fold (before the hardening), ` +
+    'interleaved rounds, CPU time:',
+);
+console.table(
+  versus.map((v) => ({
+    workload: v.workload,
+    events: v.events,
+    'ours events/s': rate(v.ours.eventsPerSec),
+    [`${BASELINE} events/s`]: rate(v[BASELINE].eventsPerSec),
+    'speed ours / 6badced': `${v.speedRatio}×`,
+  })),
+);
+const versusWorst = Math.min(...versus.map((v) => v.speedRatio));
+console.log(
+  `Target ≥ 1.0× ${BASELINE} per event: ${versusWorst >= 1 ? 'met' : 'NOT met'} (worst ${versusWorst}×).`,
+);
+
 const identity = await identityPerDelta(replyRun);
 console.log('\nMessage objects that change identity per delta (goal: 1), 5,000-delta reply:');
 console.table({
@@ -330,6 +416,12 @@ const out = writeResults('fold', {
     perEventWorstRatio: perEventWorst,
     anyFeedingWorstRatio: worst,
     met: perEventWorst >= 10,
+  },
+  versusPreHardening: {
+    commit: BASELINE,
+    method: `Today's applyEnvelopes and ${BASELINE}'s (its packages/protocol sources taken from git history into a temp folder at bench time, its pinned dependencies linked from the installed store), each fed the same envelopes one per call from the same 200-message thread. Both are warmed up, then timed in ${turns.rounds} interleaved rounds (order reversed every other round, a full GC before each sample, a sample repeats the run for >= ${turns.sampleMs} ms); events/s from the median CPU time; speedRatio is the median over rounds of ${BASELINE}'s time / ours.`,
+    results: versus,
+    target: { worstSpeedRatio: versusWorst, met: versusWorst >= 1 },
   },
 });
 console.log(`figures → ${out}`);

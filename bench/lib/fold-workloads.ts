@@ -8,6 +8,8 @@ import { sentence, token } from './tokens.js';
 
 export const PRIOR = 200;
 export const REPLY_DELTAS = 5_000;
+/** The long reply of the per-event comparison with the pre-hardening fold. */
+export const LONG_REPLY_DELTAS = 20_000;
 
 /** 200 prior messages, alternating user / assistant, a few hundred characters each. */
 export const prior: Message[] = Array.from({ length: PRIOR }, (_, i) =>
@@ -19,11 +21,14 @@ export const prior: Message[] = Array.from({ length: PRIOR }, (_, i) =>
 /** One logical run, described once and rendered for each system below. */
 export type Step =
   | { kind: 'text'; id: string; deltas: string[] }
+  | { kind: 'reasoning'; id: string; deltas: string[] }
   | { kind: 'tool'; id: string; name: string; parent: string; args: string[]; result: string };
 
-export const replyRun: Step[] = [
-  { kind: 'text', id: 'reply', deltas: Array.from({ length: REPLY_DELTAS }, (_, i) => token(i)) },
+/** One reply of `deltas` text deltas. */
+export const reply = (deltas: number): Step[] => [
+  { kind: 'text', id: 'reply', deltas: Array.from({ length: deltas }, (_, i) => token(i)) },
 ];
+export const replyRun: Step[] = reply(REPLY_DELTAS);
 
 export function toolArgs(n: number): string[] {
   // A JSON object streamed in ~4-character pieces.
@@ -32,19 +37,33 @@ export function toolArgs(n: number): string[] {
   for (let i = 0; i < json.length; i += 4) pieces.push(json.slice(i, i + 4));
   return pieces;
 }
+const toolStep = (n: number, parent: string): Step => ({
+  kind: 'tool',
+  id: `tc${n}`,
+  name: n % 2 ? 'search' : 'weather',
+  parent,
+  args: toolArgs(n),
+  result: JSON.stringify({ hits: n, text: sentence(n, 20) }),
+});
+
 export const toolRun: Step[] = [
   { kind: 'text', id: 'a1', deltas: Array.from({ length: 300 }, (_, i) => token(i)) },
-  ...[0, 1, 2, 3].map(
-    (n): Step => ({
-      kind: 'tool',
-      id: `tc${n}`,
-      name: n % 2 ? 'search' : 'weather',
-      parent: 'a1',
-      args: toolArgs(n),
-      result: JSON.stringify({ hits: n, text: sentence(n, 20) }),
-    }),
-  ),
+  ...[0, 1, 2, 3].map((n) => toolStep(n, 'a1')),
   { kind: 'text', id: 'a2', deltas: Array.from({ length: 1_000 }, (_, i) => token(i + 7)) },
+];
+
+/**
+ * An agent's turn as models stream it: reasoning, text, tool calls with streamed arguments
+ * and their results, more reasoning, text, another call, a closing text (11 messages).
+ */
+export const mixedRun: Step[] = [
+  { kind: 'reasoning', id: 'r1', deltas: Array.from({ length: 400 }, (_, i) => token(i + 3)) },
+  { kind: 'text', id: 'm1', deltas: Array.from({ length: 300 }, (_, i) => token(i)) },
+  ...[0, 1, 2].map((n) => toolStep(n, 'm1')),
+  { kind: 'reasoning', id: 'r2', deltas: Array.from({ length: 200 }, (_, i) => token(i + 5)) },
+  { kind: 'text', id: 'm2', deltas: Array.from({ length: 1_000 }, (_, i) => token(i + 7)) },
+  toolStep(3, 'm2'),
+  { kind: 'text', id: 'm3', deltas: Array.from({ length: 500 }, (_, i) => token(i + 11)) },
 ];
 
 export function aguiEvents(steps: Step[]): AGUIEvent[] {
@@ -56,6 +75,14 @@ export function aguiEvents(steps: Step[]): AGUIEvent[] {
         events.push({ type: 'TEXT_MESSAGE_CONTENT', messageId: step.id, delta });
       }
       events.push({ type: 'TEXT_MESSAGE_END', messageId: step.id });
+    } else if (step.kind === 'reasoning') {
+      events.push({ type: 'REASONING_START', messageId: step.id });
+      events.push({ type: 'REASONING_MESSAGE_START', messageId: step.id, role: 'reasoning' });
+      for (const delta of step.deltas) {
+        events.push({ type: 'REASONING_MESSAGE_CONTENT', messageId: step.id, delta });
+      }
+      events.push({ type: 'REASONING_MESSAGE_END', messageId: step.id });
+      events.push({ type: 'REASONING_END', messageId: step.id });
     } else {
       events.push({
         type: 'TOOL_CALL_START',
@@ -86,6 +113,10 @@ export function aiSdkChunks(steps: Step[]): UIMessageChunk[] {
       chunks.push({ type: 'text-start', id: step.id });
       for (const delta of step.deltas) chunks.push({ type: 'text-delta', id: step.id, delta });
       chunks.push({ type: 'text-end', id: step.id });
+    } else if (step.kind === 'reasoning') {
+      chunks.push({ type: 'reasoning-start', id: step.id });
+      for (const delta of step.deltas) chunks.push({ type: 'reasoning-delta', id: step.id, delta });
+      chunks.push({ type: 'reasoning-end', id: step.id });
     } else {
       chunks.push({ type: 'tool-input-start', toolCallId: step.id, toolName: step.name });
       for (const delta of step.args) {
