@@ -21,8 +21,8 @@ describe('branches in Chromium', () => {
     await demo.waitForMessageStatus('complete');
 
     for (const count of [2, 3]) {
-      await demo.assistant.hover();
-      await demo.assistant.getByRole('button', { name: 'Regenerate' }).click();
+      await demo.answer.hover();
+      await demo.answer.getByRole('button', { name: 'Regenerate' }).click();
       await page.getByRole('group', { name: `Version ${count} of ${count}` }).waitFor();
       await waitForRunEnd(e2e.stack, demo.runs[count - 1] ?? (await demo.run()));
       await demo.waitForMessageStatus('complete');
@@ -32,7 +32,7 @@ describe('branches in Chromium', () => {
     expect(await demo.assistant.getAttribute('data-message-id')).toBe(`msg-${third!.runId}`);
 
     // Back to the first answer with the keyboard: ← twice from the focused ‹ button.
-    await demo.assistant.getByRole('button', { name: 'Previous version' }).focus();
+    await demo.answer.getByRole('button', { name: 'Previous version' }).focus();
     await page.keyboard.press('ArrowLeft');
     await page.getByRole('group', { name: 'Version 2 of 3' }).waitFor();
     await page.keyboard.press('ArrowLeft');

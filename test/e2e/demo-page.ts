@@ -110,6 +110,14 @@ export class DemoPage {
     return this.page.locator('[data-role="assistant"]').last();
   }
 
+  /**
+   * The last answer turn: the messages after the last prompt (reasoning, tool calls, text)
+   * and the turn's one action row (Copy message, Regenerate, ‹ n / m ›).
+   */
+  get answer(): Locator {
+    return this.page.locator('.rc-turn').last();
+  }
+
   async send(text: string) {
     await this.composer.fill(text);
     await this.page.getByRole('button', { name: 'Send', exact: true }).click();
@@ -135,11 +143,12 @@ export class DemoPage {
 
   /**
    * The reply's raw text, as the page holds it: what its "Copy message" button puts on the
-   * clipboard (the same string the Markdown on screen is rendered from).
+   * clipboard (the same string the Markdown on screen is rendered from; an answer in several
+   * messages, the text of each, blank-line separated).
    */
   async copiedText(): Promise<string> {
     await this.page.evaluate(() => navigator.clipboard.writeText(''));
-    await this.assistant.getByRole('button', { name: /^(Copy message|Copied)$/ }).click();
+    await this.answer.getByRole('button', { name: /^(Copy message|Copied)$/ }).click();
     return this.page.evaluate(() => navigator.clipboard.readText());
   }
 

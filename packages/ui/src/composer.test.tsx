@@ -91,6 +91,37 @@ describe('Composer', () => {
     expect(sent).toEqual(['queued']);
   });
 
+  it('says, before it is sent, that a prompt cancels the open approval or question', async () => {
+    const { sent, box, user, rerender } = setup({ openInterrupts: 1 });
+    const hint = () => document.querySelector('[data-part="cancels-interrupts"]');
+    // Nothing typed: nothing to warn about.
+    expect(hint()).toBeNull();
+    await user.type(box, 'New question');
+    expect(hint()!.textContent).toBe(
+      'Sending this cancels the request above: answer it first to keep it.',
+    );
+    expect(box.getAttribute('aria-describedby')).toBe(hint()!.id);
+    rerender(<Composer onSend={(t) => void sent.push(t)} openInterrupts={2} offline />);
+    expect(hint()!.textContent).toBe(
+      'Sending this cancels the 2 requests above: answer them first to keep them.',
+    );
+    expect(box.getAttribute('aria-describedby')!.split(' ')).toHaveLength(2);
+    rerender(<Composer onSend={(t) => void sent.push(t)} openInterrupts={0} />);
+    expect(hint()).toBeNull();
+    expect(box.getAttribute('aria-describedby')).toBeNull();
+    rerender(
+      <Composer
+        onSend={(t) => void sent.push(t)}
+        openInterrupts={1}
+        labels={{ promptCancelsInterrupts: (n) => `Bricht ${n} ab` }}
+      />,
+    );
+    expect(hint()!.textContent).toBe('Bricht 1 ab');
+    await user.type(box, '{Enter}');
+    expect(sent).toEqual(['New question']);
+    expect(hint()).toBeNull();
+  });
+
   it('takes every visible string from labels', () => {
     const { rerender } = render(
       <Composer

@@ -33,6 +33,12 @@ export interface ComposerProps {
   isStreaming?: boolean;
   /** The browser is offline: sending still works (queued) and a hint says so. @default false */
   offline?: boolean;
+  /**
+   * Interrupts waiting for an answer (approvals, questions) that a prompt sent now would
+   * cancel (protocol.md, "a new prompt cancels"): while text is typed, a hint says so
+   * before it is sent. @default 0
+   */
+  openInterrupts?: number;
   /** @default false */
   disabled?: boolean;
   /** Focus the textarea on mount. @default false */
@@ -56,6 +62,7 @@ export function Composer({
   onStop,
   isStreaming = false,
   offline = false,
+  openInterrupts = 0,
   disabled = false,
   autoFocus = false,
   attachments,
@@ -71,6 +78,9 @@ export function Composer({
   const picker = useRef<HTMLInputElement>(null);
   useAutosize(input, text);
   const hintId = useId();
+  const cancelsId = useId();
+  const cancels = openInterrupts > 0 && text.trim() !== '';
+  const describedBy = [offline ? hintId : null, cancels ? cancelsId : null].filter(Boolean);
   const files = attachments?.status ?? 'empty';
   const waiting = files === 'uploading' || files === 'failed';
   const canSend =
@@ -182,7 +192,7 @@ export function Composer({
           ref={input}
           className="rc-composer__input"
           aria-label={labels.messageInput}
-          aria-describedby={offline ? hintId : undefined}
+          aria-describedby={describedBy.length > 0 ? describedBy.join(' ') : undefined}
           placeholder={labels.placeholder}
           value={text}
           rows={1}
@@ -226,6 +236,11 @@ export function Composer({
           </button>
         )}
       </div>
+      {cancels ? (
+        <p id={cancelsId} className="rc-composer__hint" data-part="cancels-interrupts">
+          {labels.promptCancelsInterrupts(openInterrupts)}
+        </p>
+      ) : null}
       {offline ? (
         <p id={hintId} className="rc-composer__hint">
           {labels.offlineHint}

@@ -17,6 +17,11 @@ export interface ChatLabels extends InterruptLabels {
   stop: string;
   /** Hint under the composer while offline. */
   offlineHint: string;
+  /**
+   * Hint under the composer while a prompt is typed and the assistant waits for an answer
+   * (an approval, a question): sending the prompt cancels the `count` open ones.
+   */
+  promptCancelsInterrupts: (count: number) => string;
   /** Accessible name of the transcript (`role="log"`). @default 'Conversation' */
   transcript: string;
   /** Shown in an empty transcript. */
@@ -63,10 +68,21 @@ export interface ChatLabels extends InterruptLabels {
    * @default 'Code' or, e.g., 'ts code'
    */
   codeBlock: (language: string | null) => string;
+  /** A tool call's state: an approval for it is open. @default 'Waiting for approval' */
+  toolAwaitingApproval: string;
+  /** A tool call's state: its result has not come. @default 'Running' */
   toolRunning: string;
+  /** A tool call's state: its result came. @default 'Done' */
   toolDone: string;
-  toolError: string;
-  toolStopped: string;
+  /** A tool call's state: its approval was denied (it did not run). @default 'Denied' */
+  toolDenied: string;
+  /**
+   * A tool call's state: its approval was cancelled (a new prompt, Cancel), or the reply was
+   * stopped before its result. @default 'Cancelled'
+   */
+  toolCancelled: string;
+  /** A tool call's state: its result is an error, or the reply failed before it. @default 'Failed' */
+  toolFailed: string;
   toolArguments: string;
   toolResult: string;
   /** Polite announcements, once per reply. */
@@ -128,6 +144,10 @@ export const DEFAULT_LABELS: ChatLabels = {
   send: 'Send',
   stop: 'Stop',
   offlineHint: 'Messages you send now will go out when you are back online.',
+  promptCancelsInterrupts: (count) =>
+    count === 1
+      ? 'Sending this cancels the request above: answer it first to keep it.'
+      : `Sending this cancels the ${count} requests above: answer them first to keep them.`,
   transcript: 'Conversation',
   empty: 'Send a message to start the conversation.',
   loadOlder: 'Load older messages',
@@ -149,10 +169,12 @@ export const DEFAULT_LABELS: ChatLabels = {
   imageBlocked: (alt) => (alt ? `Image not loaded: ${alt}` : 'Image not loaded'),
   table: 'Table',
   codeBlock: (language) => (language ? `${language} code` : 'Code'),
+  toolAwaitingApproval: 'Waiting for approval',
   toolRunning: 'Running',
   toolDone: 'Done',
-  toolError: 'Error',
-  toolStopped: 'Stopped',
+  toolDenied: 'Denied',
+  toolCancelled: 'Cancelled',
+  toolFailed: 'Failed',
   toolArguments: 'Arguments',
   toolResult: 'Result',
   replying: 'Assistant is replying',

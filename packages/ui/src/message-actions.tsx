@@ -4,6 +4,7 @@ import { EditIcon } from './branch-icons.js';
 import { BranchNav } from './branch-nav.js';
 import type { ChatController, ChatMessage } from './controller-types.js';
 import { CopyButton } from './copy-button.js';
+import { cx } from './cx.js';
 import { RetryIcon } from './icons.js';
 import type { ChatLabels } from './labels.js';
 
@@ -47,13 +48,14 @@ export interface MessageActionsProps extends MessageActionHandlers {
   onStartEdit?: (() => void) | undefined;
   editButtonRef?: Ref<HTMLButtonElement>;
   labels: ChatLabels;
-  /** After the buttons (an "ended" badge). */
+  /** First in the row, at the message's edge (an "ended" badge). */
   children?: ReactNode;
 }
 
 /**
- * The row under a message: ‹ n / m › when it has versions (always shown), then its tools —
- * copy, regenerate (answers), edit (prompts) — shown on hover and on keyboard focus.
+ * The row under a message: how it ended (a badge, when it was cut short), ‹ n / m › when it
+ * has versions (both always shown), then its tools — copy, regenerate (answers), edit
+ * (prompts) — shown on hover and on keyboard focus.
  */
 export function MessageActions({
   message,
@@ -70,6 +72,7 @@ export function MessageActions({
   if (!branch && !tools && !children) return null;
   return (
     <div className="rc-message__actions">
+      {children}
       {branch && onSwitchBranch ? (
         <BranchNav
           messageId={message.id}
@@ -102,7 +105,21 @@ export function MessageActions({
           ) : null}
         </div>
       ) : null}
-      {children}
     </div>
+  );
+}
+
+/** "Stopped" or "Interrupted by an error": a reply cut short (its text is kept). */
+export function EndedBadge({
+  status,
+  labels,
+}: {
+  status: 'stopped' | 'error';
+  labels: ChatLabels;
+}) {
+  return (
+    <span className={cx('rc-badge', `rc-badge--${status}`)} data-part="ended">
+      {status === 'stopped' ? labels.stopped : labels.errored}
+    </span>
   );
 }

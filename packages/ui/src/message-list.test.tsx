@@ -1,4 +1,4 @@
-import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Profiler, useState } from 'react';
 import { describe, expect, it } from 'vitest';
@@ -170,12 +170,92 @@ describe('<MessageList>', () => {
       <MessageList messages={[orphan, a, t, assistant('a2', 'Done')]} />,
     );
     const log = screen.getByRole('log');
+    // Rows: the messages not drawn inside a tool call (all three in one answer turn).
     const top = [...log.querySelectorAll('[data-message-id]')].filter(
-      (e) => e.parentElement === container.querySelector('.rc-message-list__content'),
+      (e) => e.parentElement === container.querySelector('.rc-turn'),
     );
     expect(top.map((e) => e.getAttribute('data-message-id'))).toEqual(['t0', 'a1', 'a2']);
     const result = container.querySelector('[data-tool-call-id="c1"] [data-message-id="t1"]')!;
     expect(result.querySelector('[data-part="result"]')!.textContent).toBe('found');
+  });
+});
+
+describe('answer turns', () => {
+  const reasoning = (id: string, text: string, extra: Partial<ChatMessage> = {}) =>
+    ({ id, role: 'reasoning', content: text, ...extra }) as ChatMessage;
+  const toolCall = {
+    id: 'c1',
+    type: 'function' as const,
+    function: { name: 'search_docs', arguments: '{}' },
+  };
+  const versions = { index: 1, count: 2, siblingIds: ['r-old', 'r1'] };
+  // The showcase answer's shape: reasoning (the turn's first part, so it holds the versions),
+  // a tool call and its result, the text; then the next prompt and a plain answer.
+  const thread = (last: Partial<Extract<ChatMessage, { role: 'assistant' }>> = {}) => [
+    user('u1', 'How does it resume?'),
+    reasoning('r1', 'Look it up first.', { branch: versions } as never),
+    assistant('tools-1', '', { toolCalls: [toolCall] }),
+    { id: 't1', role: 'tool', toolCallId: 'c1', content: '{"hits":2}' } as ChatMessage,
+    assistant('a1', 'From the offset.', last),
+    user('u2', 'And then?'),
+    assistant('a2', 'Nothing is lost.'),
+  ];
+
+  it('one action row per answer, under its last part; ‹ n / m › of its first part; Copy copies its text', async () => {
+    const regenerated: string[] = [];
+    const switched: [string, number][] = [];
+    const { container } = render(
+      <MessageList
+        messages={thread()}
+        onRegenerate={(id) => regenerated.push(id)}
+        onSwitchBranch={(id, index) => switched.push([id, index])}
+      />,
+    );
+    const turns = [...container.querySelectorAll('.rc-turn')];
+    expect(turns).toHaveLength(2);
+    // Each turn: its parts, then its one row, last.
+    expect(
+      [...turns[0]!.children].map((e) => e.getAttribute('data-message-id') ?? e.className),
+    ).toEqual(['r1', 'tools-1', 'a1', 'rc-message__actions']);
+    // The prompts have none here (no edit, no versions): the two rows are the turns'.
+    expect(container.querySelectorAll('.rc-message__actions')).toHaveLength(2);
+    expect(turns[0]!.querySelectorAll('[data-message-id] .rc-message__actions')).toHaveLength(0);
+    expect(screen.getAllByRole('button', { name: 'Regenerate' })).toHaveLength(2);
+    expect(
+      within(turns[0] as HTMLElement).getByRole('group', { name: 'Version 2 of 2' }).textContent,
+    ).toBe('2 / 2');
+    const u = userEvent.setup();
+    await u.click(
+      within(turns[0] as HTMLElement).getByRole('button', { name: 'Previous version' }),
+    );
+    await u.click(within(turns[0] as HTMLElement).getByRole('button', { name: 'Regenerate' }));
+    await act(async () => {});
+    expect(switched).toEqual([['r1', 0]]);
+    expect(regenerated).toEqual(['r1']);
+    await u.click(within(turns[0] as HTMLElement).getByRole('button', { name: 'Copy message' }));
+    expect(await navigator.clipboard.readText()).toBe('From the offset.');
+  });
+
+  it('while it streams: only ‹ n / m ›; stopped: "Stopped" first in the row', () => {
+    const { container, rerender } = render(
+      <MessageList
+        messages={thread({ streaming: true })}
+        onRegenerate={() => {}}
+        onSwitchBranch={() => {}}
+      />,
+    );
+    const row = () => container.querySelector('.rc-turn > .rc-message__actions')!;
+    expect(row().querySelector('[data-part="tools"]')).toBeNull();
+    expect(row().querySelector('[data-part="branch-nav"]')).not.toBeNull();
+    rerender(
+      <MessageList
+        messages={thread({ ended: 'stopped' })}
+        onRegenerate={() => {}}
+        onSwitchBranch={() => {}}
+      />,
+    );
+    expect(row().firstElementChild!.textContent).toBe('Stopped');
+    expect(container.querySelectorAll('[data-part="ended"]')).toHaveLength(1);
   });
 });
 

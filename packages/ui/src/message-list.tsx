@@ -1,6 +1,7 @@
 import {
   type ComponentType,
   memo,
+  type ReactNode,
   type RefObject,
   useCallback,
   useLayoutEffect,
@@ -8,6 +9,7 @@ import {
   useRef,
   useState,
 } from 'react';
+import { AnswerTurn } from './answer-turn.js';
 import type { ChatMessage } from './controller-types.js';
 import { cx } from './cx.js';
 import { ArrowDownIcon, TypingDots } from './icons.js';
@@ -86,7 +88,22 @@ export function MessageList({
     toBottom.current = go;
   }, []);
   useLayoutEffect(() => void toBottom.current('instant'), []);
-  const rows = useToolResultRows(messages);
+  const rows = useRows(messages);
+  const renderRow = ({ message, toolResults, key }: MessageRowData, inTurn: boolean) => (
+    <MessageRow
+      key={key}
+      component={messageComponent}
+      message={message}
+      toolResults={toolResults}
+      allowRemoteImages={allowRemoteImages}
+      renderCode={renderCode}
+      labels={labels}
+      onRegenerate={onRegenerate}
+      onEdit={onEdit}
+      onSwitchBranch={onSwitchBranch}
+      inTurn={inTurn}
+    />
+  );
   useKeepPlaceOnPrepend(scrollRef, messages, isLoadingOlder);
   const last = messages[messages.length - 1];
   // Your own new message is always brought into view, even if you had scrolled up to read.
@@ -127,20 +144,23 @@ export function MessageList({
           {messages.length === 0 && !isStreaming && !isRestoring ? (
             <p className="rc-message-list__empty">{labels.empty}</p>
           ) : null}
-          {rows.map(({ message, toolResults, key }) => (
-            <MessageRow
-              key={key}
-              component={messageComponent}
-              message={message}
-              toolResults={toolResults}
-              allowRemoteImages={allowRemoteImages}
-              renderCode={renderCode}
-              labels={labels}
-              onRegenerate={onRegenerate}
-              onEdit={onEdit}
-              onSwitchBranch={onSwitchBranch}
-            />
-          ))}
+          {rows.map((row, i) =>
+            row.kind === 'prompt' ? (
+              renderRow(row.row, false)
+            ) : (
+              <TurnRow
+                key={row.key}
+                rows={row.rows}
+                messages={row.messages}
+                // The reply on its way is the last turn's, whichever of its parts streams.
+                streaming={isStreaming && i === rows.length - 1}
+                render={renderRow}
+                labels={labels}
+                onRegenerate={onRegenerate}
+                onSwitchBranch={onSwitchBranch}
+              />
+            ),
+          )}
           {awaitingReply ? (
             <div className="rc-message rc-message--assistant rc-message--placeholder">
               <TypingDots label={labels.thinking} />
@@ -215,7 +235,7 @@ const MessageRow = memo(
   (a, b) => a.component === b.component && areMessagePropsEqual(a, b),
 );
 
-interface Row {
+interface MessageRowData {
   /**
    * Versions of one message (‹ n / m ›) share a row: switching keeps the row, hence the
    * focus on its ‹ › buttons. Siblings have one parent and the transcript shows one child of
@@ -227,13 +247,77 @@ interface Row {
 }
 
 /**
- * Pairs each assistant tool call with the tool message answering it, and drops those tool
- * messages from the top level (they render inside their call). A result whose call is not
- * in view (an older page) stays a row of its own. The per-message arrays are reused while
- * their items are the same, so memoized rows keep seeing equal props.
+ * A row of the transcript: a prompt (or a message shown on its own), or an answer turn — the
+ * messages up to the next prompt, drawn as one answer with one action row (`<AnswerTurn>`).
  */
-function useToolResultRows(messages: readonly ChatMessage[]): Row[] {
-  const cache = useRef(new Map<string, ReadonlyArray<ChatMessage | undefined>>());
+type Row =
+  | { kind: 'prompt'; row: MessageRowData }
+  | {
+      kind: 'turn';
+      /** Its first message's row key: the versions of an answer share the turn. */
+      key: string;
+      rows: readonly MessageRowData[];
+      /** The turn's messages that show (no system, developer or activity message). */
+      messages: readonly ChatMessage[];
+    };
+
+/** Roles that render nothing: a turn made only of them has no action row. */
+const HIDDEN_ROLES = new Set(['system', 'developer', 'activity']);
+
+type TurnRowProps = {
+  rows: readonly MessageRowData[];
+  messages: readonly ChatMessage[];
+  streaming: boolean;
+  render: (row: MessageRowData, inTurn: boolean) => ReactNode;
+  labels: ChatLabels;
+} & Pick<MessageActionHandlers, 'onRegenerate' | 'onSwitchBranch'>;
+
+// Its rows and messages are the same arrays while the turn does not change (useRows): a
+// settled turn skips rendering while another streams. `render` is new on every list render
+// and only draws what the rows hold, so it is left out of the comparison.
+const TurnRow = memo(
+  function TurnRow({
+    rows,
+    messages,
+    streaming,
+    render,
+    labels,
+    onRegenerate,
+    onSwitchBranch,
+  }: TurnRowProps) {
+    return (
+      <AnswerTurn
+        messages={messages}
+        streaming={streaming}
+        labels={labels}
+        onRegenerate={onRegenerate}
+        onSwitchBranch={onSwitchBranch}
+      >
+        {rows.map((row) => render(row, true))}
+      </AnswerTurn>
+    );
+  },
+  (a, b) =>
+    a.rows === b.rows &&
+    a.messages === b.messages &&
+    a.streaming === b.streaming &&
+    a.labels === b.labels &&
+    a.onRegenerate === b.onRegenerate &&
+    a.onSwitchBranch === b.onSwitchBranch,
+);
+
+/**
+ * The rows of the transcript. Pairs each assistant tool call with the tool message answering
+ * it, and drops those tool messages from the top level (they render inside their call); a
+ * result whose call is not in view (an older page) stays a row of its own. Groups what
+ * follows a prompt into an answer turn. Arrays are reused while their items are the same, so
+ * memoized rows and turns keep seeing equal props.
+ */
+function useRows(messages: readonly ChatMessage[]): Row[] {
+  const cache = useRef({
+    results: new Map<string, ReadonlyArray<ChatMessage | undefined>>(),
+    turns: new Map<string, { rows: readonly MessageRowData[]; messages: readonly ChatMessage[] }>(),
+  });
   return useMemo(() => {
     const results = new Map<string, ChatMessage>();
     const calls = new Set<string>();
@@ -241,23 +325,67 @@ function useToolResultRows(messages: readonly ChatMessage[]): Row[] {
       if (m.role === 'tool') results.set(m.toolCallId, m);
       else if (m.role === 'assistant') for (const c of m.toolCalls ?? []) calls.add(c.id);
     }
-    const next = new Map<string, ReadonlyArray<ChatMessage | undefined>>();
+    const nextResults = new Map<string, ReadonlyArray<ChatMessage | undefined>>();
+    const nextTurns = new Map<
+      string,
+      { rows: readonly MessageRowData[]; messages: readonly ChatMessage[] }
+    >();
     const rows: Row[] = [];
     const keys = new Set<string>();
+    let turn: MessageRowData[] | null = null;
+    const closeTurn = () => {
+      if (turn === null) return;
+      const shown = turn.map((row) => row.message).filter((m) => !HIDDEN_ROLES.has(m.role));
+      if (shown.length === 0) {
+        for (const row of turn) rows.push({ kind: 'prompt', row });
+      } else {
+        const key = turn[0]!.key;
+        const prev = cache.current.turns.get(key);
+        const kept = {
+          rows: prev && sameRows(prev.rows, turn) ? prev.rows : turn,
+          messages: prev && sameItems(prev.messages, shown) ? prev.messages : shown,
+        };
+        nextTurns.set(key, kept);
+        rows.push({ kind: 'turn', key, ...kept });
+      }
+      turn = null;
+    };
     for (const m of messages) {
       if (m.role === 'tool' && calls.has(m.toolCallId)) continue;
       let toolResults: ReadonlyArray<ChatMessage | undefined> | undefined;
       if (m.role === 'assistant' && m.toolCalls?.length) {
         const fresh = m.toolCalls.map((c) => results.get(c.id));
-        const prev = cache.current.get(m.id);
+        const prev = cache.current.results.get(m.id);
         toolResults = prev && sameItems(prev, fresh) ? prev : fresh;
-        next.set(m.id, toolResults);
+        nextResults.set(m.id, toolResults);
       }
-      const key = m.branch?.siblingIds[0] ?? m.id;
-      rows.push({ key: keys.has(key) ? `${key}\n${rows.length}` : key, message: m, toolResults });
+      const base = m.branch?.siblingIds[0] ?? m.id;
+      const key = keys.has(base) ? `${base}\n${keys.size}` : base;
       keys.add(key);
+      const row = { key, message: m, toolResults };
+      if (m.role === 'user') {
+        closeTurn();
+        rows.push({ kind: 'prompt', row });
+      } else {
+        turn ??= [];
+        turn.push(row);
+      }
     }
-    cache.current = next;
+    closeTurn();
+    cache.current = { results: nextResults, turns: nextTurns };
     return rows;
   }, [messages]);
+}
+
+/** Two row lists that draw the same: same keys, messages and tool results. */
+function sameRows(a: readonly MessageRowData[], b: readonly MessageRowData[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every(
+      (row, i) =>
+        row.key === b[i]!.key &&
+        row.message === b[i]!.message &&
+        row.toolResults === b[i]!.toolResults,
+    )
+  );
 }

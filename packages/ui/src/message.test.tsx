@@ -214,12 +214,12 @@ describe('<Message> reasoning and tool calls', () => {
 
     const failed = { ...result, error: 'city not found' } as ChatMessage;
     rerender(<Message message={a('{"city":"Paris"}')} toolResults={[failed]} />);
-    expect(tool.getAttribute('data-tool-status')).toBe('error');
-    expect(tool.querySelector('.rc-badge')!.textContent).toBe('Error');
+    expect(tool.getAttribute('data-tool-status')).toBe('failed');
+    expect(tool.querySelector('.rc-badge')!.textContent).toBe('Failed');
     expect(tool.querySelector('[data-part="result"]')!.textContent).toBe('city not found');
   });
 
-  it('renders a tool result on its own (its call not loaded), failed ones marked Error', () => {
+  it('renders a tool result on its own (its call not loaded), failed ones marked Failed', () => {
     const t = {
       id: 't0',
       role: 'tool',
@@ -232,18 +232,18 @@ describe('<Message> reasoning and tool calls', () => {
     expect(row.getAttribute('data-role')).toBe('tool');
     expect(row.getAttribute('data-status')).toBe('error');
     expect(row.querySelector('[data-part="result"]')!.textContent).toBe('timeout');
-    expect(row.querySelector('[data-part="ended"]')!.textContent).toBe('Error');
+    expect(row.querySelector('[data-part="ended"]')!.textContent).toBe('Failed');
   });
 
-  it('marks a tool call of a stopped reply as stopped', () => {
+  it('marks a tool call of a stopped reply as cancelled', () => {
     const m = assistant('a1', '', {
       ended: 'stopped',
       toolCalls: [{ id: 'c1', type: 'function', function: { name: 'search', arguments: '{}' } }],
     });
-    const { container } = render(<Message message={m} labels={{ toolStopped: 'Angehalten' }} />);
+    const { container } = render(<Message message={m} labels={{ toolCancelled: 'Abgebrochen' }} />);
     const tool = container.querySelector('[data-tool-call-id="c1"]')!;
-    expect(tool.getAttribute('data-tool-status')).toBe('stopped');
-    expect(tool.querySelector('.rc-badge')!.textContent).toBe('Angehalten');
+    expect(tool.getAttribute('data-tool-status')).toBe('cancelled');
+    expect(tool.querySelector('.rc-badge')!.textContent).toBe('Abgebrochen');
   });
 });
 

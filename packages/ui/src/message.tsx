@@ -1,14 +1,14 @@
 import { messageText } from '@resumable/protocol';
-import { memo, useRef, useState } from 'react';
+import { memo, useContext, useRef, useState } from 'react';
 import type { ChatMessage } from './controller-types.js';
 import { cx } from './cx.js';
 import { TypingDots } from './icons.js';
-import { InterruptSlot } from './interrupts/context.js';
+import { InterruptSlot, InterruptsContext } from './interrupts/context.js';
 import { type ChatLabels, useLabels } from './labels.js';
 import { useChunk } from './lazy-chunk.js';
 import { editorChunk } from './lazy-editor.js';
 import { type CodeRenderer, type ImagePolicy, Markdown } from './markdown.js';
-import { act, type MessageActionHandlers, MessageActions } from './message-actions.js';
+import { act, EndedBadge, type MessageActionHandlers, MessageActions } from './message-actions.js';
 import { MessageFiles } from './message-files.js';
 import { messageStatus } from './message-status.js';
 import { ToolCall, ToolResultText } from './tool-call.js';
@@ -26,6 +26,12 @@ export interface MessageProps extends MessageActionHandlers {
   renderCode?: CodeRenderer | undefined;
   labels?: Partial<ChatLabels>;
   className?: string;
+  /**
+   * A part of an answer turn (the messages between two prompts: reasoning, tool calls, text,
+   * the continuation after an approval) whose one action row `<MessageList>` draws under
+   * the turn's last part: no action row or "ended" badge of its own. @default false
+   */
+  inTurn?: boolean;
 }
 
 /**
@@ -44,6 +50,7 @@ export const Message = memo(function Message({
   onRegenerate,
   onEdit,
   onSwitchBranch,
+  inTurn = false,
 }: MessageProps) {
   const labels = useLabels(labelsProp);
   // Its tools show while the pointer is over it or focus is inside it (and by CSS on touch).
@@ -86,6 +93,7 @@ export const Message = memo(function Message({
           renderCode={renderCode}
           onRegenerate={onRegenerate}
           onSwitchBranch={onSwitchBranch}
+          inTurn={inTurn}
         />
       ) : role === 'reasoning' ? (
         <ReasoningBody message={message} labels={labels} />
@@ -99,9 +107,9 @@ export const Message = memo(function Message({
       )}
       {role === 'tool' && status === 'error' ? (
         <span className="rc-badge rc-badge--error" data-part="ended">
-          {labels.toolError}
+          {labels.toolFailed}
         </span>
-      ) : role !== 'assistant' && (status === 'stopped' || status === 'error') ? (
+      ) : !inTurn && role !== 'assistant' && (status === 'stopped' || status === 'error') ? (
         <EndedBadge status={status} labels={labels} />
       ) : null}
       <InterruptSlot messageId={message.id} />
@@ -120,7 +128,8 @@ export function areMessagePropsEqual(a: MessageProps, b: MessageProps): boolean 
     a.className === b.className &&
     a.onRegenerate === b.onRegenerate &&
     a.onEdit === b.onEdit &&
-    a.onSwitchBranch === b.onSwitchBranch
+    a.onSwitchBranch === b.onSwitchBranch &&
+    a.inTurn === b.inTurn
   );
 }
 
@@ -132,14 +141,6 @@ export function sameItems<T>(
   if (a === b) return true;
   if (!a || !b || a.length !== b.length) return false;
   return a.every((item, i) => item === b[i]);
-}
-
-function EndedBadge({ status, labels }: { status: 'stopped' | 'error'; labels: ChatLabels }) {
-  return (
-    <span className={cx('rc-badge', `rc-badge--${status}`)} data-part="ended">
-      {status === 'stopped' ? labels.stopped : labels.errored}
-    </span>
-  );
 }
 
 function UserBody({
@@ -209,15 +210,19 @@ function AssistantBody({
   renderCode,
   onRegenerate,
   onSwitchBranch,
+  inTurn,
 }: Pick<MessageActionHandlers, 'onRegenerate' | 'onSwitchBranch'> & {
   message: ChatMessage;
   toolResults: ReadonlyArray<ChatMessage | undefined> | undefined;
   labels: ChatLabels;
   allowRemoteImages: ImagePolicy;
   renderCode: CodeRenderer | undefined;
+  inTurn: boolean;
 }) {
   const text = messageText(message);
   const calls = message.toolCalls ?? [];
+  // An approval asked about a call decides its status (waiting, denied, cancelled).
+  const interrupts = useContext(InterruptsContext)?.interrupts;
   const waiting = message.streaming && text === '' && calls.length === 0;
   return (
     <>
@@ -246,10 +251,11 @@ function AssistantBody({
           call={call}
           result={toolResults?.[i]}
           ended={message.ended}
+          interrupt={interrupts?.findLast((interrupt) => interrupt.toolCallId === call.id)}
           labels={labels}
         />
       ))}
-      {message.streaming ? (
+      {inTurn ? null : message.streaming ? (
         // While it streams only ‹ n / m › (a regenerated answer): no copy of half a text.
         <MessageActions message={message} labels={labels} onSwitchBranch={onSwitchBranch} />
       ) : (

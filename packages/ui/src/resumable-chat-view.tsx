@@ -87,6 +87,9 @@ export function ResumableChatView({
     [c.interrupts, c.resolve, c.cancel, c.rerunTool, labels],
   );
   const messageIds = useMemo(() => new Set(c.messages.map((m) => m.id)), [c.messages]);
+  // Unanswered here: a prompt sent now cancels them (protocol.md, "a new prompt cancels").
+  const openInterrupts =
+    c.interrupts?.filter((i) => i.status === 'open' && i.pending === null).length ?? 0;
   const files = useAttachments(c, limits === false ? undefined : limits);
   const token = c.token ?? null;
   const access = useMemo(() => ({ token, origin: fileOrigin }), [token, fileOrigin]);
@@ -135,6 +138,7 @@ export function ResumableChatView({
           onStop={stop}
           isStreaming={c.isStreaming}
           offline={c.connection.phase === 'offline'}
+          openInterrupts={openInterrupts}
           autoFocus={autoFocus}
           labels={labels}
         />

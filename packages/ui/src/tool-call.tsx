@@ -1,3 +1,4 @@
+import type { ChatInterrupt } from '@resumable/hooks/core';
 import type { RunToolCall } from '@resumable/protocol';
 import { messageText } from '@resumable/protocol';
 import type { ChatMessage } from './controller-types.js';
@@ -6,7 +7,19 @@ import { type ChatLabels, useLabels } from './labels.js';
 import { messageStatus } from './message-status.js';
 import { PrettyJson, prettyJson } from './pretty-json.js';
 
-export type ToolCallStatus = 'running' | 'done' | 'error' | 'stopped';
+/**
+ * Where a tool call stands: an approval for it is open (`awaiting_approval`), it runs, it
+ * returned (`done`), the person denied it, it was cancelled (its approval by a new prompt or
+ * Cancel, or the reply stopped before its result), or it failed (an error result, or the
+ * reply failed before one). Each has its own label and colour (`rc-badge--<status>`).
+ */
+export type ToolCallStatus =
+  | 'awaiting_approval'
+  | 'running'
+  | 'done'
+  | 'denied'
+  | 'cancelled'
+  | 'failed';
 
 export interface ToolCallProps {
   call: RunToolCall;
@@ -14,6 +27,11 @@ export interface ToolCallProps {
   result?: ChatMessage | undefined;
   /** How the assistant message holding the call ended, when it was cut short. */
   ended?: 'stopped' | 'error' | undefined;
+  /**
+   * The interrupt asked about this call (`interrupt.toolCallId === call.id`), if any: an
+   * approval open, denied or cancelled decides the status before any result does.
+   */
+  interrupt?: ChatInterrupt | undefined;
   /**
    * Show arguments and result without a click.
    * @default false
@@ -23,14 +41,46 @@ export interface ToolCallProps {
   className?: string;
 }
 
+/** The status of a call from its interrupt (approval), its result and how its reply ended. */
 export function toolCallStatus(
   result: ChatMessage | undefined,
   ended: 'stopped' | 'error' | undefined,
+  interrupt?: ChatInterrupt | undefined,
 ): ToolCallStatus {
-  if (result) return messageStatus(result) === 'error' ? 'error' : 'done';
-  if (ended === 'error') return 'error';
-  if (ended === 'stopped') return 'stopped';
+  if (interrupt) {
+    const answer = interrupt.answer;
+    if (interrupt.status === 'cancelled' || answer?.status === 'cancelled') return 'cancelled';
+    if (interrupt.reason === 'tool_approval') {
+      if (interrupt.status === 'open' && interrupt.pending === null) return 'awaiting_approval';
+      // Answered here (sent or waiting to be), or elsewhere with the answer shared: anything
+      // but an approval is a denial. Answered elsewhere, the answer unknown here: its result
+      // says the rest.
+      const approved = (answer?.payload as { approved?: unknown } | undefined)?.approved;
+      if (answer !== null && approved !== true) return 'denied';
+    }
+  }
+  if (result) return messageStatus(result) === 'error' ? 'failed' : 'done';
+  if (ended === 'error') return 'failed';
+  if (ended === 'stopped') return 'cancelled';
   return 'running';
+}
+
+/** The label of each status. */
+export function toolStatusLabel(status: ToolCallStatus, labels: ChatLabels): string {
+  switch (status) {
+    case 'awaiting_approval':
+      return labels.toolAwaitingApproval;
+    case 'running':
+      return labels.toolRunning;
+    case 'done':
+      return labels.toolDone;
+    case 'denied':
+      return labels.toolDenied;
+    case 'cancelled':
+      return labels.toolCancelled;
+    case 'failed':
+      return labels.toolFailed;
+  }
 }
 
 /**
@@ -41,18 +91,13 @@ export function ToolCall({
   call,
   result,
   ended,
+  interrupt,
   defaultOpen = false,
   labels: labelsProp,
   className,
 }: ToolCallProps) {
   const labels = useLabels(labelsProp);
-  const status = toolCallStatus(result, ended);
-  const statusText = {
-    running: labels.toolRunning,
-    done: labels.toolDone,
-    error: labels.toolError,
-    stopped: labels.toolStopped,
-  }[status];
+  const status = toolCallStatus(result, ended, interrupt);
   const args = call.function.arguments;
   return (
     <details
@@ -63,7 +108,9 @@ export function ToolCall({
     >
       <summary className="rc-tool__summary">
         <span className="rc-tool__name">{call.function.name}</span>
-        <span className={cx('rc-badge', `rc-badge--${status}`)}>{statusText}</span>
+        <span className={cx('rc-badge', `rc-badge--${status}`)}>
+          {toolStatusLabel(status, labels)}
+        </span>
       </summary>
       <div className="rc-tool__body">
         <div className="rc-tool__section">

@@ -99,9 +99,11 @@ describe('<ResumableChat> against the real server', () => {
     const tokens = kept.split(' ').filter(Boolean);
     expect(tokens.length).toBeLessThan(SLOW_TOKENS);
     expect(tokens).toEqual(tokens.map((_, i) => `t${i}`));
-    expect(lastAssistant(container)!.querySelector('[data-part="ended"]')!.textContent).toBe(
-      'Stopped',
-    );
+    // The answer turn's row says how it ended.
+    const turn = [...container.querySelectorAll('.rc-turn')].at(-1)!;
+    expect(
+      turn.querySelector(':scope > .rc-message__actions [data-part="ended"]')!.textContent,
+    ).toBe('Stopped');
     await waitFor(() => expect(screen.getByRole('button', { name: 'Send' })).toBeTruthy());
   });
 });

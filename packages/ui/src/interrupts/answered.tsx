@@ -43,6 +43,19 @@ function answerWords<T>(
   return put(labels.answered, typeof value === 'string' ? value : JSON.stringify(value ?? null));
 }
 
+/**
+ * What the answer was, for its colour (`data-outcome`): an approval given, a denial, a
+ * cancellation, or another answer (a question's, or one given elsewhere and not shared).
+ */
+export function answerOutcome(i: ChatInterrupt): 'approved' | 'denied' | 'cancelled' | 'answered' {
+  if (i.status === 'cancelled' || i.answer?.status === 'cancelled') return 'cancelled';
+  if (i.reason !== 'tool_approval') return 'answered';
+  const payload = i.answer?.payload as { approved?: unknown } | undefined;
+  // Answered elsewhere and not shared: what it was is not known here (as `summaryOf` says).
+  if (!i.answeredHere && i.pending === null && payload === undefined) return 'answered';
+  return payload?.approved === true ? 'approved' : 'denied';
+}
+
 export function AnsweredInterrupt(props: {
   interrupt: ChatInterrupt;
   labels: ChatLabels;
@@ -54,6 +67,7 @@ export function AnsweredInterrupt(props: {
       className={cx('rc-interrupt-answer', props.className)}
       data-interrupt-id={i.id}
       data-interrupt-status={i.status}
+      data-outcome={answerOutcome(i)}
       data-pending={i.pending ?? undefined}
       data-answered-here={i.answeredHere || undefined}
     >

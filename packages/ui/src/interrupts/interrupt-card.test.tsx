@@ -185,6 +185,51 @@ describe('answered states and browser tools', () => {
     expect(document.querySelector('[data-interrupt-id="i1"]')?.textContent).toBe(text);
   });
 
+  it('colours an answer by what it was: approved green, denied red, cancelled muted (data-outcome)', () => {
+    const cases: [Partial<ChatInterrupt>, string][] = [
+      [
+        {
+          status: 'resolved',
+          answeredHere: true,
+          answer: { interruptId: 'i1', status: 'resolved', payload: { approved: true } },
+        },
+        'approved',
+      ],
+      [
+        {
+          status: 'resolved',
+          answeredHere: true,
+          answer: { interruptId: 'i1', status: 'resolved', payload: { approved: false } },
+        },
+        'denied',
+      ],
+      [{ status: 'cancelled', answer: { interruptId: 'i1', status: 'cancelled' } }, 'cancelled'],
+      [{ status: 'resolved', answeredBy: 'r9', answer: null }, 'answered'],
+      [
+        {
+          reason: 'question',
+          status: 'resolved',
+          answeredHere: true,
+          answer: { interruptId: 'i1', status: 'resolved', payload: { answer: 'blue' } },
+        },
+        'answered',
+      ],
+    ];
+    for (const [patch, outcome] of cases) {
+      const { unmount } = render(
+        <InterruptCard
+          interrupt={{ ...approval, ...patch }}
+          onResolve={() => {}}
+          onCancel={() => {}}
+        />,
+      );
+      expect(document.querySelector('[data-interrupt-id="i1"]')!.getAttribute('data-outcome')).toBe(
+        outcome,
+      );
+      unmount();
+    }
+  });
+
   it('isolates an answer or reason in <bdi>: an override in it cannot reverse the words after it', () => {
     const evil = 'keep \u202eit';
     const answered = (payload: unknown, extra: Partial<ChatInterrupt> = {}) => ({
