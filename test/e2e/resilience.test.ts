@@ -104,6 +104,67 @@ describe('the demo in Chromium', () => {
     await screenshot(demo.page, 'offline-recovered');
   });
 
+  test('ten offline spells mid-answer (1280×800, then 390×844): each says offline, then "Reconnected — caught up n events", never "Reconnecting"', async () => {
+    const demo = await e2e.openDemo();
+    // Every text the status line shows, in order, recorded in the page as it is drawn.
+    await demo.page.evaluate(() => {
+      const seen: { at: number; text: string }[] = [];
+      const line = () => document.querySelector('.rc-connection [role="status"]');
+      new MutationObserver(() => {
+        const text = line()?.textContent ?? '';
+        if (seen.at(-1)?.text !== text) seen.push({ at: Date.now(), text });
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+      (window as unknown as { __statusLines: typeof seen }).__statusLines = seen;
+    });
+    const lines = () =>
+      demo.page.evaluate(
+        () =>
+          (window as unknown as { __statusLines: { at: number; text: string }[] }).__statusLines,
+      );
+    // The filler reply at 60 ms an event: 36 s, longer than the ten spells.
+    await chaos(e2e.stack, 'slow', { delayMs: 60 });
+    await demo.send(LONG_PROMPT);
+    const run = await demo.run();
+    await demo.waitForText(40);
+    await demo.page.getByRole('spinbutton', { name: 'Offline seconds' }).fill('2');
+    const spells: number[] = [];
+    for (let spell = 0; spell < 10; spell++) {
+      if (spell === 5) await demo.page.setViewportSize({ width: 390, height: 844 });
+      spells.push(Date.now());
+      // The demo's own button (on a phone, behind "Chaos & inspector"): the page's network
+      // goes away for 2 s, its open stream with it.
+      const panel = demo.page.getByRole('button', { name: 'Chaos & inspector' });
+      if ((await panel.isVisible()) && (await panel.getAttribute('aria-expanded')) !== 'true') {
+        await panel.click();
+      }
+      await demo.page.getByRole('button', { name: 'Go offline' }).click();
+      await pollUntil(
+        lines,
+        (seen) => seen.some((l) => l.at >= spells[spell]! && l.text.startsWith('Reconnected')),
+        { timeoutMs: 15_000 },
+        (seen) => `spell ${spell + 1}: ${JSON.stringify(seen.slice(-6))}; ${demo.describe()}`,
+      );
+    }
+    const seen = await lines();
+    expect(
+      seen.filter((l) => l.text.startsWith('Reconnecting') || l.text.startsWith('Can')),
+    ).toEqual([]);
+    for (let spell = 0; spell < 10; spell++) {
+      const said = seen
+        .filter((l) => l.at >= spells[spell]! && l.at < (spells[spell + 1] ?? Infinity))
+        .map((l) => l.text)
+        .filter((text) => text !== '');
+      expect(said, `spell ${spell + 1}`).toHaveLength(2);
+      expect(said[0], `spell ${spell + 1}`).toBe(LABELS.offline(true));
+      expect(said[1], `spell ${spell + 1}`).toMatch(/^Reconnected — caught up [1-9]\d* events?$/);
+    }
+    await screenshot(demo.page, 'offline-spells-phone');
+    await e2e.release();
+    const snapshot = await waitForRunEnd(e2e.stack, run);
+    await demo.waitForMessageStatus('complete');
+    await expectReplyEqualsServer(demo, serverText(snapshot));
+  });
+
   test('server restart mid-answer: reconnects, the run ends agent_lost, the prefix is intact', async () => {
     const demo = await e2e.openDemo();
     await demo.send(LONG_PROMPT);

@@ -167,6 +167,45 @@ describe('<ConnectionStatus>', () => {
     expect(retries).toEqual([1]);
   });
 
+  it('back online after an offline spell: no "Reconnecting" flash, then "Reconnected — caught up n events"', () => {
+    vi.useFakeTimers({ now: NOW });
+    const at = (extra: Parameters<typeof connection>[0]) => (
+      <ConnectionStatus connection={connection(extra)} status="running" onRetry={() => {}} />
+    );
+    const { rerender } = render(at({ phase: 'streaming', resumes: 0 }));
+    rerender(at({ phase: 'offline', resumes: 0 }));
+    act(() => {
+      vi.advanceTimersByTime(1000);
+    });
+    expect(screen.getByRole('status').textContent).toBe(
+      'Offline — the answer keeps going on the server',
+    );
+    // Online: the client reconnects at once (attempt 1). Within the grace period that is
+    // no news: the line goes quiet rather than say "Reconnecting (attempt 1)…".
+    rerender(at({ phase: 'connecting', attempt: 1, resumes: 0 }));
+    expect(screen.getByRole('status').textContent).toBe('');
+    act(() => {
+      vi.advanceTimersByTime(999);
+    });
+    expect(screen.getByRole('status').textContent).toBe('');
+    rerender(at({ phase: 'streaming', attempt: 1, resumes: 1, caughtUp: 17 }));
+    expect(screen.getByRole('status').textContent).toBe('Reconnected — caught up 17 events');
+    // A reconnect that does take long is said, after its own grace period.
+    rerender(at({ phase: 'offline', resumes: 1 }));
+    act(() => {
+      vi.advanceTimersByTime(1000);
+    });
+    rerender(at({ phase: 'reconnecting', attempt: 1, resumes: 1 }));
+    act(() => {
+      vi.advanceTimersByTime(999);
+    });
+    expect(screen.getByRole('status').textContent).toBe('');
+    act(() => {
+      vi.advanceTimersByTime(1);
+    });
+    expect(screen.getByRole('status').textContent).toBe('Reconnecting (attempt 1)…Retry now');
+  });
+
   it('announces a resume with the number of events caught up, then goes quiet', () => {
     vi.useFakeTimers({ now: NOW });
     const { rerender } = render(

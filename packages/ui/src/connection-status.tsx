@@ -55,7 +55,11 @@ export function ConnectionStatus({
   const labels = useLabels(labelsProp);
   const now = useNow(connection.nextRetryAt !== null);
   const line = connectionStatusText(connection, status, labels, now, unsent);
-  const shown = useAfterGrace(line !== null, graceMs);
+  // Offline and a reconnect are two troubles, each with its own grace: back online, the
+  // reconnect that follows shows only if it takes longer than that (it used to flash
+  // "Reconnecting (attempt 1)…" for the ~35 ms before the resumed stream opened).
+  const trouble = line === null ? null : connection.phase === 'offline' ? 'offline' : 'reconnect';
+  const shown = useAfterGrace(trouble, graceMs);
   const resumed = useResumedNotice(connection, shown, resumedFor);
   // A follower tab's reply arrives through the leader tab: said while it streams, no Retry.
   const via = connection.viaTab === true && connection.phase === 'streaming' ? labels.viaTab : null;
@@ -140,16 +144,19 @@ function secondsUntil(connection: ConnectionInfo, now: number): number | null {
   return Math.max(0, Math.ceil((connection.nextRetryAt - now) / 1000));
 }
 
-/** True once `active` has held for `ms` without a break; false again as soon as it ends. */
-function useAfterGrace(active: boolean, ms: number): boolean {
-  const [elapsed, setElapsed] = useState(false);
+/**
+ * True once the same `kind` of trouble has held for `ms` without a break; false again as
+ * soon as it ends or becomes another kind (whose own `ms` starts then).
+ */
+function useAfterGrace(kind: string | null, ms: number): boolean {
+  const [elapsed, setElapsed] = useState<string | null>(null);
   useEffect(() => {
-    setElapsed(false);
-    if (!active || ms <= 0) return;
-    const id = setTimeout(() => setElapsed(true), ms);
+    setElapsed(null);
+    if (kind === null || ms <= 0) return;
+    const id = setTimeout(() => setElapsed(kind), ms);
     return () => clearTimeout(id);
-  }, [active, ms]);
-  return active && (ms <= 0 || elapsed);
+  }, [kind, ms]);
+  return kind !== null && (ms <= 0 || elapsed === kind);
 }
 
 /** The clock, ticking each second only while a countdown is on screen. */
