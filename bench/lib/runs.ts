@@ -3,9 +3,12 @@
  * condition. Shared by the resume benches (plain session and `useChat` transport).
  */
 import type { RecordStorage } from '@resumable/hooks/core';
-import { createMemoryStorage, recordOf, runRecordKey } from '@resumable/hooks/core';
+import { createMemoryStorage } from '@resumable/hooks/core';
 import type { Envelope } from '@resumable/protocol';
 import { applyEnvelopes, createRunState, decodeEnvelope, messageText } from '@resumable/protocol';
+// The record helpers are internals (not on an entry): the bench seeds storage with them.
+import { recordOf } from '../../packages/hooks/src/core/records/record-write.js';
+import { runRecordKey } from '../../packages/hooks/src/core/records/run-record.js';
 
 export interface StartedRun {
   runId: string;

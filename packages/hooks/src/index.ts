@@ -1,21 +1,27 @@
-// `@resumable/hooks`: what a page needs to paint a persisted conversation — the React
-// hooks, the types, the storage and record helpers. The engine (sessions, transport,
-// reconnect, fold, outbox…) is loaded by the hooks with `import()` on first use; its
-// classes are public through `@resumable/hooks/core`.
+// `@resumable/hooks`: what a React app needs — the provider, the hooks, the shapes they
+// return and the storages a provider takes. The engine (sessions, transport, reconnect,
+// fold, outbox…) loads with `import()` on a hook's first render; a client without React
+// takes it from `@resumable/hooks/core`. Features have entries of their own: `/interrupts`,
+// `/threads`, `/attachments`, `/upload`, `/ai-sdk`.
 
-export type { StoredRecords } from './core/chat/chat-record.js';
-export { chatRecordKey } from './core/chat/chat-record.js';
-export { filePart, userContent } from './core/chat/optimistic.js';
-export type { StoredChat, StoredRun } from './core/client/first-paint.js';
-export type * from './core/index.js';
-export { toolDeclarations } from './core/interrupts/tool-declarations.js';
-export { parseRecord, RECORD_VERSION, runRecordKey } from './core/records/run-record.js';
-export {
-  createIndexedDbStorage,
-  createMemoryStorage,
-  defaultStorage,
-  hasIndexedDb,
-  withFallback,
-} from './core/records/storage.js';
-export { initialConnection } from './core/run/connection.js';
-export * from './react/index.js';
+export type { SendOptions } from './core/chat/options.js';
+export type { ChatController, InterruptControls } from './core/client/controller.js';
+export type { BranchInfo, ChatMessage, OutboxItem } from './core/conversation/state.js';
+export type { ChatInterrupt } from './core/interrupts/chat-interrupts.js';
+export type { BrowserTool, BrowserTools } from './core/interrupts/tool-declarations.js';
+export type { Attachment } from './core/net/attachment.js';
+export type { HeadersOption, StartedRun } from './core/net/run-api.js';
+export type { UploadOptions } from './core/net/uploads.js';
+export type { RecordStorage } from './core/records/storage.js';
+export { createIndexedDbStorage, createMemoryStorage } from './core/records/storage.js';
+export type { ConnectionInfo, ConnectionPhase } from './core/run/connection.js';
+export type { StartRunInput } from './core/run/run-session.js';
+export type { ResumableProviderProps } from './react/provider.js';
+export { ResumableProvider, useResumableClient } from './react/provider.js';
+export type {
+  ResumableChatController,
+  UseResumableChatOptions,
+} from './react/use-resumable-chat.js';
+export { useResumableChat } from './react/use-resumable-chat.js';
+export type { ResumableRun, UseResumableRunOptions } from './react/use-resumable-run.js';
+export { useResumableRun } from './react/use-resumable-run.js';

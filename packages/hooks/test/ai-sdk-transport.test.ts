@@ -12,8 +12,9 @@ import { readUIMessageStream } from 'ai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ResumableChatTransport } from '../src/ai-sdk/index.js';
 import { partsOf, segmentsOf } from '../src/ai-sdk/index.js';
+import { chatRecordKey } from '../src/core/chat/chat-record.js';
 import type { RecordStorage } from '../src/core/index.js';
-import { chatRecordKey, createManualSignal, createMemoryStorage } from '../src/core/index.js';
+import { createManualSignal, createMemoryStorage } from '../src/core/index.js';
 import { openTransport } from './ai-sdk-util.js';
 import { waitFor } from './util.js';
 

@@ -16,8 +16,10 @@ import { StrictMode } from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ResumableChatTransportOptions } from '../src/ai-sdk/index.js';
 import { partsOf, type ResumableChatTransport, segmentsOf } from '../src/ai-sdk/index.js';
-import type { ManualSignal, RecordStorage, RunResumeRecord } from '../src/core/index.js';
-import { createIndexedDbStorage, createManualSignal, runRecordKey } from '../src/core/index.js';
+import type { ManualSignal, RecordStorage } from '../src/core/index.js';
+import { createIndexedDbStorage, createManualSignal } from '../src/core/index.js';
+import type { RunResumeRecord } from '../src/core/records/run-record.js';
+import { runRecordKey } from '../src/core/records/run-record.js';
 import { openTransport } from './ai-sdk-util.js';
 
 /**

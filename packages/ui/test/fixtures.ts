@@ -1,5 +1,4 @@
 import type { ChatInterrupt } from '@resumable/hooks/core';
-import { initialConnection } from '@resumable/hooks/core';
 import type { ChatController, ChatMessage, ConnectionInfo } from '../src/controller-types.js';
 
 export function user(id: string, content: string, extra: Partial<ChatMessage> = {}): ChatMessage {
@@ -14,9 +13,22 @@ export function assistant(
   return { id, role: 'assistant', content, ...extra } as ChatMessage;
 }
 
-/** The hooks' own idle connection (so a new field there reaches these tests), plus `extra`. */
+/**
+ * An idle connection as the hooks start one (typed `ConnectionInfo`, so a new field there
+ * fails the type check here), plus `extra`.
+ */
 export function connection(extra: Partial<ConnectionInfo> = {}): ConnectionInfo {
-  return { ...initialConnection('indexeddb'), ...extra };
+  const idle: ConnectionInfo = {
+    phase: 'idle',
+    attempt: 0,
+    nextRetryAt: null,
+    lastError: null,
+    caughtUp: 0,
+    resumes: 0,
+    offset: 0,
+    persistence: 'indexeddb',
+  };
+  return { ...idle, ...extra };
 }
 
 export interface Calls {

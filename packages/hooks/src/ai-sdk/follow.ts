@@ -1,6 +1,6 @@
 import { isTerminalStatus, messageText } from '@resumable/protocol';
 import type { UIMessage } from 'ai';
-import type { ChatSession } from '../core/index.js';
+import type { ChatSession } from '../core/chat/chat-session.js';
 
 /** What `follow` needs of an AI SDK `Chat` (`new Chat(…)` from `@ai-sdk/react`). */
 export interface FollowableChat {

@@ -1,7 +1,7 @@
 import type { RunMessage } from '@resumable/protocol';
 import { messageProblem, messageText } from '@resumable/protocol';
 import type { UIMessage } from 'ai';
-import type { RunSessionState } from '../core/index.js';
+import type { RunSessionState } from '../core/run/session-store.js';
 import { partsOf, segmentsOf } from './segments.js';
 
 /**

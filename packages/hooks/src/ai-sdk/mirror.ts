@@ -1,6 +1,7 @@
 import { isTerminalStatus } from '@resumable/protocol';
 import type { UIMessageChunk } from 'ai';
-import type { RunSession, RunSessionState } from '../core/index.js';
+import type { RunSession } from '../core/run/run-session.js';
+import type { RunSessionState } from '../core/run/session-store.js';
 import { chunksBetween } from './chunks.js';
 import type { Segment } from './segments.js';
 import { segmentsOf } from './segments.js';

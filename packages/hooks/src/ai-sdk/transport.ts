@@ -1,8 +1,10 @@
 import { isErrorCode, isTerminalStatus, ResumableError } from '@resumable/protocol';
 import type { ChatRequestOptions, ChatTransport, UIMessage, UIMessageChunk } from 'ai';
 import { DEFAULT_START_TIMEOUT_MS, MAX_OWN_RUNS } from '../core/base/defaults.js';
-import type { ChatSession, ClientOptions } from '../core/index.js';
-import { parseRecord, ResumableClient, runRecordKey } from '../core/index.js';
+import type { ChatSession } from '../core/chat/chat-session.js';
+import type { ClientOptions } from '../core/client/resumable-client.js';
+import { ResumableClient } from '../core/client/resumable-client.js';
+import { parseRecord, runRecordKey } from '../core/records/run-record.js';
 import type { FollowableChat } from './follow.js';
 import { followSession } from './follow.js';
 import { conversationOf, historyOf } from './messages.js';

@@ -18,6 +18,7 @@ import type { RecordStorage } from '../core/records/storage.js';
 
 const HandleContext = createContext<ClientHandle | null>(null);
 
+/** What `<ResumableProvider>` takes: the endpoint, and any session option shared by its hooks. */
 export interface ResumableProviderProps extends Partial<ClientOptions> {
   /** Base URL of the Resumable endpoints, e.g. `/api`. */
   endpoint: string;

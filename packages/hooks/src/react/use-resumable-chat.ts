@@ -16,6 +16,10 @@ import { useClientHandle, useEngine, useRetained } from './provider.js';
 import { useInterrupts } from './use-interrupts.js';
 import { useSlice, useStoredRecords } from './use-stored.js';
 
+/**
+ * What `useResumableChat` takes: any chat option (read when the key's session is made; a
+ * change needs a new key), the key it is persisted under, and browser tools.
+ */
 export interface UseResumableChatOptions extends Partial<Omit<ChatSessionOptions, 'key'>> {
   /**
    * Where the conversation is persisted (outbox, active run).

@@ -11,11 +11,13 @@ import { useSlice, useStoredRecords } from './use-stored.js';
 
 export { useRetained } from './provider.js';
 
+/** What `useResumableRun` takes: any session option, and the key the run is persisted under. */
 export interface UseResumableRunOptions extends Partial<Omit<RunSessionOptions, 'key'>> {
   /** The slot the run is persisted under (a thread id, a chat pane). */
   key: string;
 }
 
+/** What `useResumableRun` returns: the run as it stands, and its commands. */
 export interface ResumableRun {
   messages: readonly RunMessage[];
   status: RunStatus;

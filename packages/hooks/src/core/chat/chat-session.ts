@@ -25,6 +25,19 @@ import type { OutboxHost } from './outbox.js';
 import { discardOutboxItem, enqueueOutboxItem, retryOutbox, sendOutboxItem } from './outbox.js';
 import { withSendableRunIds } from './sendable-run-ids.js';
 
+/** A chat made without its features (not through `ResumableClient`). */
+const WITHOUT_FEATURES: ChatFeatures = {
+  branchActions: () => Promise.reject(withoutFeature('branch actions')),
+  continuationRefusal: () => Promise.reject(withoutFeature('the interrupts')),
+};
+
+function withoutFeature(what: string): ResumableError {
+  return new ResumableError(
+    'bad_request',
+    `${what} are not loaded: make the chat with ResumableClient`,
+  );
+}
+
 /**
  * A conversation on top of one `RunSession`: history pages, the prompt outbox (persisted,
  * sent when online, never twice thanks to client-chosen run ids), joining a run another
@@ -55,8 +68,11 @@ export class ChatSession implements ChatHost {
   constructor(
     options: ChatSessionOptions,
     run: RunSession,
-    /** The features' code, loaded on first use (`ResumableClient` gives it). */
-    private readonly features: ChatFeatures,
+    /**
+     * The features' code, loaded on first use (`ResumableClient` gives it). Without it,
+     * branch actions reject and a refused continuation stays queued for `retry()`.
+     */
+    private readonly features: ChatFeatures = WITHOUT_FEATURES,
   ) {
     this.options = options;
     this.run = run;

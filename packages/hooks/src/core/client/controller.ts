@@ -31,17 +31,25 @@ export interface InterruptControls {
 
 /** What `useResumableChat` returns; `<ResumableChat>` is built only on this. */
 export interface ChatController extends Partial<InterruptControls> {
+  /** The conversation's thread, once the server made it (null: a new conversation). */
   threadId: string | null;
+  /** The run followed now (the last one, when none streams). */
   runId: string | null;
   /** History pages, then the active run's messages, then the outbox's optimistic prompts. */
   messages: readonly ChatMessage[];
+  /** The followed run's status. */
   status: RunStatus;
+  /** Where the connection is (phase, retries, resume point), for a status line. */
   connection: ConnectionInfo;
+  /** What stopped the chat or its run (typed: `error.code`), or null. */
   error: ResumableError | null;
   /** True while a reply streams: the composer shows Stop instead of Send. */
   isStreaming: boolean;
+  /** Prompts not yet taken by the server (offline, queued behind a reply, or refused). */
   outbox: readonly OutboxItem[];
+  /** Older history pages exist (`loadOlder`). */
   hasOlder: boolean;
+  /** A history page is being read. */
   isLoadingOlder: boolean;
   /** Sends a prompt; `options.attachments` are files `upload` returned. */
   send(text: string, options?: SendOptions): Promise<void>;
@@ -56,6 +64,7 @@ export interface ChatController extends Partial<InterruptControls> {
   stop(): Promise<void>;
   /** Reconnects now after an error, or re-sends a failed prompt. */
   retry(): void;
+  /** Reads the history page before the oldest shown. */
   loadOlder(): Promise<void>;
   /** Starts a new conversation (a new thread on the next send). */
   reset(): void;

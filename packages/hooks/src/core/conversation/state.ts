@@ -68,6 +68,7 @@ export interface OutboxItem {
 export interface BranchInfo {
   /** 0-based position among its siblings, in creation order. */
   index: number;
+  /** Siblings in all (this message included). */
   count: number;
   /** Every sibling's id (this message's too), in creation order. */
   siblingIds: readonly string[];

@@ -1,6 +1,6 @@
-import type { RunMessage } from '@resumable/protocol';
+import type { InterruptView, RunMessage } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
-import type { LocalAnswer, ServerInterrupt } from './chat-interrupts.js';
+import type { LocalAnswer } from './chat-interrupts.js';
 import { deriveInterrupts, openBatch, parseServerInterrupts } from './chat-interrupts.js';
 
 const approval = { id: 'i1', reason: 'tool_approval', toolCallId: 'c1', message: 'Delete?' };
@@ -60,7 +60,7 @@ describe('deriveInterrupts', () => {
     ]);
     expect(openBatch(drafted).map((i) => i.id)).toEqual(['i1', 'i2']);
     const queued: LocalAnswer = { ...draft, state: 'queued', runId: 'r2' };
-    const server: ServerInterrupt[] = [
+    const server: InterruptView[] = [
       { ...approval, runId: 'r1', status: 'resolved', answeredBy: 'r2' },
       { ...question, runId: 'r1', status: 'resolved', answeredBy: 'r9' },
     ];

@@ -1,4 +1,11 @@
-import type { Interrupt, RunFinishedOutcome, RunMessage } from '@resumable/protocol';
+import type {
+  Interrupt,
+  InterruptStatus,
+  InterruptView,
+  ResumeEntry,
+  RunFinishedOutcome,
+  RunMessage,
+} from '@resumable/protocol';
 import { MAX_KNOWN_INTERRUPTS } from '../base/defaults.js';
 
 /**
@@ -8,36 +15,18 @@ import { MAX_KNOWN_INTERRUPTS } from '../base/defaults.js';
  * functions, no I/O.
  */
 
-export type InterruptStatus = 'open' | 'resolved' | 'cancelled';
-
-/** An AG-UI `ResumeEntry`: the answer to one interrupt, as the continuation POST carries it. */
-export interface ResumeAnswer {
-  interruptId: string;
-  status: 'resolved' | 'cancelled';
-  payload?: unknown;
-}
-
 /**
  * An interrupt and the run that asked it; `afterMessageId`, the last message of that run
  * when this page saw it end, places a question without a tool call in the transcript.
  */
 export type KnownInterrupt = Interrupt & { runId: string; afterMessageId?: string };
 
-/** An interrupt as `GET /threads/{id}` lists it, with its status on the server. */
-export type ServerInterrupt = KnownInterrupt & {
-  status: InterruptStatus;
-  /** The run whose `resume` answered it (or the new prompt's run that cancelled it). */
-  answeredBy?: string;
-  /** The answer, when the server shares it. */
-  payload?: unknown;
-};
-
 /**
  * This device's answer: `draft` while other interrupts of the same run are unanswered,
  * `queued` once its continuation run id is chosen (the POST in the outbox), `sent` once
  * the server confirmed that run.
  */
-export interface LocalAnswer extends ResumeAnswer {
+export interface LocalAnswer extends ResumeEntry {
   state: 'draft' | 'queued' | 'sent';
   /** The continuation run that carries it (null for a draft). */
   runId: string | null;
@@ -45,18 +34,24 @@ export interface LocalAnswer extends ResumeAnswer {
 
 /** One interrupt as a chat UI shows it. */
 export interface ChatInterrupt {
+  /** The interrupt's id (what `resolve(id, …)` and `cancel(id)` take). */
   id: string;
   /** `tool_approval`, `client_tool`, `question`, or an agent's own reason. */
   reason: string;
+  /** What the agent asks, in words. */
   message?: string;
+  /** The tool call it concerns, when it concerns one. */
   toolCallId?: string;
+  /** JSON Schema of the answer the agent expects. */
   responseSchema?: unknown;
+  /** The agent's own data for the UI. */
   metadata?: unknown;
   /** The run that asked. */
   runId: string;
+  /** Open, or answered: resolved or cancelled. */
   status: InterruptStatus;
   /** The answer given (here or, when the server shares it, elsewhere); null while unanswered. */
-  answer: ResumeAnswer | null;
+  answer: ResumeEntry | null;
   /**
    * `draft`: answered here, waiting for the other open interrupts; `queued`: answered
    * here, not yet confirmed by the server (offline, or in flight). Null otherwise.
@@ -95,16 +90,16 @@ export function interruptsOf(
 }
 
 /** A `GET /threads/{id}` body's `interrupts`, checked entry by entry (anything odd dropped). */
-export function parseServerInterrupts(value: unknown): ServerInterrupt[] {
+export function parseServerInterrupts(value: unknown): InterruptView[] {
   if (!Array.isArray(value)) return [];
-  const out: ServerInterrupt[] = [];
+  const out: InterruptView[] = [];
   for (const raw of value.slice(0, MAX_KNOWN_INTERRUPTS * 4)) {
-    const i = raw as Partial<ServerInterrupt> | null;
+    const i = raw as Partial<InterruptView> | null;
     if (typeof i !== 'object' || i === null) continue;
     if (typeof i.id !== 'string' || typeof i.reason !== 'string' || typeof i.runId !== 'string')
       continue;
     if (i.status !== 'open' && i.status !== 'resolved' && i.status !== 'cancelled') continue;
-    const entry: ServerInterrupt = { ...(i as ServerInterrupt) };
+    const entry: InterruptView = { ...(i as InterruptView) };
     if (typeof i.answeredBy !== 'string') delete entry.answeredBy;
     out.push(entry);
   }
@@ -121,7 +116,12 @@ export function rememberInterrupts(
   for (const i of known) byId.set(i.id, i);
   let changed = false;
   for (const i of incoming) {
-    const { status: _s, answeredBy: _a, payload: _p, ...base } = i as ServerInterrupt;
+    const {
+      status: _s,
+      answeredBy: _a,
+      payload: _p,
+      ...base
+    } = i as KnownInterrupt & Partial<InterruptView>;
     const old = byId.get(i.id);
     if (old && old.runId === base.runId && (old.afterMessageId || !base.afterMessageId)) continue;
     byId.set(i.id, old?.afterMessageId ? { ...base, afterMessageId: old.afterMessageId } : base);
@@ -133,7 +133,7 @@ export function rememberInterrupts(
 
 export interface DeriveInput {
   known: readonly KnownInterrupt[];
-  server: readonly ServerInterrupt[];
+  server: readonly InterruptView[];
   answers: readonly LocalAnswer[];
   /** The followed run: its id and folded outcome. */
   run: { runId: string | null; outcome: RunFinishedOutcome | null; lastMessageId?: string };
@@ -174,7 +174,7 @@ export function deriveInterrupts(input: DeriveInput): ChatInterrupt[] {
         (i.toolCallId ? tools.get(i.toolCallId)?.messageId : undefined) ?? i.afterMessageId ?? null,
       execution: input.executions?.get(i.id) ?? null,
     };
-    const answerOf = (a: ResumeAnswer): ResumeAnswer => ({
+    const answerOf = (a: ResumeEntry): ResumeEntry => ({
       interruptId: i.id,
       status: a.status,
       ...(a.payload === undefined ? {} : { payload: a.payload }),

@@ -1,3 +1,4 @@
+import type { ResumeEntry } from '@resumable/protocol';
 import {
   answerShapeProblem,
   isPlainObject,
@@ -6,7 +7,7 @@ import {
   runIdProblem,
 } from '@resumable/protocol';
 import { MAX_KNOWN_INTERRUPTS } from '../base/defaults.js';
-import type { KnownInterrupt, LocalAnswer, ResumeAnswer } from './chat-interrupts.js';
+import type { KnownInterrupt, LocalAnswer } from './chat-interrupts.js';
 
 /**
  * What a chat keeps about interrupts across reloads (`interrupts:<key>`): the interrupts it
@@ -111,7 +112,7 @@ export function withSendableAnswers(
  * `reason`, `answerShapeProblem`: the payload's shape), or null.
  */
 export function answerProblem(
-  { interruptId, status, payload }: ResumeAnswer,
+  { interruptId, status, payload }: ResumeEntry,
   reason?: string,
 ): ResumableError | null {
   try {

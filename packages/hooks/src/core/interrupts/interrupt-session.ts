@@ -1,16 +1,11 @@
-import type { ResumableError } from '@resumable/protocol';
+import type { InterruptView, ResumableError, ResumeEntry } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import { createStore } from 'zustand/vanilla';
 import { toResumable } from '../base/errors.js';
 import { KeepAlive } from '../base/keep-alive.js';
 import type { ChatHost } from '../chat/host.js';
 import { Retrier } from '../retry/retrier.js';
-import type {
-  ChatInterrupt,
-  LocalAnswer,
-  ResumeAnswer,
-  ServerInterrupt,
-} from './chat-interrupts.js';
+import type { ChatInterrupt, LocalAnswer } from './chat-interrupts.js';
 import {
   deriveInterrupts,
   interruptsOf,
@@ -37,7 +32,7 @@ export interface InterruptState {
   /** This device's record (known interrupts, answers, browser tool marks). */
   record: InterruptRecord;
   /** The server's statuses (`GET /threads/{id}`), once read. */
-  server: readonly ServerInterrupt[];
+  server: readonly InterruptView[];
   /** Interrupt ids whose browser tool runs in this page, or was cut by a reload. */
   executions: ReadonlyMap<string, 'running' | 'interrupted'>;
   hydrated: boolean;
@@ -172,7 +167,7 @@ export class InterruptSession {
    * too deep, not JSON, an id it refuses, a payload not of its reason's shape): kept and
    * queued, it would be refused for good.
    */
-  private answer(entry: ResumeAnswer): Promise<void> {
+  private answer(entry: ResumeEntry): Promise<void> {
     const reason = this.getState().interrupts.find((i) => i.id === entry.interruptId)?.reason;
     const problem = answerProblem(entry, reason);
     if (problem) return Promise.reject(problem);

@@ -15,6 +15,7 @@ export interface BrowserTool {
   idempotent?: boolean;
 }
 
+/** The browser tools a chat declares, by the name the model calls them. */
 export type BrowserTools = Record<string, BrowserTool>;
 
 /** The `tools` of a `RunAgentInput` for these browser tools. */

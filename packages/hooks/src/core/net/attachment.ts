@@ -1,11 +1,14 @@
 /** A file uploaded to the thread (`POST /threads/{id}/files`), as the server described it. */
 export interface Attachment {
+  /** The server's id of the file in its thread. */
   fileId: string;
   /** Where the server serves it (needs the thread's token: header, or `?token=`). */
   url: string;
   /** The type the server sniffed and accepted. */
   mimeType: string;
+  /** Bytes. */
   size: number;
+  /** The file name the server keeps. */
   name: string;
 }
 

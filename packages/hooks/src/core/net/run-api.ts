@@ -15,9 +15,14 @@ export type HeadersOption =
       threadId?: string;
     }) => Record<string, string> | Promise<Record<string, string>>);
 
+/**
+ * A run that exists on the server: its id, its thread, and the thread's capability (null
+ * where the server issues none). What `POST /runs` answers and what a session follows.
+ */
 export interface StartedRun {
   runId: string;
   threadId: string;
+  /** The thread's token (`Authorization: Bearer`), for every read of the run and thread. */
   token: string | null;
 }
 

@@ -51,6 +51,7 @@ export function createIndexedDbStorage(options: IndexedDbStorageOptions = {}): R
 const clone: <T>(value: T) => T =
   typeof structuredClone === 'function' ? (value) => structuredClone(value) : (value) => value;
 
+/** Storage in a map of this page: records do not survive a reload (`persistence: 'memory'`). */
 export function createMemoryStorage(): RecordStorage {
   const map = new Map<string, unknown>();
   return {

@@ -17,6 +17,7 @@ export type ConnectionPhase =
 
 /** Facts about the connection, for status lines and inspectors. */
 export interface ConnectionInfo {
+  /** Where the connection is now. */
   phase: ConnectionPhase;
   /** Reconnect attempts since the last stable connection (0 when healthy). */
   attempt: number;

@@ -25,6 +25,7 @@ import { SharedStream } from './shared-stream.js';
 
 export type { RunSessionOptions } from './options.js';
 
+/** What `RunSession.start` (and `useResumableRun().start`) takes: AG-UI `RunAgentInput` fields. */
 export interface StartRunInput extends Partial<Omit<RunAgentInput, 'runId'>> {
   /** Client-chosen run id, so a retried POST never starts two runs. @default crypto.randomUUID() */
   runId?: string;
