@@ -77,7 +77,7 @@ describe('attachments in Chromium', () => {
     expect(sent.messages[0]!.content[1]!.source!.value).toBe(src.pathname);
   });
 
-  test('the conversation list: titled by the first prompt, renamed and deleted on the server', async () => {
+  test('the conversation list: titled by the first prompt, renamed and deleted on the server; a new one unlisted until its first prompt', async () => {
     const demo = await e2e.openDemo();
     const { page } = demo;
     const list = page.getByRole('navigation', { name: 'Conversations' });
@@ -102,18 +102,22 @@ describe('attachments in Chromium', () => {
       .poll(async () => ((await (await thread()).json()) as { title: string }).title)
       .toBe('Clock questions');
 
-    // A new conversation goes on top; the old one is deleted, on the server too.
+    // A new conversation is a draft: shown, not listed until its first prompt. The old one
+    // is deleted, on the server too.
     await list.getByRole('button', { name: 'New conversation', exact: true }).first().click();
-    await expect.poll(titles).toEqual(['New conversation', 'Clock questions']);
+    await page.getByText('Send a message to start the conversation.').waitFor();
+    expect(await titles()).toEqual(['Clock questions']);
     // Deleted while its answer is still being written: the server cancels the run first.
+    // Its Delete button shows on hover (and focus).
+    await list.getByRole('button', { name: 'Clock questions', exact: true }).hover();
     await list.getByRole('button', { name: 'Delete Clock questions' }).click();
     await list.getByRole('button', { name: 'Delete', exact: true }).click();
-    await expect.poll(titles).toEqual(['New conversation']);
+    await expect.poll(titles).toEqual([]);
     await expect.poll(async () => (await thread()).status).toBe(404);
     // After a reload the list (IndexedDB) is the same.
     await page.reload();
     await demo.composer.waitFor({ timeout: 15_000 });
     await sleep(200);
-    expect(await titles()).toEqual(['New conversation']);
+    expect(await titles()).toEqual([]);
   });
 });

@@ -11,6 +11,8 @@ export function ActionButton(props: {
   buttonRef?: Ref<HTMLButtonElement> | undefined;
   /** @default 'rc-icon-button' */
   className?: string;
+  /** -1 takes it out of the Tab order (a list that moves by arrow keys). @default 0 */
+  tabIndex?: number;
   children: ReactNode;
 }) {
   return (
@@ -21,6 +23,7 @@ export function ActionButton(props: {
       aria-label={props.label}
       title={props.label}
       aria-disabled={props.disabled || undefined}
+      tabIndex={props.tabIndex}
       onClick={props.onClick}
     >
       {props.children}

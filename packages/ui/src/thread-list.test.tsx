@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { ThreadList } from './thread-list.js';
 
 /** A real index (memory records, local threads only: no server call is needed). */
-async function makeIndex(titles: string[]) {
+async function makeIndex(titles: (string | null)[]) {
   const storage = createMemoryStorage();
   const entries = titles.map((title, i) => ({
     id: `id-${i}`,
@@ -48,7 +48,7 @@ function Harness(props: {
   );
 }
 
-async function setup(titles: string[]) {
+async function setup(titles: (string | null)[]) {
   const { index, storage } = await makeIndex(titles);
   const picked: string[] = [];
   const removed: string[] = [];
@@ -141,11 +141,66 @@ describe('ThreadList', () => {
     expect(stored.entries.map((e) => e.id)).toEqual(['id-0', 'id-1']);
   });
 
-  it('New conversation adds an untitled entry at the top and picks it', async () => {
-    const { picked, titlesShown, user } = await setup(['One']);
+  it('New conversation makes a draft and picks it; the draft is not listed, and a second click reuses it', async () => {
+    const { index, picked, titlesShown, user } = await setup(['One']);
     await user.click(screen.getByRole('button', { name: 'New conversation' }));
     await act(async () => {});
-    expect(titlesShown()).toEqual(['New conversation', 'One']);
     expect(picked).toEqual(['new-1']);
+    expect(index.getState().threads.map((t) => t.id)).toEqual(['new-1', 'id-0']);
+    expect(titlesShown()).toEqual(['One']);
+    await user.click(screen.getByRole('button', { name: 'New conversation' }));
+    await act(async () => {});
+    expect(picked).toEqual(['new-1', 'new-1']);
+    expect(index.getState().threads).toHaveLength(2);
+    // Its first prompt names it: listed from then on.
+    await act(() => index.touch('new-1', { title: 'Weekend plans' }));
+    expect(titlesShown()).toEqual(['Weekend plans', 'One']);
+  });
+
+  it('lists a server thread with no title yet (joined by link), not a draft', async () => {
+    const { index, titlesShown } = await setup(['One', null]);
+    expect(titlesShown()).toEqual(['One']);
+    await act(() => index.touch('id-1', { threadId: 'server-thread' }));
+    expect(titlesShown()).toEqual(['One', 'New conversation']);
+  });
+
+  it('one Tab stop per conversation: Rename and Delete by → ← (or F2, Delete), not Tab', async () => {
+    const { user } = await setup(['One', 'Two']);
+    screen.getByRole('button', { name: 'New conversation' }).focus();
+    const focused = () =>
+      document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent;
+    const stops: (string | null | undefined)[] = [];
+    for (let i = 0; i < 2; i++) {
+      await user.tab();
+      stops.push(focused());
+    }
+    expect(stops).toEqual(['One', 'Two']);
+    // The next Tab leaves the list (here: the page).
+    await user.tab();
+    expect(document.activeElement).toBe(document.body);
+    screen.getByRole('button', { name: 'One' }).focus();
+    expect(screen.getByRole('button', { name: 'One' }).getAttribute('aria-keyshortcuts')).toBe(
+      'F2 Delete',
+    );
+    await user.keyboard('{ArrowRight}');
+    expect(focused()).toBe('Rename One');
+    await user.keyboard('{ArrowRight}');
+    expect(focused()).toBe('Delete One');
+    await user.keyboard('{ArrowRight}');
+    expect(focused()).toBe('Delete One');
+    await user.keyboard('{ArrowDown}');
+    expect(focused()).toBe('Two');
+    await user.keyboard('{ArrowRight}{ArrowLeft}');
+    expect(focused()).toBe('Two');
+    await user.keyboard('{ArrowRight}{Enter}');
+    expect(
+      (screen.getByRole('textbox', { name: 'Conversation title' }) as HTMLInputElement).value,
+    ).toBe('Two');
+  });
+
+  it('gives each title its full text as a tooltip', async () => {
+    const long = 'A conversation about the resumable stream protocol and its offsets';
+    await setup([long]);
+    expect(screen.getByRole('button', { name: long }).getAttribute('title')).toBe(long);
   });
 });

@@ -40,9 +40,22 @@ export interface ThreadListProps {
 type Mode = { kind: 'idle' } | { kind: 'renaming'; id: string } | { kind: 'deleting'; id: string };
 
 /**
- * The conversations, newest first, with new / rename / delete. Arrow keys, Home and End
- * move between conversations; F2 renames the focused one and Delete asks to delete it.
- * Every button is labelled with the conversation it acts on.
+ * A conversation is listed once it has something in it: its first prompt named it (or a
+ * rename did), or it is a server thread (joined by link, or made by an upload). Before
+ * that it is a draft: it can be shown, it is not listed.
+ */
+export function isListed(entry: ThreadEntry): boolean {
+  return entry.title !== null || entry.threadId !== null;
+}
+
+/**
+ * The conversations, newest first, with new / rename / delete. A draft (nothing sent yet)
+ * is not listed, and "New conversation" reuses it rather than make another. Each
+ * conversation is one Tab stop, its title at the list's full width (the full title as its
+ * tooltip, and wrapped while it has keyboard focus); ↑ ↓ Home End move between
+ * conversations, → ← to and from its Rename and Delete buttons (shown on hover and focus);
+ * F2 renames the focused one and Delete asks to delete it. Every button is labelled with
+ * the conversation it acts on.
  */
 export function ThreadList({
   threads,
@@ -66,20 +79,27 @@ export function ThreadList({
     });
 
   const onKeyDown = (e: KeyboardEvent<HTMLUListElement>) => {
-    const buttons = Array.from(
-      list.current?.querySelectorAll<HTMLButtonElement>('.rc-threads__open') ?? [],
+    const rows = Array.from(list.current?.children ?? []).map((item) =>
+      Array.from(item.querySelectorAll<HTMLButtonElement>(':scope > button')),
     );
-    const at = buttons.indexOf(document.activeElement as HTMLButtonElement);
-    if (at < 0) return;
-    const id = buttons[at]!.dataset.threadId!;
-    const move = (to: number) => {
+    const row = rows.findIndex((buttons) => buttons.includes(e.target as HTMLButtonElement));
+    if (row < 0) return;
+    const buttons = rows[row]!;
+    const column = buttons.indexOf(e.target as HTMLButtonElement);
+    const id = buttons[0]?.dataset.threadId;
+    if (id === undefined) return;
+    const focus = (to: HTMLButtonElement | undefined) => {
       e.preventDefault();
-      buttons[Math.max(0, Math.min(buttons.length - 1, to))]?.focus();
+      to?.focus();
     };
-    if (e.key === 'ArrowDown') move(at + 1);
-    else if (e.key === 'ArrowUp') move(at - 1);
-    else if (e.key === 'Home') move(0);
-    else if (e.key === 'End') move(buttons.length - 1);
+    // Up and down go to a conversation (its title); right and left along its buttons.
+    const open = (to: number) => focus(rows[Math.max(0, Math.min(rows.length - 1, to))]?.[0]);
+    if (e.key === 'ArrowDown') open(row + 1);
+    else if (e.key === 'ArrowUp') open(row - 1);
+    else if (e.key === 'Home') open(0);
+    else if (e.key === 'End') open(rows.length - 1);
+    else if (e.key === 'ArrowRight') focus(buttons[Math.min(buttons.length - 1, column + 1)]);
+    else if (e.key === 'ArrowLeft') focus(buttons[Math.max(0, column - 1)]);
     else if (e.key === 'F2') {
       e.preventDefault();
       setMode({ kind: 'renaming', id });
@@ -90,7 +110,9 @@ export function ThreadList({
   };
 
   const create = async () => {
-    const id = await threads.create();
+    // A draft already waits (nothing sent in it yet): that one, not another.
+    const draft = threads.threads.find((t) => !isListed(t));
+    const id = draft ? draft.id : await threads.create();
     (onCreate ?? onSelect)(id);
   };
 
@@ -100,7 +122,7 @@ export function ThreadList({
         {labels.newThread}
       </button>
       <ul className="rc-threads__list" ref={list} onKeyDown={onKeyDown}>
-        {threads.threads.map((t) => (
+        {threads.threads.filter(isListed).map((t) => (
           <li
             key={t.id}
             className="rc-threads__item"
@@ -156,6 +178,9 @@ export function ThreadList({
                   className="rc-threads__open"
                   data-thread-id={t.id}
                   aria-current={t.id === currentId ? 'page' : undefined}
+                  aria-keyshortcuts="F2 Delete"
+                  // The whole title, however narrow the list cuts it.
+                  title={titleOf(t)}
                   onClick={() => onSelect(t.id)}
                 >
                   {titleOf(t)}
@@ -163,6 +188,7 @@ export function ThreadList({
                 <ActionButton
                   className="rc-threads__action"
                   label={labels.renameThread(titleOf(t))}
+                  tabIndex={-1}
                   onClick={() => setMode({ kind: 'renaming', id: t.id })}
                 >
                   ✎
@@ -170,6 +196,7 @@ export function ThreadList({
                 <ActionButton
                   className="rc-threads__action"
                   label={labels.deleteThread(titleOf(t))}
+                  tabIndex={-1}
                   onClick={() => setMode({ kind: 'deleting', id: t.id })}
                 >
                   ×
