@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { createLogger, defaultClientConditions, defineConfig, type ProxyOptions } from 'vite';
 
@@ -45,5 +46,15 @@ export default defineConfig({
   resolve: { conditions: ['@resumable/source', ...defaultClientConditions] },
   server: { port: 5173, strictPort: true, proxy: { '/api': apiProxy } },
   preview: { port: 4173, strictPort: true, proxy: { '/api': apiProxy } },
-  build: { sourcemap: true, chunkSizeWarningLimit: 800 },
+  build: {
+    sourcemap: true,
+    chunkSizeWarningLimit: 800,
+    // Every page: the demo and the AI SDK's `useChat` page (`pnpm build` built only the first).
+    rolldownOptions: {
+      input: {
+        main: fileURLToPath(new URL('index.html', import.meta.url)),
+        'ai-sdk': fileURLToPath(new URL('ai-sdk.html', import.meta.url)),
+      },
+    },
+  },
 });

@@ -433,3 +433,161 @@ describe.each(VIEWPORTS)('answers at $width×$height', (viewport) => {
     await screenshot(demo.page, `answers-approved-${size}`);
   });
 });
+
+describe.each(VIEWPORTS)('the conversation list at $width×$height', (viewport) => {
+  // Under the 60 characters a first prompt's title keeps, wider than the list on both screens.
+  const TITLE = 'Offsets, reloads and the resumable stream protocol, in short';
+
+  test('titles take the list’s width, cut with an ellipsis, whole on hover and keyboard focus; a new conversation is listed from its first prompt; one Tab stop each, arrows inside', async () => {
+    const demo = await open(viewport);
+    const { page } = demo;
+    const phone = viewport.width < 600;
+    // On a phone the list is a drawer: opened to look, closed (Esc) to type.
+    const showList = async () => {
+      const chats = page.getByRole('button', { name: 'Chats' });
+      if (phone && (await chats.getAttribute('aria-expanded')) !== 'true') await chats.click();
+    };
+    const hideList = async () => {
+      if (
+        phone &&
+        (await page.getByRole('button', { name: 'Chats' }).getAttribute('aria-expanded')) === 'true'
+      ) {
+        await page.keyboard.press('Escape');
+      }
+    };
+    const titles = () => page.locator('.rc-threads__open').allTextContents();
+    const focused = () =>
+      page.evaluate(
+        () =>
+          document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent,
+      );
+    const ask = async (prompt: string) => {
+      await hideList();
+      const before = demo.runs.length;
+      await demo.send(prompt);
+      await settled(demo, await nthRun(demo, before + 1));
+      await showList();
+    };
+
+    // The first visit's conversation is a draft: not listed until its first prompt.
+    await showList();
+    expect(await titles()).toEqual([]);
+    await ask(TITLE);
+    expect(await titles()).toEqual([TITLE]);
+
+    const title = page.getByRole('button', { name: TITLE, exact: true });
+    const fit = () =>
+      title.evaluate((button) => {
+        const style = getComputedStyle(button);
+        return {
+          cut: button.scrollWidth > button.clientWidth,
+          overflow: style.textOverflow,
+          // The title's share of its row: all of it (Rename and Delete are out of the row).
+          width: Math.round(button.getBoundingClientRect().width),
+          row: Math.round(button.parentElement!.getBoundingClientRect().width),
+          height: Math.round(button.getBoundingClientRect().height),
+          tooltip: button.getAttribute('title'),
+        };
+      });
+    const cut = await fit();
+    expect(cut).toEqual({
+      cut: true,
+      overflow: 'ellipsis',
+      width: cut.row,
+      row: cut.row,
+      height: cut.height,
+      tooltip: TITLE,
+    });
+
+    // Tab from "New conversation": the title, whole while focused; the next Tab leaves the list.
+    await page.getByRole('button', { name: 'New conversation' }).focus();
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe(TITLE);
+    const whole = await fit();
+    expect(whole.cut).toBe(false);
+    // Wrapped onto more lines: taller than the one line it was cut to.
+    expect(whole.height).toBeGreaterThan(cut.height);
+    await page.keyboard.press('ArrowRight');
+    expect(await focused()).toBe(`Rename ${TITLE}`);
+    await page.keyboard.press('ArrowRight');
+    expect(await focused()).toBe(`Delete ${TITLE}`);
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('ArrowLeft');
+    expect(await focused()).toBe(TITLE);
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('Open this conversation in a second tab ↗');
+
+    // A new conversation: shown, empty, not listed; listed from its first prompt.
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await page.getByText('Send a message to start the conversation.').waitFor({ timeout: 10_000 });
+    await showList();
+    expect(await titles()).toEqual([TITLE]);
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await showList();
+    expect(await titles()).toEqual([TITLE]);
+    await ask('Second');
+    expect(await titles()).toEqual(['Second', TITLE]);
+    await page.getByRole('button', { name: 'New conversation' }).focus();
+    const stops: (string | null | undefined)[] = [];
+    for (let i = 0; i < 3; i++) {
+      await page.keyboard.press('Tab');
+      stops.push(await focused());
+    }
+    expect(stops).toEqual(['Second', TITLE, 'Open this conversation in a second tab ↗']);
+    await page.getByRole('button', { name: 'Second', exact: true }).focus();
+    await page.keyboard.press('ArrowDown');
+    expect(await focused()).toBe(TITLE);
+    await screenshot(page, `conversations-${viewport.width}x${viewport.height}`);
+  });
+});
+
+describe.each(VIEWPORTS)('the AI SDK page at $width×$height', (viewport) => {
+  test('linked from the demo, built with it, it draws useChat’s reply with the kit’s parts: reasoning, the tool card, Markdown', async () => {
+    const demo = await open(viewport);
+    const { page } = demo;
+    if (viewport.width < 600) await page.getByRole('button', { name: 'Chats' }).click();
+    await page.getByRole('link', { name: 'The same server with the AI SDK’s useChat →' }).click();
+    await page.waitForURL(/\/ai-sdk\.html$/);
+    await demo.composer.waitFor({ timeout: 15_000 });
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('useChat × Resumable');
+
+    await demo.send(SHOWCASE);
+    const run = await demo.run();
+    const snapshot = await waitForRunEnd(e2e.stack, run);
+    await expect
+      .poll(() => page.locator('[role="status"]').getAttribute('data-status'), { timeout: 15_000 })
+      .toBe('ready');
+    // One answer: reasoning (folded, its text kept), the tool card, the Markdown.
+    const parts = await demo.answer.evaluate((turn) =>
+      [...turn.children].map((child) =>
+        child.classList.contains('rc-message__actions')
+          ? 'actions'
+          : child.getAttribute('data-role'),
+      ),
+    );
+    expect(parts).toEqual(['reasoning', 'assistant', 'assistant', 'actions']);
+    expect(await demo.answer.locator('.rc-reasoning > summary').textContent()).toBe('Reasoning');
+    expect(await demo.answer.locator('.rc-reasoning__text').textContent()).toBe(
+      snapshot.messages.find((m) => m.role === 'reasoning')!.content,
+    );
+    expect(await toolBadge(demo, 'search_docs')).toEqual({
+      status: 'done',
+      text: 'Done',
+      color: COLOURS.success,
+      background: COLOURS.surface,
+    });
+    expect(
+      await demo.answer.locator('[data-tool-call-id] [data-part="arguments"]').textContent(),
+    ).toBe('{\n  "query": "resume after reload",\n  "limit": 2\n}');
+    // Markdown, not its source: the heading an <h2>, the table a table in its box, code a block.
+    const text = demo.answer.locator('[data-role="assistant"] [data-part="text"]').last();
+    expect(await text.locator('h2').textContent()).toBe('How this chat survives a reload');
+    expect(await text.locator('.rc-table-scroll table tr').count()).toBe(4);
+    expect(await text.locator('pre code').count()).toBe(2);
+    expect(await text.textContent()).not.toContain('## ');
+    expect(await text.textContent()).not.toContain('| what breaks');
+    expect(await text.getAttribute('data-text')).toBe(serverText(snapshot));
+    expect(await demo.copiedText()).toBe(serverText(snapshot));
+    await screenshot(page, `ai-sdk-parts-${viewport.width}x${viewport.height}`);
+  });
+});

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,22 +50,17 @@ export interface Stack {
 }
 
 /**
- * Builds every HTML page of the demo (`index.html`, `ai-sdk.html`…) into `outDir`: the
+ * Builds the demo into `outDir` as `pnpm build` does (its vite.config.ts names every page:
+ * `index.html`, `ai-sdk.html`), so a page the config leaves out is missing here too: the
  * same output whichever API server a preview later proxies to (the proxy target is read by
  * `vite preview`, not baked into the build).
  */
 export async function buildDemo(outDir: string): Promise<void> {
-  const pages = readdirSync(demoDir).filter((name) => name.endsWith('.html'));
   await build({
     root: demoDir,
     configFile: join(demoDir, 'vite.config.ts'),
     logLevel: 'error',
-    build: {
-      outDir,
-      emptyOutDir: true,
-      sourcemap: false,
-      rolldownOptions: { input: pages.map((page) => join(demoDir, page)) },
-    },
+    build: { outDir, emptyOutDir: true, sourcemap: false },
   });
 }
 

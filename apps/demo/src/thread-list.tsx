@@ -59,6 +59,9 @@ export function ThreadsPanel({
           {copied ? 'Link copied' : 'Copy a link for another device'}
         </button>
       ) : null}
+      <a className="demo-link" href="ai-sdk.html">
+        The same server with the AI SDK’s useChat →
+      </a>
     </aside>
   );
 }

@@ -1,12 +1,15 @@
 /**
  * The AI SDK's own `useChat` on Resumable's transport (`/ai-sdk.html`): reload, go offline
  * or cut the stream mid-answer and the reply resumes from the exact offset, with no part
- * twice. The README's example, made runnable; the Chromium test drives it.
+ * twice. Its messages are drawn by the kit's parts (`ui-messages.ts`): Markdown, reasoning,
+ * tool cards. The README's example, made runnable; the Chromium test drives it.
  */
 import { Chat, useChat } from '@ai-sdk/react';
 import { createResumableChatTransport } from '@resumable/hooks/ai-sdk';
+import { ChatRoot, Composer, MessageList } from '@resumable/ui';
 import type { UIMessage } from 'ai';
-import { type FormEvent, use, useState, useSyncExternalStore } from 'react';
+import { use, useMemo, useSyncExternalStore } from 'react';
+import { chatMessagesOf } from './ui-messages.js';
 
 const CHAT_ID = 'ai-sdk-demo';
 const transport = createResumableChatTransport({ endpoint: '/api' });
@@ -37,69 +40,37 @@ export function AiSdkApp() {
 
 function ChatView() {
   const { messages, sendMessage, stop, status, error } = useChat({ chat, resume: true });
-  const [draft, setDraft] = useState('');
   // The session under the transport: its connection phase (streaming, offline, reconnecting…).
   const run = transport.session(CHAT_ID).run;
   const phase = useSyncExternalStore(run.store.subscribe, () => run.getState().connection.phase);
   window.__aiSdkChat = { messages, status };
   const busy = status === 'submitted' || status === 'streaming';
-
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    if (draft.trim() === '' || busy) return;
-    void sendMessage({ text: draft });
-    setDraft('');
-  };
+  // The kit's parts draw the AI SDK's messages: Markdown, reasoning, tool cards.
+  const shown = useMemo(() => chatMessagesOf(messages), [messages]);
 
   return (
-    <main style={{ maxWidth: 720, margin: '2rem auto', fontFamily: 'system-ui' }}>
-      <h1>useChat × Resumable</h1>
-      <ol role="log" aria-label="Conversation" style={{ listStyle: 'none', padding: 0 }}>
-        {messages.map((m) => (
-          <li key={m.id} data-role={m.role} data-id={m.id}>
-            <strong>{m.role}</strong>
-            {m.parts.map((part, i) => {
-              const key = `${m.id}:${i}`;
-              if (part.type === 'text') {
-                return (
-                  <p key={key} data-part="text" style={{ whiteSpace: 'pre-wrap' }}>
-                    {part.text}
-                  </p>
-                );
-              }
-              if (part.type === 'dynamic-tool') {
-                return (
-                  <p key={key} data-part="tool">
-                    tool {part.toolName}: {part.state}
-                  </p>
-                );
-              }
-              return null;
-            })}
-          </li>
-        ))}
-      </ol>
-      {error ? <p role="alert">{error.message}</p> : null}
-      <form onSubmit={submit}>
-        <textarea
-          aria-label="Message"
-          value={draft}
-          onChange={(e) => setDraft(e.target.value)}
-          rows={2}
-          style={{ width: '100%' }}
-        />
-        <button type="submit" disabled={busy}>
-          Send
-        </button>
-        {busy ? (
-          <button type="button" onClick={() => void stop()}>
-            Stop
-          </button>
-        ) : null}
-        <span role="status" data-status={status} data-connection={phase}>
-          {status} · {phase}
-        </span>
-      </form>
-    </main>
+    <ChatRoot className="ai-sdk">
+      <header className="ai-sdk__header">
+        <h1>useChat × Resumable</h1>
+        <a href="./">← The demo</a>
+      </header>
+      <MessageList messages={shown} isStreaming={busy} />
+      {error ? (
+        <p role="alert" className="ai-sdk__error">
+          {error.message}
+        </p>
+      ) : null}
+      <Composer
+        onSend={(text) => {
+          void sendMessage({ text });
+        }}
+        onStop={() => void stop()}
+        isStreaming={busy}
+        offline={phase === 'offline'}
+      />
+      <p role="status" className="ai-sdk__status" data-status={status} data-connection={phase}>
+        {status} · {phase}
+      </p>
+    </ChatRoot>
   );
 }

@@ -1,3 +1,5 @@
+import '@resumable/ui/styles.css';
+import './ai-sdk.css';
 import { StrictMode, Suspense } from 'react';
 import { createRoot } from 'react-dom/client';
 import { AiSdkApp } from './app.js';
