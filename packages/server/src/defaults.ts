@@ -82,7 +82,7 @@ export const DEFAULTS = {
     tailCheckMs: 5000,
     maxReconnectDelayMs: 1000,
     /** `durableAppends` on a cluster (one Redis: off). */
-    durableAppends: { replicas: 1, timeoutMs: 1000 },
+    durableAppends: { replicas: 1, timeoutMs: 1000, connections: 4 },
     /** ioredis `slotsRefreshInterval` of a cluster connection. */
     slotsRefreshInterval: 2000,
   },

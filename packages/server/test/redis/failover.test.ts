@@ -241,6 +241,25 @@ describe('Redis Cluster failover mid-run', () => {
           message: 'Redis append: 0 of 1 replicas acknowledged it within 300 ms',
         });
         expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+        // WAIT holds its connection: durable appends have their own, so the store's reads
+        // and other runs' appends are not queued behind one (they were: one connection).
+        const slow = new RedisStore({
+          cluster: cluster.seeds,
+          prefix,
+          log: () => {},
+          durableAppends: { replicas: 1, timeoutMs: 3000, connections: 4 },
+        });
+        try {
+          await connected(slow);
+          const waiting = slow.append('r', [ev(2)]).catch((error: unknown) => error);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          const read = performance.now();
+          expect(await slow.readStream(stream, 0, 10)).toEqual([ev(1), ev(2)]);
+          expect(performance.now() - read).toBeLessThan(1500);
+          expect(await waiting).toMatchObject({ code: 'store_unavailable' });
+        } finally {
+          await slow.close();
+        }
         // The batch is on the primary, but no replica has it: no reader sees it.
         expect(await store.readStream(stream, 0, 10)).toEqual([ev(1), ev(2)]);
         expect(await reader.readEvents('r', 0, 10)).toEqual([ev(1)]);

@@ -48,7 +48,8 @@ export function openClient(target: RedisTarget, options: ConnectOptions): RedisC
   // the commands that reach it while it connects: "Connection is closed." Each node is
   // connected as soon as it is known instead (`whenReady` waits for the primaries).
   const connectNode = (redis: Redis) => {
-    if (redis.status === 'wait') redis.connect().catch(() => {});
+    // Replicas are never read from (`scaleReads: 'master'`): left to connect when asked.
+    if (redis.status === 'wait' && !redis.options.readOnly) redis.connect().catch(() => {});
   };
   cluster.on('+node', connectNode);
   for (const redis of cluster.nodes('all')) connectNode(redis);

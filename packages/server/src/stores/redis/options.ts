@@ -26,10 +26,12 @@ export interface RedisStoreOptions {
    * Appends are acknowledged by this many replicas (`WAIT replicas timeoutMs`) before any
    * reader sees them, so a failover to a replica loses no event a client has. An append
    * no replica acknowledges in time counts as a store outage (its events wait in memory,
-   * see the server's `limits.storeOutageMs`). `false` turns it off.
-   * @default `{ replicas: 1, timeoutMs: 1000 }` on a cluster; `false` on one Redis
+   * see the server's `limits.storeOutageMs`). `false` turns it off. `WAIT` holds its
+   * connection until it returns, so durable appends go over `connections` connections of
+   * their own (a run always over the same one), never the one reads and leases use.
+   * @default `{ replicas: 1, timeoutMs: 1000, connections: 4 }` on a cluster; `false` on one Redis
    */
-  durableAppends?: { replicas?: number; timeoutMs?: number } | false;
+  durableAppends?: { replicas?: number; timeoutMs?: number; connections?: number } | false;
   /**
    * Prefix of every key, so deployments (or tests) can share one Redis database.
    * @default 'resumable:'

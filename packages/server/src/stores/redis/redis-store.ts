@@ -44,6 +44,7 @@ type Pipeline = ChainableCommander & ScriptCommands;
 interface Durability {
   replicas: number;
   timeoutMs: number;
+  connections: number;
 }
 
 /**
@@ -89,6 +90,8 @@ export class RedisStore implements EventStore {
    */
   readonly stats = { commands: 0 };
   private subscriber: RedisClient | null = null;
+  /** The connections of durable appends (`durableAppends.connections`), made when first needed. */
+  private readonly appendClients: Client[] = [];
   private tails: LiveTails | null = null;
   private closed = false;
   readonly threadLog = new RedisThreadLog(this); // protocol.md, "Thread event stream"
@@ -113,6 +116,10 @@ export class RedisStore implements EventStore {
         : {
             replicas: durable.replicas ?? DEFAULTS.redis.durableAppends.replicas,
             timeoutMs: durable.timeoutMs ?? DEFAULTS.redis.durableAppends.timeoutMs,
+            connections: Math.max(
+              1,
+              Math.floor(durable.connections ?? DEFAULTS.redis.durableAppends.connections),
+            ),
           };
     this.connection = {
       ...options.redisOptions,
@@ -130,6 +137,8 @@ export class RedisStore implements EventStore {
     for (const [name, definition] of Object.entries(SCRIPTS)) {
       this.client.defineCommand(name, definition);
     }
+    // Connected now, so the first durable append does not wait for them.
+    if (this.durability) this.appendClient('');
     const call = <T>(what: string, op: (client: RedisClient) => Promise<T>) => this.call(what, op);
     this.interrupts = new RedisInterruptLedger(this.keys, call);
     this.counters = new RedisCounters(this.keys, call);
@@ -259,7 +268,7 @@ export class RedisStore implements EventStore {
       ...events.map((event) => event.json),
     ];
     const reply = durable
-      ? await this.durably<[number, number?]>('append', (p) => p.rsAppend(...args))
+      ? await this.durably<[number, number?]>('append', runId, (p) => p.rsAppend(...args))
       : ((await this.call('append', (c) => c.rsAppend(...args))) as [number, number?]);
     if (reply[0] === -1) throw runNotFound(runId);
     if (reply[0] === 0) {
@@ -483,7 +492,7 @@ export class RedisStore implements EventStore {
     // The subscriber sits in subscriber mode: a QUIT would wait behind it, so it is
     // simply disconnected.
     this.subscriber?.disconnect();
-    await quit(this.client);
+    await Promise.all([this.client, ...this.appendClients].map((client) => quit(client)));
   }
 
   // ---- connections -----------------------------------------------------------------------
@@ -547,10 +556,30 @@ export class RedisStore implements EventStore {
     return client;
   }
 
-  /** Resolves when the main connection is up; `store_unavailable` after `connectWaitMs`. */
-  private ready(): Promise<void> {
+  /** Resolves when `client` is up; `store_unavailable` after `connectWaitMs`. */
+  private ready(client: RedisClient = this.client): Promise<void> {
     if (this.closed) return Promise.reject(unavailable('the Redis store is closed'));
-    return whenReady(this.client, this.waits, this.connectWaitMs, this.label);
+    return whenReady(client, this.waits, this.connectWaitMs, this.label);
+  }
+
+  /**
+   * The durable-append connection of `key` (a run's or a thread's id: always the same one,
+   * so its appends stay in order). `WAIT` holds a connection until a replica answered (up
+   * to `timeoutMs` when none does): on connections of their own, durable appends never
+   * hold up reads, leases or another run's appends queued behind them there.
+   */
+  private appendClient(key: string): Client {
+    const count = this.durability!.connections;
+    while (this.appendClients.length < count) {
+      const client = this.connect(`append-${this.appendClients.length}`) as Client;
+      for (const [name, definition] of Object.entries(SCRIPTS)) {
+        client.defineCommand(name, definition);
+      }
+      this.appendClients.push(client);
+    }
+    let hash = 0;
+    for (let i = 0; i < key.length; i++) hash = (hash * 31 + key.charCodeAt(i)) >>> 0;
+    return this.appendClients[hash % count]!;
   }
 
   /** Runs one Redis operation; any failure of Redis itself becomes `store_unavailable`. */
@@ -566,28 +595,29 @@ export class RedisStore implements EventStore {
 
   /**
    * A write that a replica must acknowledge before anyone reads it (`durableAppends`):
-   * the script and `WAIT` in one pipeline, so `WAIT` goes to the node that ran the script
-   * and counts it. An acknowledgement missing after `timeoutMs` is a store failure: the
+   * the script and `WAIT` in one pipeline on `key`'s append connection, so `WAIT` goes to
+   * the node that ran the script and counts it. An acknowledgement missing after `timeoutMs` is a store failure: the
    * write is on the primary but may not survive its failover, so nothing of it is shown
    * (the run log holds its events and appends them again, which the store recognises).
    */
-  async durably<T>(what: string, build: (pipeline: Pipeline) => void): Promise<T> {
+  async durably<T>(what: string, key: string, build: (pipeline: Pipeline) => void): Promise<T> {
     const durable = this.durability!;
-    await this.ready();
+    const client = this.appendClient(key);
+    await this.ready(client);
     let results: Array<[Error | null, unknown]> | null;
     try {
-      const pipeline = this.client.pipeline() as Pipeline;
+      const pipeline = client.pipeline() as Pipeline;
       build(pipeline);
       pipeline.wait(durable.replicas, durable.timeoutMs);
       this.stats.commands += pipeline.length;
       results = await pipeline.exec();
     } catch (error) {
-      throw this.failure(what, error);
+      throw this.failure(what, error, client);
     }
     const [write, wait] = results ?? [];
     if (!write || !wait) throw unavailable(`Redis ${what}: no reply`);
-    if (write[0]) throw this.failure(what, write[0]);
-    if (wait[0]) throw this.failure(what, wait[0]);
+    if (write[0]) throw this.failure(what, write[0], client);
+    if (wait[0]) throw this.failure(what, wait[0], client);
     const acknowledged = Number(wait[1]);
     if (acknowledged < durable.replicas) {
       throw unavailable(
@@ -597,12 +627,12 @@ export class RedisStore implements EventStore {
     return write[1] as T;
   }
 
-  private failure(what: string, error: unknown): Error {
+  private failure(what: string, error: unknown, client: RedisClient = this.client): Error {
     if (error instanceof ResumableError) return error;
     const message = (error as Error)?.message ?? String(error);
     // The connection went while the call was on its way ("Stream isn't writeable"): the
     // same words as a call that waited for it, whichever came first.
-    if (!connectionUp(this.client)) {
+    if (!connectionUp(client)) {
       return unavailable(unreachable(this.label, `${what}: ${message}`), error);
     }
     return unavailable(`Redis ${what} failed: ${message}`, error);

@@ -33,9 +33,10 @@ export interface RedisThreadLogParts {
   readonly keys: RedisKeys;
   /** One operation on the main connection; a Redis failure becomes `store_unavailable`. */
   call<T>(what: string, op: (client: RedisClient) => Promise<T>): Promise<T>;
-  /** The script and `WAIT` in one pipeline, when appends must reach a replica first. */
+  /** The script and `WAIT` in one pipeline on `key`'s append connection, when appends must reach a replica first. */
   durably<T>(
     what: string,
+    key: string,
     build: (pipeline: import('ioredis').ChainableCommander) => void,
   ): Promise<T>;
   /** Whether appends wait for a replica (`durableAppends`). */
@@ -64,7 +65,7 @@ export class RedisThreadLog implements ThreadLogStore {
     const live = keys.threadLive(threadId);
     const args = [keys.thread(threadId), this.stream(threadId), keep, durable ? '' : live, json];
     const reply = durable
-      ? await this.parts.durably('threadAppend', (p) => p.eval(APPEND, 2, ...args))
+      ? await this.parts.durably('threadAppend', threadId, (p) => p.eval(APPEND, 2, ...args))
       : await this.parts.call('threadAppend', (c) => c.eval(APPEND, 2, ...args));
     if (reply === -1) return null;
     const offset = Number(reply);
