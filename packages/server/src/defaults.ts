@@ -120,6 +120,13 @@ export const LIVE_BODY_MAX = 65_536;
 export const REMEMBERED_RUN_THREADS = 50_000;
 /** Keys per `SCAN` step. */
 export const MIGRATE_SCAN_COUNT = 500;
+/** An upload is written to SQLite in pieces of this many bytes (its last one smaller). */
+export const SQLITE_FILE_PIECE_BYTES = 256 * KiB;
+/**
+ * An upload in progress on Redis (appended to one key) is dropped by Redis itself when no
+ * piece came for this long: one its server died writing is never kept.
+ */
+export const REDIS_UPLOAD_TTL_MS = 10 * 60_000;
 /** `evictOldest`'s queue is compacted past this many entries and twice the events kept. */
 export const THREAD_LOG_COMPACT_AFTER = 1024;
 

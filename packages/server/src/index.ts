@@ -47,6 +47,7 @@ export {
   AppendConflictError,
   type EventStore,
   type FileStore,
+  type FileUpload,
   type InterruptAnswer,
   type InterruptLedger,
   type InterruptStatus,

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DirectoryFiles } from '../src/index.js';
 import type { FileStore, StoredFile } from '../src/stores/types.js';
-import { CLUSTER_STORES, tempDir } from './helpers.js';
+import { CLUSTER_STORES, putFile, tempDir } from './helpers.js';
 
 /** Every `FileStore`: each store's own, and a files directory. */
 const FILE_STORES: Array<{
@@ -43,7 +43,7 @@ describe.each(FILE_STORES)('FileStore.remove: $name', ({ name, open }) => {
     size,
     createdAt: 1000,
   });
-  const put = (f: StoredFile) => opened.files.put(f, new Uint8Array(f.size).fill(97), 1000);
+  const put = (f: StoredFile) => putFile(opened.files, f, new Uint8Array(f.size).fill(97), 1000);
 
   it('deletes one file, named by a prompt or not, and its share of the thread total', async () => {
     const { files } = opened;

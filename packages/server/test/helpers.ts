@@ -5,7 +5,7 @@ import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { type RunningServer, type StartServerOptions, startServer } from '../src/index.js';
 import { MemoryStore } from '../src/stores/memory/memory-store.js';
 import { SqliteStore } from '../src/stores/sqlite/sqlite-store.js';
-import type { EventStore } from '../src/stores/types.js';
+import type { EventStore, FileStore, StoredFile } from '../src/stores/types.js';
 import { testClusterStore, testRedisStore } from './redis/shared.js';
 
 /** A temp directory removed by `cleanup()`. */
@@ -113,6 +113,18 @@ export async function postRun(
     body: JSON.stringify(body),
   });
   return { status: response.status, json: await response.json(), headers: response.headers };
+}
+
+/** Stores `bytes` as `file` through `FileStore.upload`, in one write. */
+export async function putFile(
+  files: FileStore,
+  file: StoredFile,
+  bytes: Uint8Array,
+  maxThreadBytes: number,
+): Promise<boolean> {
+  const upload = files.upload(file.threadId, file.fileId);
+  await upload.write(bytes);
+  return upload.commit(file, maxThreadBytes);
 }
 
 /** An empty thread (`POST /threads`): its id and token. */

@@ -1,37 +1,89 @@
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import {
+  type FileHandle,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  writeFile,
+} from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { isWireId, ResumableError } from '@resumable/protocol';
-import type { FileStore, StoredFile } from '../stores/types.js';
+import type { FileStore, FileUpload, StoredFile } from '../stores/types.js';
 import { fileRef } from './references.js';
+
+/** The folder uploads are written to as they arrive: `+` is in no id, so in no thread's. */
+const UPLOADS = '+uploads';
 
 /**
  * Uploaded files in a directory: `<dir>/<threadId>/<fileId>` holds the bytes and
  * `<fileId>.json` the description. No path is built from an id `fileRef` refuses (the
  * routes' rule: a safe alphabet, never `.` or `..`): such a file is not found, and such a
- * thread has nothing to delete. The per-thread total is checked and the
- * file written one upload at a time per thread, in this process; several instances that
- * share the directory may overshoot the total by their concurrent uploads.
+ * thread has nothing to delete. An upload is written to `<dir>/+uploads/<threadId>/<fileId>`
+ * as it arrives (`+` is outside the ids' alphabet: no thread's folder) and moved into its
+ * thread at commit. The per-thread total is checked and the file moved one commit at a
+ * time per thread, in this process; several instances that share the directory may
+ * overshoot the total by their concurrent uploads.
  */
 export class DirectoryFiles implements FileStore {
-  /** The upload in progress per thread: the next one waits for it. */
+  /** The commit in progress per thread: the next one waits for it. */
   private readonly writing = new Map<string, Promise<unknown>>();
 
   constructor(readonly directory: string) {}
 
-  async put(file: StoredFile, bytes: Uint8Array, maxThreadBytes: number): Promise<boolean> {
-    if (!fileRef(file.threadId, file.fileId)) {
+  upload(threadId: string, fileId: string): FileUpload {
+    if (!fileRef(threadId, fileId)) {
       throw new ResumableError(
         'bad_request',
         'a file is named by the ids of its thread and itself',
       );
     }
-    const previous = this.writing.get(file.threadId) ?? Promise.resolve();
-    const next = previous.catch(() => {}).then(() => this.write(file, bytes, maxThreadBytes));
-    this.writing.set(file.threadId, next);
+    const staged = join(this.directory, UPLOADS, threadId, fileId);
+    let handle: FileHandle | null = null;
+    let size = 0;
+    const opened = async () => {
+      if (!handle) {
+        await mkdir(dirname(staged), { recursive: true });
+        handle = await open(staged, 'w');
+      }
+      return handle;
+    };
+    const close = async () => {
+      const current = handle;
+      handle = null;
+      await current?.close();
+    };
+    return {
+      write: async (bytes) => {
+        const file = await opened();
+        await file.write(bytes);
+        size += bytes.byteLength;
+      },
+      commit: async (file, maxThreadBytes) => {
+        if (file.threadId !== threadId || file.fileId !== fileId || file.size !== size) {
+          throw new RangeError(`upload ${threadId}/${fileId}: ${size} bytes written`);
+        }
+        await opened();
+        await close();
+        return this.oneAtATime(threadId, () => this.commit(file, staged, maxThreadBytes));
+      },
+      abort: async () => {
+        await close();
+        await rm(staged, { force: true });
+      },
+    };
+  }
+
+  /** Runs `op` after the thread's commit in progress, if any. */
+  private async oneAtATime<T>(threadId: string, op: () => Promise<T>): Promise<T> {
+    const previous = this.writing.get(threadId) ?? Promise.resolve();
+    const next = previous.catch(() => {}).then(op);
+    this.writing.set(threadId, next);
     try {
       return await next;
     } finally {
-      if (this.writing.get(file.threadId) === next) this.writing.delete(file.threadId);
+      if (this.writing.get(threadId) === next) this.writing.delete(threadId);
     }
   }
 
@@ -61,7 +113,7 @@ export class DirectoryFiles implements FileStore {
     await rm(this.path(threadId, fileId), { force: true });
   }
 
-  private async write(file: StoredFile, bytes: Uint8Array, max: number): Promise<boolean> {
+  private async commit(file: StoredFile, staged: string, max: number): Promise<boolean> {
     const dir = this.path(file.threadId);
     const names = (await this.io(() => readdir(dir))) ?? [];
     let used = 0;
@@ -69,10 +121,13 @@ export class DirectoryFiles implements FileStore {
       const text = await this.io(() => readFile(join(dir, name), 'utf8'));
       if (text !== null) used += (JSON.parse(text) as StoredFile).size;
     }
-    if (used + file.size > max) return false;
+    if (used + file.size > max) {
+      await rm(staged, { force: true });
+      return false;
+    }
     await mkdir(dir, { recursive: true });
     // The bytes first: a description always names bytes that exist.
-    await writeFile(join(dir, file.fileId), bytes);
+    await rename(staged, join(dir, file.fileId));
     await writeFile(join(dir, `${file.fileId}.json`), JSON.stringify(file));
     return true;
   }

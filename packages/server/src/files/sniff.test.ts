@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fileTypeOf, sniff } from './sniff.js';
+import { fileTypeOf, sniff, sniffStream } from './sniff.js';
 
 const bytes = (...parts: Array<string | number[]>) =>
   new Uint8Array(
@@ -32,4 +32,46 @@ describe('sniff', () => {
     expect(fileTypeOf(text, 'image/png')).toBe(null);
     expect(fileTypeOf(bytes([0, 1, 2]), 'application/octet-stream')).toBe(null);
   });
+});
+
+describe('sniffStream', () => {
+  async function* pieces(...parts: Uint8Array[]) {
+    for (const part of parts) yield part;
+  }
+  /** Its type and bytes, or the 415 its pieces threw. */
+  const streamed = async (parts: Uint8Array[], declared: string | null) => {
+    const { mimeType, chunks } = await sniffStream(pieces(...parts), declared);
+    const out: number[] = [];
+    try {
+      for await (const chunk of chunks) out.push(...chunk);
+    } catch (error) {
+      return { mimeType, refused: (error as { code?: string }).code };
+    }
+    return { mimeType, bytes: out };
+  };
+
+  it.each([
+    ['png', bytes('\x89PNG\r\n\x1a\n', [0, 1, 2, 3, 4, 5, 6]), 'image/png'],
+    ['text', new TextEncoder().encode('# été ✓ 😀\n'), 'text/markdown'],
+    ['bad utf-8 late', bytes('hello world, ', [0xc3, 0x28]), 'text/markdown'],
+    ['a control late', bytes('hello world, ', [0x01]), null],
+    ['cut in a character', bytes('hello world ', [0xe2, 0x9c]), null],
+  ])(
+    '%s: split at every byte, the same type as fileTypeOf, or a 415 for what is not text',
+    async (_name, whole, declared) => {
+      const type = fileTypeOf(whole, declared);
+      for (let at = 0; at <= whole.length; at++) {
+        const result = await streamed([whole.slice(0, at), whole.slice(at)], declared);
+        if (type === null && result.mimeType !== null) {
+          // Told from the start as text: refused once the bytes say otherwise.
+          expect([at, result]).toEqual([
+            at,
+            { mimeType: result.mimeType, refused: 'unsupported_media_type' },
+          ]);
+        } else {
+          expect([at, result]).toEqual([at, { mimeType: type, bytes: [...whole] }]);
+        }
+      }
+    },
+  );
 });

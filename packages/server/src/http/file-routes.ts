@@ -3,11 +3,11 @@ import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { authorizeOrThrow } from '../auth.js';
 import { MAX_FILE_NAME } from '../defaults.js';
 import { fileRef, fileUrl } from '../files/references.js';
-import { fileTypeOf } from '../files/sniff.js';
+import { sniffStream } from '../files/sniff.js';
 import { UploadRate, type UploadRateLimits } from '../files/upload-rate.js';
 import type { FileStore, StoredFile } from '../stores/types.js';
 import type { RouteContext } from './context.js';
-import { bodyBytes, declaredLength, refuseDeclared } from './request-body.js';
+import { bodyChunks, declaredLength, refuseDeclared } from './request-body.js';
 
 export interface FileLimits {
   files: FileStore;
@@ -53,10 +53,9 @@ export function fileRoutes(
     // chunked one once it has come (it is at most maxFileBytes, which fits the budget).
     const declaredBytes = declaredLength(c.req.raw);
     if (declaredBytes !== null) await rate.admitBytes(address, declaredBytes);
-    const bytes = await bodyBytes(c, options.maxFileBytes, tooLarge);
-    if (declaredBytes === null) await rate.admitBytes(address, bytes.length);
     const declared = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase() ?? null;
-    const mimeType = fileTypeOf(bytes, declared);
+    const body = await sniffStream(bodyChunks(c, options.maxFileBytes, tooLarge), declared);
+    const { mimeType } = body;
     if (mimeType === null || !allowed.has(mimeType)) {
       throw new ResumableError(
         'unsupported_media_type',
@@ -65,23 +64,35 @@ export function fileRoutes(
           : `${mimeType} files are not accepted here`,
       );
     }
-    const file: StoredFile = {
-      fileId: crypto.randomUUID(),
-      threadId,
-      name,
-      mimeType,
-      size: bytes.length,
-      createdAt: Date.now(),
-    };
-    // Stored under the thread guard: a delete here waits for it (and removes it), and a
-    // thread deleted and made again while the body came in is not this upload's thread.
-    const put = ctx.manager.threadGuard.start(threadId, async (current) => {
+    const fileId = crypto.randomUUID();
+    // The bytes go to the store as they arrive (the next piece is read once the last one is
+    // written), apart from the thread's files until the commit below.
+    const upload = options.files.upload(threadId, fileId);
+    let size = 0;
+    try {
+      for await (const piece of body.chunks) {
+        await upload.write(piece);
+        size += piece.byteLength;
+      }
+      if (declaredBytes === null) await rate.admitBytes(address, size);
+    } catch (error) {
+      await upload.abort().catch(() => {});
+      throw error;
+    }
+    const file: StoredFile = { fileId, threadId, name, mimeType, size, createdAt: Date.now() };
+    // Committed under the thread guard: a delete here waits for it (and removes it), and a
+    // thread deleted while the body came in is not this upload's thread.
+    const committed = ctx.manager.threadGuard.start(threadId, async (current) => {
       if (current.token !== thread.token) {
         throw new ResumableError('thread_not_found', `no thread ${threadId}`);
       }
-      return options.files.put(file, bytes, options.maxThreadBytes);
+      return upload.commit(file, options.maxThreadBytes);
     });
-    if (!(await put)) {
+    const stored = await committed.catch(async (error: unknown) => {
+      await upload.abort().catch(() => {});
+      throw error;
+    });
+    if (!stored) {
       throw new ResumableError(
         'payload_too_large',
         `the thread's files would be over their limit of ${options.maxThreadBytes} bytes`,

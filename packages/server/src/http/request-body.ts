@@ -71,18 +71,8 @@ export async function* bodyChunks(
 /** The whole body, at most `max` bytes (`bodyChunks`), as one array. */
 export async function bodyBytes(c: Context, max: number, tooLarge: TooLarge): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of bodyChunks(c, max, tooLarge)) {
-    chunks.push(chunk);
-    size += chunk.byteLength;
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return bytes;
+  for await (const chunk of bodyChunks(c, max, tooLarge)) chunks.push(chunk);
+  return Buffer.concat(chunks);
 }
 
 /** The whole body as UTF-8 text (a JSON route's), at most `max` bytes. */

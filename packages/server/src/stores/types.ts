@@ -334,13 +334,30 @@ export interface StoredFile {
   createdAt: number;
 }
 
+/**
+ * An upload on its way into the store (`FileStore.upload`): its bytes are written as they
+ * arrive, apart from the thread's files, and become one of them at `commit`.
+ */
+export interface FileUpload {
+  /** Adds bytes after those written so far. */
+  write(bytes: Uint8Array): Promise<void>;
+  /**
+   * Makes the bytes written the thread's file `file` (`file.size` is how many), unless the
+   * thread's files would then exceed `maxThreadBytes`: false then, and the bytes dropped.
+   */
+  commit(file: StoredFile, maxThreadBytes: number): Promise<boolean>;
+  /** Drops the bytes written: the upload was refused, or cut short. */
+  abort(): Promise<void>;
+}
+
 /** Uploaded files, per thread. */
 export interface FileStore {
   /**
-   * Stores the file unless the thread's files would then exceed `maxThreadBytes`: false
-   * (and nothing stored) in that case.
+   * Begins an upload of `fileId` to the thread. No store holds a whole upload in memory
+   * while it arrives but the memory store, which holds everything there: SQLite writes it
+   * in pieces, Redis appends to one key, a directory writes a file.
    */
-  put(file: StoredFile, bytes: Uint8Array, maxThreadBytes: number): Promise<boolean>;
+  upload(threadId: string, fileId: string): FileUpload;
   /** The file's description, without its bytes (what validating a prompt needs). */
   head(threadId: string, fileId: string): Promise<StoredFile | null>;
   /** The file and its bytes. */

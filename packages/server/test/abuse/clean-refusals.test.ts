@@ -4,6 +4,7 @@ import { createThread } from '../helpers.js';
 import { type RawRequest, rawRequest, responsesOf } from './raw-client.js';
 import { MB } from './util.js';
 
+const PNG_SIGNATURE = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const tooLarge = (message: string) => ({ error: { code: 'payload_too_large', message } });
 const RUNS_413 = tooLarge(`the request body is over the limit of ${MB} bytes`);
 const FILE_413 = tooLarge(`the file is over the limit of ${MB} bytes`);
@@ -43,6 +44,8 @@ describe('clean refusals over raw sockets', () => {
     ].join('\r\n'),
     bodyBytes: bytes,
     chunked,
+    // A PNG's signature: the size, not the type, is what refuses it.
+    start: PNG_SIGNATURE,
     fill: 0x89,
   });
   const postRuns = (chunked: boolean, bytes = 4 * MB): RawRequest => ({

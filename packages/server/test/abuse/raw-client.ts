@@ -30,6 +30,8 @@ export interface RawRequest {
   /** How long to wait for the server to close, at most. */
   timeoutMs?: number;
   fill?: number;
+  /** The body's first bytes (a file's signature), then `fill` up to `bodyBytes`. */
+  start?: Uint8Array;
 }
 
 const PIECE = 64 * 1024;
@@ -82,8 +84,11 @@ export function rawRequest(port: number, request: RawRequest): Promise<RawResult
     const pump = () => {
       while (sent < request.bodyBytes && !socket.destroyed) {
         const size = Math.min(piece.length, request.bodyBytes - sent);
+        const body =
+          sent === 0 && request.start
+            ? Buffer.concat([request.start, piece.subarray(request.start.length, size)])
+            : piece.subarray(0, size);
         sent += size;
-        const body = piece.subarray(0, size);
         const more = request.chunked
           ? socket.write(Buffer.concat([Buffer.from(`${size.toString(16)}\r\n`), body, CRLF]))
           : socket.write(body);

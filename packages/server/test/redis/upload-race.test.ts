@@ -26,11 +26,17 @@ describe('an upload on A racing a delete on B (Redis)', () => {
       startServer({ port: 0, store: store(), instanceId: 'A', files, log: () => {} }),
       startServer({ port: 0, store: store(), instanceId: 'B', files, log: () => {} }),
     ]);
-    // The delete and the re-create land between A's thread check and its store write.
-    const put = a.store.files.put.bind(a.store.files);
-    a.store.files.put = async (file, bytes, max) => {
-      if (file.name === 'race.txt') await race();
-      return put(file, bytes, max);
+    // The delete lands between A's thread check and its commit.
+    const upload = a.store.files.upload.bind(a.store.files);
+    a.store.files.upload = (threadId, fileId) => {
+      const inner = upload(threadId, fileId);
+      return {
+        ...inner,
+        commit: async (file, max) => {
+          if (file.name === 'race.txt') await race();
+          return inner.commit(file, max);
+        },
+      };
     };
   });
   afterAll(async () => {

@@ -1,4 +1,4 @@
-import type { FileStore, StoredFile } from '../types.js';
+import type { FileStore, FileUpload, StoredFile } from '../types.js';
 
 /** Uploaded files in this process's memory (the memory store's, and a test's). */
 export class MemoryFiles implements FileStore {
@@ -8,7 +8,30 @@ export class MemoryFiles implements FileStore {
     Map<string, { file: StoredFile; bytes: Uint8Array; referenced: boolean }>
   >();
 
-  async put(file: StoredFile, bytes: Uint8Array, maxThreadBytes: number): Promise<boolean> {
+  upload(threadId: string, fileId: string): FileUpload {
+    const pieces: Uint8Array[] = [];
+    let size = 0;
+    return {
+      write: async (bytes) => {
+        pieces.push(bytes.slice());
+        size += bytes.byteLength;
+      },
+      commit: async (file, maxThreadBytes) => {
+        if (file.threadId !== threadId || file.fileId !== fileId || file.size !== size) {
+          throw new RangeError(`upload ${threadId}/${fileId}: ${size} bytes written`);
+        }
+        const stored = this.put(file, pieces, maxThreadBytes);
+        pieces.length = 0;
+        return stored;
+      },
+      abort: async () => {
+        pieces.length = 0;
+      },
+    };
+  }
+
+  /** Stores the file unless the thread's files would exceed `maxThreadBytes`. */
+  private put(file: StoredFile, pieces: readonly Uint8Array[], maxThreadBytes: number): boolean {
     let files = this.threads.get(file.threadId);
     let used = 0;
     for (const stored of files?.values() ?? []) used += stored.file.size;
@@ -17,7 +40,8 @@ export class MemoryFiles implements FileStore {
       files = new Map();
       this.threads.set(file.threadId, files);
     }
-    files.set(file.fileId, { file: { ...file }, bytes: bytes.slice(), referenced: false });
+    const bytes = new Uint8Array(Buffer.concat(pieces, file.size));
+    files.set(file.fileId, { file: { ...file }, bytes, referenced: false });
     return true;
   }
 

@@ -20,6 +20,7 @@
  * | `{T}:events:live` | shard channel | each thread event as it is stored |
  * | `{T}:files` | hash | file id → file JSON (`StoredFile`); `:bytes` → their total size |
  * | `{T}:file:<F>` | string | the file's bytes |
+ * | `{T}:upload:<F>` | string | an upload's bytes as they arrive (appended), with a TTL, until it is committed as `{T}:file:<F>` |
  * | `{T}:files:pending` | set | ids of the thread's uploads no prompt named yet |
  * | `{T}:rate:<name>` | sorted set | the thread's rate window (run starts, uploads) |
  * | `{T}:run:<R>` | hash | the `RunRecord` (status, lastOffset, snapshot, owner, …) |
@@ -88,6 +89,9 @@ export class RedisKeys {
   }
   file(threadId: string, fileId: string): string {
     return `${this.tag(threadId)}:file:${idPart(fileId)}`;
+  }
+  upload(threadId: string, fileId: string): string {
+    return `${this.tag(threadId)}:upload:${idPart(fileId)}`;
   }
   threadPendingFiles(threadId: string): string {
     return `${this.tag(threadId)}:files:pending`;

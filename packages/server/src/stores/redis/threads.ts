@@ -1,5 +1,6 @@
-import { REDIS_DELETE_CHUNK } from '../../defaults.js';
-import type { FileStore, StoredFile, ThreadEdits } from '../types.js';
+import { ResumableError } from '@resumable/protocol';
+import { REDIS_DELETE_CHUNK, REDIS_UPLOAD_TTL_MS } from '../../defaults.js';
+import type { FileStore, FileUpload, StoredFile, ThreadEdits } from '../types.js';
 import type { RedisClient } from './connection.js';
 import { type RedisKeys, runMember } from './keys.js';
 import { pendingMember, removeFile, sweepPendingFiles, TOTAL } from './pending-files.js';
@@ -74,16 +75,30 @@ return 1
 `;
 
 /**
- * KEYS: files hash, file bytes, the thread's pending uploads (set). ARGV: fileId, file
- * JSON, size, max total, bytes. → 1 stored, 0 over the thread's total (nothing stored).
+ * KEYS: files hash, the upload's bytes, the file's bytes, the thread's pending uploads
+ * (set). ARGV: fileId, file JSON, size, max total. → 1 stored, 0 over the thread's total
+ * (the upload dropped), -1 the upload's bytes are not all there (expired: dropped).
  */
-const PUT_FILE = `#!lua
+const COMMIT_FILE = `#!lua
+local size = tonumber(ARGV[3])
 local used = tonumber(redis.call('HGET', KEYS[1], '${TOTAL}') or '0')
-if used + tonumber(ARGV[3]) > tonumber(ARGV[4]) then return 0 end
-redis.call('SET', KEYS[2], ARGV[5])
+if used + size > tonumber(ARGV[4]) then
+  redis.call('DEL', KEYS[2])
+  return 0
+end
+if redis.call('STRLEN', KEYS[2]) ~= size then
+  redis.call('DEL', KEYS[2])
+  return -1
+end
+if size == 0 then
+  redis.call('SET', KEYS[3], '')
+else
+  redis.call('RENAME', KEYS[2], KEYS[3])
+  redis.call('PERSIST', KEYS[3])
+end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-redis.call('HINCRBY', KEYS[1], '${TOTAL}', ARGV[3])
-redis.call('SADD', KEYS[3], ARGV[1])
+redis.call('HINCRBY', KEYS[1], '${TOTAL}', size)
+redis.call('SADD', KEYS[4], ARGV[1])
 return 1
 `;
 
@@ -91,30 +106,55 @@ return 1
 export class RedisFiles implements FileStore {
   constructor(private readonly store: RedisAccess) {}
 
-  async put(file: StoredFile, bytes: Uint8Array, maxThreadBytes: number): Promise<boolean> {
+  upload(threadId: string, fileId: string): FileUpload {
     const k = this.store.keys;
-    // The sweep's index first: a stored upload is always found by it (an entry whose file
-    // was not stored is dropped by the sweep, or below).
-    const member = pendingMember(file.threadId, file.fileId);
-    await this.store.call('putFile', (c) => c.zadd(k.pendingFiles, file.createdAt, member));
-    const reply = await this.store.call('putFile', (c) =>
-      c.eval(
-        PUT_FILE,
-        3,
-        k.files(file.threadId),
-        k.file(file.threadId, file.fileId),
-        k.threadPendingFiles(file.threadId),
-        file.fileId,
-        JSON.stringify(file),
-        file.size,
-        maxThreadBytes,
-        Buffer.from(bytes),
-      ),
-    );
-    if (reply !== 1) {
-      await this.store.call('putFile', (c) => c.zrem(k.pendingFiles, member)).catch(() => 0);
-    }
-    return reply === 1;
+    const key = k.upload(threadId, fileId);
+    return {
+      write: async (bytes) => {
+        await this.store.call('writeFile', async (c) => {
+          const replies = await c
+            .multi()
+            .append(key, Buffer.from(bytes))
+            .pexpire(key, REDIS_UPLOAD_TTL_MS)
+            .exec();
+          const failed = replies?.find(([error]) => error);
+          if (failed) throw failed[0];
+        });
+      },
+      commit: async (file, maxThreadBytes) => {
+        // The sweep's index first: a stored upload is always found by it (an entry whose
+        // file was not stored is dropped by the sweep, or below).
+        const member = pendingMember(file.threadId, file.fileId);
+        await this.store.call('putFile', (c) => c.zadd(k.pendingFiles, file.createdAt, member));
+        const reply = await this.store.call('putFile', (c) =>
+          c.eval(
+            COMMIT_FILE,
+            4,
+            k.files(threadId),
+            key,
+            k.file(threadId, fileId),
+            k.threadPendingFiles(threadId),
+            fileId,
+            JSON.stringify(file),
+            file.size,
+            maxThreadBytes,
+          ),
+        );
+        if (reply !== 1) {
+          await this.store.call('putFile', (c) => c.zrem(k.pendingFiles, member)).catch(() => 0);
+        }
+        if (reply === -1) {
+          throw new ResumableError(
+            'store_unavailable',
+            `upload ${threadId}/${fileId}: its bytes were not all kept in Redis`,
+          );
+        }
+        return reply === 1;
+      },
+      abort: async () => {
+        await this.store.call('abortFile', (c) => c.del(key));
+      },
+    };
   }
 
   async head(threadId: string, fileId: string): Promise<StoredFile | null> {
