@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { createServer } from 'vite';
+import { ensurePortFree } from './port-in-use.js';
 import { printReady, runWithApi, webPort } from './run.js';
 
 /** `pnpm dev`: the API server (restartable child process) and the Vite dev server. */
@@ -7,6 +8,7 @@ const port = webPort(5173);
 await runWithApi({
   port,
   async start(api) {
+    await ensurePortFree(port);
     const vite = await createServer({
       root: fileURLToPath(new URL('..', import.meta.url)),
       configFile: fileURLToPath(new URL('../vite.config.ts', import.meta.url)),

@@ -1,3 +1,5 @@
+import { createServer } from 'node:net';
+
 /**
  * A port already taken, said so a newcomer can act on it: which port, whose (the API
  * server's or the web server's), how to find what holds it, and the variable that moves it.
@@ -33,4 +35,21 @@ export function isPortInUse(error: unknown): boolean {
     (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ||
     /^Port \d+ is already in use$/.test(error.message)
   );
+}
+
+/**
+ * Fails with Node's `EADDRINUSE` when `port` is taken on `host` (Vite's default, so the
+ * same address Vite would bind). Vite starts its dependency scan before it binds: told
+ * by Vite's own failure, closing it mid-scan printed "Failed to run dependency scan" with
+ * a stack trace above the words. Asked first, nothing of Vite has started. (Another
+ * process can still take the port in between; Vite's failure is then said the same way.)
+ */
+export async function ensurePortFree(port: number, host = 'localhost'): Promise<void> {
+  if (port === 0) return;
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen({ port, host, exclusive: true }, resolve);
+  });
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
 }
