@@ -7,12 +7,14 @@ import { type RunningServer, startServer } from '@resumable/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createManualSignal, type ManualSignal } from '../src/core/base/env.js';
 import { ResumableClient } from '../src/core/client/resumable-client.js';
-import { RunApi } from '../src/core/net/run-api.js';
-import { createThread } from '../src/core/net/thread-api.js';
-import { uploadFile } from '../src/core/net/uploads.js';
 import { createMemoryStorage, type RecordStorage } from '../src/core/records/storage.js';
 import { AttachmentDraft, draftStatus } from '../src/core/uploads/attachment-draft.js';
-import { uploadToChat } from '../src/core/uploads/upload-to-chat.js';
+import {
+  createThread,
+  type EndpointOptions,
+  uploadFile,
+  uploadToChat,
+} from '../src/upload/index.js';
 import { waitFor } from './util.js';
 
 let server: RunningServer;
@@ -61,7 +63,7 @@ function client(storage: RecordStorage, online: ManualSignal): ResumableClient {
 
 describe('uploads against the real server', () => {
   it('reports progress per 64 KiB slice and answers what the server stored', async () => {
-    const api = new RunApi({ endpoint: server.url, fetch, now: Date.now });
+    const api = { endpoint: server.url };
     const thread = await createThread(api);
     const progress: Array<[number, number]> = [];
     const file = new Blob([png(200_000)], { type: 'image/png' });
@@ -87,6 +89,40 @@ describe('uploads against the real server', () => {
     expect([served.status, served.headers.get('content-type')]).toEqual([200, 'image/png']);
     // Compared as one Buffer (a 200,000-item deep equality takes seconds).
     expect(Buffer.from(await served.arrayBuffer()).equals(Buffer.from(png(200_000)))).toBe(true);
+  });
+
+  it("README's lower level: createThread and uploadFile take the server's endpoint and headers", async () => {
+    const sent: string[] = [];
+    const recording: typeof fetch = (input, init) => {
+      const headers = new Headers(init?.headers);
+      const path = new URL(String(input)).pathname;
+      sent.push(`${init?.method} ${path} ${headers.get('x-app')} ${headers.get('authorization')}`);
+      return fetch(input, init);
+    };
+    const api: EndpointOptions = {
+      endpoint: server.url,
+      headers: { 'X-App': 'notes' },
+      fetch: recording,
+    };
+    const file = new File([png(100)], 'dot.png', { type: 'image/png' });
+    const progress: string[] = [];
+    // As the README shows it.
+    const thread = await createThread(api); // POST /threads: { threadId, token }
+    const attachment = await uploadFile(api, thread, file, {
+      onProgress: (loaded, total) => progress.push(`${loaded} of ${total} bytes`),
+    });
+    expect(attachment).toEqual({
+      fileId: attachment.fileId,
+      url: `/api/threads/${thread.threadId}/files/${attachment.fileId}`,
+      mimeType: 'image/png',
+      size: 100,
+      name: 'dot.png',
+    });
+    expect(progress).toEqual(['100 of 100 bytes']);
+    expect(sent).toEqual([
+      'POST /api/threads notes null',
+      `POST /api/threads/${thread.threadId}/files notes Bearer ${thread.token}`,
+    ]);
   });
 
   it('checks the limits before uploading, with exact errors; one thread for the rest', async () => {

@@ -7,7 +7,6 @@
 import { createRequire } from 'node:module';
 import type { ResumableError } from '@resumable/protocol';
 import { describe, expect, it } from 'vitest';
-import { RunApi } from '../src/core/net/run-api.js';
 import { fetchTransport, uploadFile, xhrTransport } from '../src/core/net/uploads.js';
 import { uploadToChat } from '../src/core/uploads/upload-to-chat.js';
 import { chatClient, fastBounds, hostileServerPerTest, server, stops } from './hostile-harness.js';
@@ -38,7 +37,7 @@ describe('upload through XMLHttpRequest against a hostile answer', () => {
   async function upload(): Promise<{ code: string; ms: number }> {
     const w = page();
     const file = new w.Blob(['hello'], { type: 'text/plain' });
-    const api = new RunApi({ endpoint: server.url, fetch, now: Date.now });
+    const api = { endpoint: server.url, fetch };
     const started = Date.now();
     const code = await uploadFile(api, { threadId: THREAD, token: TOKEN }, file, {
       transport: xhrTransport(w.XMLHttpRequest),

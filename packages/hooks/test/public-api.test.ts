@@ -30,6 +30,8 @@ import type {
   UseResumableRunOptions,
 } from '../src/index.js';
 import * as root from '../src/index.js';
+import * as threads from '../src/threads/index.js';
+import * as upload from '../src/upload/index.js';
 
 const names = async (entry: string) => Object.keys(await import(`../src/${entry}`)).sort();
 
@@ -106,6 +108,18 @@ describe('the other entries', () => {
       'hasIndexedDb',
       'withFallback',
     ]);
+  });
+
+  it('the lower-level calls take types their entries name: the server as EndpointOptions', () => {
+    expectTypeOf(upload.uploadFile).parameter(0).toEqualTypeOf<upload.EndpointOptions>();
+    expectTypeOf(upload.createThread).parameter(0).toEqualTypeOf<upload.EndpointOptions>();
+    expectTypeOf(upload.uploadToChat).parameter(0).toEqualTypeOf<upload.ChatSession>();
+    expectTypeOf(upload.uploadFile).returns.toEqualTypeOf<Promise<upload.Attachment>>();
+    expectTypeOf(threads.createThread).parameter(0).toEqualTypeOf<threads.EndpointOptions>();
+    expectTypeOf(threads.renameThread).parameter(0).toEqualTypeOf<threads.EndpointOptions>();
+    expectTypeOf(threads.deleteThread).parameter(0).toEqualTypeOf<threads.EndpointOptions>();
+    expectTypeOf<threads.LocalThreadSourceOptions>().toMatchTypeOf<threads.EndpointOptions>();
+    expectTypeOf<NonNullable<upload.EndpointOptions['headers']>>().toEqualTypeOf<HeadersOption>();
   });
 
   it('the feature entries', async () => {

@@ -4,8 +4,6 @@
  */
 import { type RunningServer, startServer } from '@resumable/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RunApi } from '../src/core/net/run-api.js';
-import { createThread } from '../src/core/net/thread-api.js';
 import { createMemoryStorage, type RecordStorage } from '../src/core/records/storage.js';
 import {
   localThreadSource,
@@ -13,13 +11,14 @@ import {
   ThreadIndex,
   titleFromPrompt,
 } from '../src/core/threads/thread-index.js';
+import { createThread, deleteThread, renameThread } from '../src/threads/index.js';
 import { waitFor } from './util.js';
 
 let server: RunningServer;
 let storage: RecordStorage;
 let clock = 0;
 let ids = 0;
-const api = () => new RunApi({ endpoint: server.url, fetch, now: Date.now });
+const api = () => ({ endpoint: server.url });
 
 function makeIndex(maxThreads?: number): ThreadIndex {
   const source = localThreadSource({
@@ -49,6 +48,24 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await server.close();
+});
+
+describe("the README's calls: createThread, renameThread, deleteThread with EndpointOptions", () => {
+  it('make, rename and delete a thread on the server', async () => {
+    const api = { endpoint: server.url };
+    // As the README shows it.
+    const { threadId, token } = await createThread(api);
+    await renameThread(api, threadId, token, 'Trip to Rome');
+    expect(await serverThread(threadId, token)).toMatchObject({
+      status: 200,
+      body: { threadId, title: 'Trip to Rome' },
+    });
+    await deleteThread(api, threadId, token);
+    expect((await serverThread(threadId, token)).status).toBe(404);
+    await expect(renameThread(api, threadId, 'not-the-token', 'x')).rejects.toMatchObject({
+      code: 'thread_not_found',
+    });
+  });
 });
 
 describe('ThreadIndex with the local source and the real server', () => {

@@ -2,8 +2,12 @@
 // conversation does not load it.
 
 export { DEFAULT_MAX_THREADS } from '../core/base/defaults.js';
+export type { ChatController } from '../core/client/controller.js';
+export type { EndpointOptions } from '../core/net/endpoint.js';
+export type { HeadersOption } from '../core/net/run-api.js';
 export type { CreatedThread } from '../core/net/thread-api.js';
 export { createThread, deleteThread, renameThread } from '../core/net/thread-api.js';
+export type { RecordStorage } from '../core/records/storage.js';
 export type {
   LocalThreadSourceOptions,
   ThreadEntry,

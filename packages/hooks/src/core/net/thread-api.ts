@@ -1,4 +1,5 @@
 import { ResumableError } from '@resumable/protocol';
+import { type EndpointOptions, endpointApi } from './endpoint.js';
 import { requestJson } from './http.js';
 import type { RunApi } from './run-api.js';
 
@@ -7,16 +8,34 @@ import type { RunApi } from './run-api.js';
  * `DELETE /threads/{id}`). Apart from `RunApi` so that first paint does not carry them.
  */
 
+/** A thread `POST /threads` made, empty: its id and its capability. */
 export interface CreatedThread {
+  /** The new thread's id. */
   threadId: string;
+  /** The thread's token (`Authorization: Bearer`), for every later request on it. */
   token: string;
 }
 
 const threadUrl = (api: RunApi, threadId: string) =>
   `${api.endpoint}/threads/${encodeURIComponent(threadId)}`;
 
-/** `POST /threads`: an empty thread and its token (before a first upload); `signal` ends it. */
-export async function createThread(api: RunApi, signal?: AbortSignal): Promise<CreatedThread> {
+/**
+ * `POST /threads`: an empty thread and its token (before a first upload); `signal` ends it.
+ *
+ * @example
+ * ```ts
+ * const { threadId, token } = await createThread({ endpoint: '/api' });
+ * ```
+ */
+export function createThread(
+  server: EndpointOptions,
+  signal?: AbortSignal,
+): Promise<CreatedThread> {
+  return postThread(endpointApi(server), signal);
+}
+
+/** `createThread` with a session's own calls (its fetch, headers and timeouts). */
+export async function postThread(api: RunApi, signal?: AbortSignal): Promise<CreatedThread> {
   const { body } = await requestJson<unknown>(
     api.fetch,
     `${api.endpoint}/threads`,
@@ -31,13 +50,14 @@ export async function createThread(api: RunApi, signal?: AbortSignal): Promise<C
   return { threadId, token };
 }
 
-/** `PATCH /threads/{id}` `{title}`. */
+/** `PATCH /threads/{id}` `{title}`, with the thread's token. */
 export async function renameThread(
-  api: RunApi,
+  server: EndpointOptions,
   threadId: string,
   token: string | null,
   title: string,
 ): Promise<void> {
+  const api = endpointApi(server);
   await requestJson(
     api.fetch,
     threadUrl(api, threadId),
@@ -47,12 +67,13 @@ export async function renameThread(
   );
 }
 
-/** `DELETE /threads/{id}`: the server removes its runs, events and files. */
+/** `DELETE /threads/{id}`, with the thread's token: the server removes its runs, events and files. */
 export async function deleteThread(
-  api: RunApi,
+  server: EndpointOptions,
   threadId: string,
   token: string | null,
 ): Promise<void> {
+  const api = endpointApi(server);
   await requestJson(
     api.fetch,
     threadUrl(api, threadId),

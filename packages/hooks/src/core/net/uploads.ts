@@ -2,6 +2,7 @@ import { errorFromBody, ResumableError } from '@resumable/protocol';
 import { DEFAULT_UPLOAD_IDLE_MS, MAX_ANSWER, UPLOAD_CHUNK } from '../base/defaults.js';
 import type { Attachment } from './attachment.js';
 import { isAttachment } from './attachment.js';
+import { type EndpointOptions, endpointApi } from './endpoint.js';
 import { networkError, parseRetryAfter, readTextBounded, timeoutError } from './http.js';
 import type { RunApi } from './run-api.js';
 
@@ -13,10 +14,15 @@ import type { RunApi } from './run-api.js';
 
 /** One file upload as the transports see it: bytes out, progress, one answer back. */
 export interface UploadRequest {
+  /** `POST` here: `{endpoint}/threads/{id}/files?name=…`. */
   url: string;
+  /** The request's headers: the thread's token, the app's headers, the file's type. */
   headers: Record<string, string>;
+  /** The file's bytes. */
   body: Blob;
+  /** Called as bytes go out: how many so far of `total`. */
   onProgress?: ((loaded: number, total: number) => void) | undefined;
+  /** Aborts the upload (it rejects with `aborted`). */
   signal?: AbortSignal | undefined;
   /** No progress and no answer for this long ends the upload with `timeout`. */
   idleTimeoutMs: number;
@@ -24,12 +30,20 @@ export interface UploadRequest {
 
 /** The answer, not yet judged: status, its type and at most `MAX_ANSWER` characters. */
 export interface UploadAnswer {
+  /** The HTTP status. */
   status: number;
+  /** The `Content-Type` header ('' when absent). */
   contentType: string;
+  /** The body's text; '' when it was longer than an answer of the server's can be. */
   text: string;
+  /** The `Retry-After` header, unparsed. */
   retryAfter: string | null;
 }
 
+/**
+ * How an upload's bytes go out and its answer comes back: `xhrTransport` (progress in a
+ * page), `fetchTransport` (a streamed body), or an app's own (a test's, a native bridge).
+ */
 export type UploadTransport = (request: UploadRequest) => Promise<UploadAnswer>;
 
 /**
@@ -183,9 +197,11 @@ export interface UploadOptions {
   name?: string;
   /** Bytes sent so far of `total`, as the browser reports them. */
   onProgress?: (loaded: number, total: number) => void;
+  /** Aborts the upload: it rejects with `aborted`. */
   signal?: AbortSignal;
 }
 
+/** `uploadFile`'s options: one upload's, and how its bytes go out. */
 export interface UploadFileOptions extends UploadOptions {
   /** How the bytes go out. @default XMLHttpRequest in a page, a streamed fetch elsewhere */
   transport?: UploadTransport;
@@ -193,8 +209,31 @@ export interface UploadFileOptions extends UploadOptions {
   idleTimeoutMs?: number;
 }
 
-/** Uploads `file` to the thread; resolves with what a prompt references. */
-export async function uploadFile(
+/**
+ * Uploads `file` to the thread (`POST /threads/{id}/files`); resolves with what a prompt
+ * references. A refusal rejects with the server's typed error (`413 payload_too_large`,
+ * `415 unsupported_media_type`, …), anything else with `unexpected_response`.
+ *
+ * @example
+ * ```ts
+ * const server = { endpoint: '/api' };
+ * const thread = await createThread(server);
+ * const attachment = await uploadFile(server, thread, file, {
+ *   onProgress: (loaded, total) => console.log(`${loaded} of ${total} bytes`),
+ * });
+ * ```
+ */
+export function uploadFile(
+  server: EndpointOptions,
+  thread: { threadId: string; token: string | null },
+  file: Blob,
+  options: UploadFileOptions = {},
+): Promise<Attachment> {
+  return sendFile(endpointApi(server), thread, file, options);
+}
+
+/** `uploadFile` with a session's own calls (its fetch, headers and timeouts). */
+export async function sendFile(
   api: RunApi,
   thread: { threadId: string; token: string | null },
   file: Blob,

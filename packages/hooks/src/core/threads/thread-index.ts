@@ -10,7 +10,7 @@ import {
 } from '../base/defaults.js';
 import { createEnvironment, type TabChannel } from '../base/env.js';
 import { chatRecordKey } from '../chat/chat-record.js';
-import { type HeadersOption, RunApi } from '../net/run-api.js';
+import type { EndpointOptions } from '../net/endpoint.js';
 import { deleteThread, renameThread } from '../net/thread-api.js';
 import { runRecordKey } from '../records/run-record.js';
 import type { RecordStorage } from '../records/storage.js';
@@ -47,17 +47,15 @@ export interface ThreadSource {
   remove(entry: ThreadEntry): Promise<void>;
 }
 
-export interface LocalThreadSourceOptions {
-  /** Base URL of the server routes, e.g. `/api`. */
-  endpoint: string;
+/**
+ * `localThreadSource`'s options: the server its renames and deletions go to (as for the
+ * sessions), where the list is kept and how long it may grow.
+ */
+export interface LocalThreadSourceOptions extends EndpointOptions {
   /** @default the page's records storage (IndexedDB, memory without it) */
   storage?: RecordStorage;
   /** Entries kept; the least recently active are dropped past it. @default 100 */
   maxThreads?: number;
-  /** @default globalThis.fetch */
-  fetch?: typeof fetch;
-  /** Extra request headers (auth), as for the sessions. @default {} */
-  headers?: HeadersOption;
 }
 
 export const THREAD_INDEX_KEY = 'threads:index';
@@ -129,12 +127,6 @@ function readEntries(raw: unknown): ThreadEntry[] {
 export function localThreadSource(options: LocalThreadSourceOptions): ThreadSource {
   const storage = options.storage ?? defaultStorage();
   const max = options.maxThreads ?? DEFAULT_MAX_THREADS;
-  const api = new RunApi({
-    endpoint: options.endpoint,
-    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
-    now: Date.now,
-    headers: options.headers,
-  });
   const forget = async (ids: readonly string[]) => {
     await Promise.all(
       ids.flatMap((id) => [storage.delete(chatRecordKey(id)), storage.delete(runRecordKey(id))]),
@@ -153,12 +145,12 @@ export function localThreadSource(options: LocalThreadSourceOptions): ThreadSour
     list: async () => newestThreads(readEntries(await storage.get(THREAD_INDEX_KEY))),
     put: (entry) => change((entries) => [...entries.filter((e) => e.id !== entry.id), entry]),
     async rename(entry, title) {
-      if (entry.threadId) await renameThread(api, entry.threadId, entry.token, title);
+      if (entry.threadId) await renameThread(options, entry.threadId, entry.token, title);
     },
     async remove(entry) {
       if (entry.threadId) {
         try {
-          await deleteThread(api, entry.threadId, entry.token);
+          await deleteThread(options, entry.threadId, entry.token);
         } catch (error) {
           // Gone already (deleted from another device): only the local records remain.
           if (!(error instanceof ResumableError && error.code === 'thread_not_found')) throw error;

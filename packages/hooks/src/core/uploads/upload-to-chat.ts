@@ -1,14 +1,17 @@
 import type { Attachment } from '../net/attachment.js';
 import type { RunApi } from '../net/run-api.js';
-import { type CreatedThread, createThread } from '../net/thread-api.js';
-import { type UploadFileOptions, uploadFile } from '../net/uploads.js';
+import { type CreatedThread, postThread } from '../net/thread-api.js';
+import { sendFile, type UploadFileOptions } from '../net/uploads.js';
 
 /**
  * The chat's part of an upload: a conversation with no thread yet gets one (`POST /threads`)
  * before its first file. Loaded lazily (`import()`) by `useResumableChat`'s `upload`.
  */
 
-/** What `uploadToChat` needs of a `ChatSession` (structural: tests may pass their own). */
+/**
+ * What `uploadToChat` needs of a `ChatSession` (the feature's host: `uploads/` reaches no
+ * further into `chat/`). Public as `ChatSession` (`upload/index.ts`).
+ */
 export interface UploadHost {
   getState(): { threadId: string | null; token: string | null };
   /** Makes the new thread the chat's own (persisted) before the file is sent. */
@@ -26,7 +29,7 @@ async function threadOf(chat: UploadHost): Promise<{ threadId: string; token: st
   if (threadId !== null) return { threadId, token };
   let pending = creating.get(chat);
   if (!pending) {
-    pending = createThread(chat.run.api, chat.reads?.signal)
+    pending = postThread(chat.run.api, chat.reads?.signal)
       .then(async (created) => {
         await chat.adoptThread(created.threadId, created.token);
         return created;
@@ -43,5 +46,5 @@ export async function uploadToChat(
   file: Blob,
   options: UploadFileOptions = {},
 ): Promise<Attachment> {
-  return uploadFile(chat.run.api, await threadOf(chat), file, options);
+  return sendFile(chat.run.api, await threadOf(chat), file, options);
 }
