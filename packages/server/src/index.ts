@@ -50,7 +50,6 @@ export {
   type FileUpload,
   type InterruptAnswer,
   type InterruptLedger,
-  type InterruptStatus,
   type MessagePage,
   type NewRun,
   type QuotaHold,

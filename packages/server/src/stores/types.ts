@@ -1,4 +1,4 @@
-import type { Message, RunSnapshot } from '@resumable/protocol';
+import type { Message, ResumeEntry, RunSnapshot } from '@resumable/protocol';
 import { ResumableError } from '@resumable/protocol';
 
 /**
@@ -111,16 +111,17 @@ export interface MessagePage {
   nextBefore: number | null;
 }
 
-/** How an interrupt was answered (`resolved` with a payload, or `cancelled`). */
-export type InterruptStatus = 'resolved' | 'cancelled';
-
 /** The recorded answer to one interrupt of a thread: who answered it, how, when. */
 export interface InterruptAnswer {
   /** The interrupt's key in the ledger (the manager's: `<asking runId>/<interrupt id>`). */
   interruptId: string;
   /** The run that answered it (its continuation, or the new prompt that cancelled it). */
   runId: string;
-  status: InterruptStatus;
+  /**
+   * How it was answered: the answer's own `status` (AG-UI `ResumeEntry`), `resolved` with a
+   * payload or `cancelled`. An interrupt with no answer recorded is `open` on the wire.
+   */
+  status: ResumeEntry['status'];
   /** Epoch milliseconds. */
   answeredAt: number;
   /** The answer's `payload` (JSON), when it had one. */

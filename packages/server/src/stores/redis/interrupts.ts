@@ -1,4 +1,4 @@
-import type { InterruptAnswer, InterruptLedger, InterruptStatus } from '../types.js';
+import type { InterruptAnswer, InterruptLedger } from '../types.js';
 import type { RedisClient } from './connection.js';
 import type { RedisKeys } from './keys.js';
 
@@ -87,7 +87,7 @@ function decode(interruptId: string, value: string): InterruptAnswer {
   const answer: InterruptAnswer = {
     interruptId,
     runId,
-    status: status as InterruptStatus,
+    status: status as InterruptAnswer['status'],
     answeredAt: Number(answeredAt),
   };
   return rest === '' ? answer : { ...answer, payload: JSON.parse(rest) };

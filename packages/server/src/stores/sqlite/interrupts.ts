@@ -1,5 +1,5 @@
 import type Database from 'libsql';
-import type { InterruptAnswer, InterruptLedger, InterruptStatus } from '../types.js';
+import type { InterruptAnswer, InterruptLedger } from '../types.js';
 
 /** Its own table, created when missing, so the runs schema and its version stay as they are. */
 const TABLE = `
@@ -17,7 +17,7 @@ CREATE TABLE IF NOT EXISTS interrupt_answers (
 interface Row {
   interrupt_id: string;
   run_id: string;
-  status: InterruptStatus;
+  status: InterruptAnswer['status'];
   answered_at: number;
   payload: string | null;
 }
