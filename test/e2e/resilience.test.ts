@@ -236,6 +236,12 @@ describe('the demo in Chromium', () => {
       expect(joined[0]!.after, device.describe()).toBe(deviceSnapshots[0]);
       expect(joined[0]!.after, device.describe()).toBeGreaterThan(0);
       expect(joined[0]!.after, device.describe()).toBeLessThan(snapshot.lastOffset);
+      // …and no later request of it went back to 0 (a thread announcement of the same run
+      // converges on the join's resume point, #25).
+      expect(
+        joined.filter((r) => r.after === 0),
+        device.describe(),
+      ).toEqual([]);
       // The tab of the same browser opened no stream: the first tab leads and passes the
       // events on (tabs.test.ts covers the sharing itself).
       expect(tab.eventsRequestsFor(run.runId), tab.describe()).toEqual([]);
