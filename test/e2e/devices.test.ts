@@ -278,9 +278,18 @@ describe('two devices on one conversation, at the demo pace', () => {
         `?thread=${run.threadId}#token=${run.token}`,
       );
       await d.waitForText(1);
+      await pollUntil(
+        async () => d.eventsRequestsFor(run.runId).length,
+        (n) => n > 0,
+        { timeoutMs: 10_000, everyMs: 50 },
+        () => `round ${round}: D never asked for the run's events; ${d.describe()}`,
+      );
       expect((await fetchRun(e2e.stack, run)).status, `round ${round}`).toBe('running');
-      expect((await waitForRunEnd(e2e.stack, run, 60_000)).status).toBe('finished');
-      for (const device of [c, d]) await device.waitForMessageStatus('complete');
+      // Joined mid-answer, proven: C stops the answer rather than the test waiting it out
+      // (D follows the rest, to the cancelled end, on the same stream).
+      await c.page.getByRole('button', { name: 'Stop', exact: true }).click();
+      expect((await waitForRunEnd(e2e.stack, run)).status).toBe('cancelled');
+      for (const device of [c, d]) await device.waitForMessageStatus('stopped');
       expect(await transcript(d), `round ${round}`).toEqual(await transcript(c));
       // (5) Every events request of the joining device resumes after a point it held.
       const asked = d.eventsRequestsFor(run.runId).map((r) => r.after);
