@@ -266,9 +266,8 @@ export class ResumableChatTransport implements ChatTransport<UIMessage> {
       const newest = (await chat.run.api.getThread(threadId, record.token, signal))[0];
       if (!newest || isTerminalStatus(newest.status) || newest.runId === record.runId) return false;
       if (signal?.aborted) return false;
-      // Through the shared join, as the chat's own joins: one join per run, never from 0.
-      const input = { runId: newest.runId, threadId, token: record.token };
-      await chat.run.shared.join(newest.runId, () => chat.run.attach(input));
+      // Through the chat's conversation, as its own joins: one join per run, never from 0.
+      await chat.follow({ runId: newest.runId, threadId, token: record.token });
       return true;
     } catch {
       return false;

@@ -9,8 +9,10 @@ import { KeepAlive } from '../base/keep-alive.js';
 import { SerialLoop } from '../base/serial-loop.js';
 import { parseTabMessage } from '../conversation/announced-runs.js';
 import { activeRunOf, loadHistoryPage } from '../conversation/history.js';
+import type { ConversationEffect } from '../conversation/machine.js';
+import { ConversationQueue } from '../conversation/queue.js';
 import { startConversation } from '../conversation/start.js';
-import type { ChatState, OutboxItem } from '../conversation/state.js';
+import type { ChatHeardRun, ChatPayloads, ChatState, OutboxItem } from '../conversation/state.js';
 import { emptyChatState, isBusy, settleCurrentRun } from '../conversation/state.js';
 import { Retrier } from '../retry/retrier.js';
 import type { RunSession } from '../run/run-session.js';
@@ -64,6 +66,15 @@ export class ChatSession implements ChatHost {
   private readonly outboxHost: OutboxHost;
   /** History, active-run and new-thread reads: aborted when the chat is let go. */
   readonly reads = new HeldReads();
+  /**
+   * The conversation's one ordered machine (`conversation/machine.ts`): which run is the
+   * current one and how it is reached. Everything that can change it is an input here.
+   */
+  private readonly conversation: ConversationQueue<ChatPayloads>;
+  /** The outbox POST the machine asked for, while it is out. */
+  private posting: { runId: string; done: Promise<boolean> } | null = null;
+  /** The join the machine asked for, while its snapshot loads. */
+  private joining: { runId: string; done: Promise<void> } | null = null;
 
   constructor(
     options: ChatSessionOptions,
@@ -80,6 +91,14 @@ export class ChatSession implements ChatHost {
       emptyChatState(options.threadId ?? null, options.token ?? null),
     );
     this.retries = new Retrier(run.env, options);
+    this.conversation = new ConversationQueue<ChatPayloads>(
+      (effect) => this.perform(effect),
+      (input) =>
+        this.options.onWarning?.(
+          new ResumableError('too_many_requests', `conversation input ${input.type} dropped`),
+        ),
+      (error) => this.options.onWarning?.(toResumable(error)),
+    );
     this.outboxHost = {
       store: this.store,
       run,
@@ -89,10 +108,15 @@ export class ChatSession implements ChatHost {
       runInput: options.runInput,
       key: options.key,
       channel: () => this.channel,
-      settleCurrent: () => this.settleCurrent(),
       compose: () => this.compose(),
       persist: () => this.persist(),
-      followRun: (runId, threadId, token, prompt) => this.followRun(runId, threadId, token, prompt),
+      accepted: (started) =>
+        this.conversation.send({ type: 'accepted', run: { ...started, ended: false } }),
+      refused: (runId, named, left) => {
+        const own = named ? this.ownRun(named.runId) : false;
+        this.conversation.send({ type: 'refused', runId, named: named && { ...named, own }, left });
+      },
+      idle: () => this.conversation.state.phase === 'idle',
       active: () => this.phase === 'active',
       drain: () => this.drain(),
       retryLater: () => void this.drain(),
@@ -139,13 +163,12 @@ export class ChatSession implements ChatHost {
         options: this.options,
         store: this.store,
         run: this.run,
-        follow: (runId, threadId, token, prompt) => this.followRun(runId, threadId, token, prompt),
+        heard: (heard) => this.heard(heard),
+        role: (owns) => this.conversation.send({ type: 'role', owns }),
+        current: () => this.conversation.state.run,
+        batch: (runId, fold) => this.conversation.send({ type: 'batch', runId, batch: fold }),
         reloadHistory: () => this.loadPage(null),
-        place: (patch) => {
-          this.store.setState(patch);
-          this.compose();
-        },
-        deleted: () => this.threadDeleted(),
+        deleted: () => this.conversation.send({ type: 'deleted' }),
         rejoin: (threadId, token) => this.joinActiveRun(threadId, token),
         warn: (error) => this.options.onWarning?.(error),
       }),
@@ -155,6 +178,7 @@ export class ChatSession implements ChatHost {
       }),
     );
     this.compose();
+    if (this.getState().hydrated) this.conversation.send({ type: 'held' });
     // Cut short by the last release: read again; else what waited while let go goes out
     // (unless the retry policy still waits: its timer drains, and one that fired while let
     // go found nothing to do, so this drain is owed).
@@ -211,6 +235,11 @@ export class ChatSession implements ChatHost {
     }
     this.compose();
     this.store.setState({ hydrated: true });
+    const run = this.run.getState();
+    this.conversation.send({
+      type: 'loaded',
+      run: run.runId === null ? null : { runId: run.runId, ended: !isBusy(run) },
+    });
     await this.readThread();
   }
 
@@ -238,11 +267,11 @@ export class ChatSession implements ChatHost {
 
   /** `GET /threads/:id`: a run still going (another tab, another device) is joined. */
   private async joinActiveRun(threadId: string, token: string | null): Promise<void> {
+    // A read answered after the current run changed says nothing newer (`basis`).
+    const basis = this.conversation.state.run;
     try {
       const runId = await activeRunOf(this, threadId, token);
-      if (runId === null || this.run.getState().runId === runId) return;
-      if ((this.getState().prompt?.runId ?? runId) !== runId) this.settleCurrent();
-      await this.attach(runId, threadId, token);
+      if (runId !== null) this.heard({ runId, threadId, token, ended: false, basis });
     } catch (error) {
       const typed = toResumable(error);
       if (typed.code !== 'aborted') this.options.onWarning?.(typed);
@@ -250,7 +279,15 @@ export class ChatSession implements ChatHost {
   }
 
   async loadPage(before: string | null, switchTo?: string): Promise<void> {
-    await loadHistoryPage(this, before, switchTo);
+    // Its page is shown through the conversation's queue, in order with what else it hears.
+    const host = {
+      store: this.store,
+      run: this.run,
+      options: this.options,
+      reads: this.reads,
+      conversation: this.conversation,
+    };
+    await loadHistoryPage(host, before, switchTo);
     this.compose();
     if (this.getState().through !== null) await this.persist(); // the pinned branch's page
   }
@@ -288,6 +325,8 @@ export class ChatSession implements ChatHost {
    * `too_many_requests` when `maxOutbox` items already wait.
    */
   enqueue(item: OutboxItem): Promise<string> {
+    // The thread was deleted: this starts a new conversation (a new thread on its POST).
+    if (this.conversation.state.phase === 'deleted') this.conversation.send({ type: 'reset' });
     return enqueueOutboxItem(this.outboxHost, item, this.options.maxOutbox ?? DEFAULT_MAX_OUTBOX);
   }
 
@@ -318,6 +357,11 @@ export class ChatSession implements ChatHost {
 
   /** A new conversation: forgets the thread, the run and the outbox. */
   reset(): void {
+    this.clear();
+    this.conversation.send({ type: 'reset' });
+  }
+
+  private clear(): void {
     this.retries.reset();
     void this.run.clear();
     this.optimistic.clear();
@@ -328,57 +372,144 @@ export class ChatSession implements ChatHost {
 
   /** Deleted elsewhere: the run stopped, every record cleared, the chat says why. */
   private threadDeleted(): void {
-    this.reset();
+    this.clear();
     this.store.setState({
       error: new ResumableError('thread_not_found', 'the thread was deleted'),
     });
   }
 
   /**
-   * Sends the outbox's first prompt if nothing is in flight; then the next, and so on.
-   * Concurrent callers share the drain in progress (and are answered when it ends).
+   * Sends the outbox's first prompt when the conversation is idle (its machine decides);
+   * then the next, and so on. Concurrent callers share the drain in progress (and are
+   * answered when it ends).
    */
   private drain(): Promise<void> {
     return this.draining.run(() => {
       const item = this.getState().outbox[0];
       if (this.phase !== 'active' || !item || item.error || !this.run.env.online.get())
         return false;
-      return !isBusy(this.run.getState()) && sendOutboxItem(this.outboxHost, item);
+      this.conversation.send({ type: 'send', runId: item.runId });
+      const posting = this.posting;
+      return posting?.runId === item.runId ? posting.done : false;
     });
   }
 
-  /**
-   * Follows a run this chat did not start: another tab's on the same key (so two tabs of
-   * one conversation never diverge), or the running run a `run_in_progress` names.
-   */
-  private async followRun(
-    runId: string,
-    threadId: string,
-    token: string | null,
-    prompt: ChatState['prompt'],
-  ): Promise<void> {
-    if (this.run.getState().runId === runId) return;
-    this.settleCurrent();
-    this.store.setState({ threadId, token, prompt });
-    this.compose();
-    await this.attach(runId, threadId, token);
+  /** A run heard of, however (the thread stream, another tab, a read, a POST's 409). */
+  private heard(run: ChatHeardRun): void {
+    this.conversation.send({ type: 'heard', run: { ...run, own: this.ownRun(run.runId) } });
   }
 
-  /** One join per run, whichever way the chat heard of it (`SharedStream.join`). */
-  private attach(runId: string, threadId: string, token: string | null): Promise<void> {
-    return this.run.shared.join(runId, () => this.run.attach({ runId, threadId, token }));
+  /** This chat's outbox holds run `runId` (its POST, sent again, makes it current). */
+  private ownRun(runId: string): boolean {
+    return this.getState().outbox.some((o) => o.runId === runId);
+  }
+
+  /**
+   * Follows run `runId` of the chat's thread, heard of by its caller (the AI SDK transport's
+   * read of the thread's active run): resolves once it is joined — or at once when the
+   * conversation does not take it (it follows that run already, or a newer one).
+   */
+  follow(run: { runId: string; threadId: string; token: string | null }): Promise<void> {
+    this.heard({ ...run, ended: false });
+    const joining = this.joining;
+    return joining?.runId === run.runId ? joining.done : Promise.resolve();
+  }
+
+  /** Carries out what the conversation machine decided. */
+  private perform(effect: ConversationEffect<ChatPayloads>): void {
+    switch (effect.type) {
+      case 'settle':
+        this.settleCurrent(effect.keep);
+        return;
+      case 'join':
+        this.join(effect.run);
+        return;
+      case 'own':
+        void this.run.adopt(effect.run).then(() => this.open(effect.run.runId));
+        return;
+      case 'open':
+        this.open(effect.runId);
+        return;
+      case 'fold':
+        effect.batch();
+        return;
+      case 'show':
+        effect.page();
+        return;
+      case 'post':
+        this.post(effect.runId);
+        return;
+      case 'drain':
+        void this.drain();
+        return;
+      case 'end':
+        this.threadDeleted();
+        return;
+    }
+  }
+
+  /** Shows a run heard of (its prompt, its place), then joins it: snapshot, then events. */
+  private join(run: ChatHeardRun): void {
+    const { runId, threadId, token, shown } = run;
+    this.store.setState({
+      threadId,
+      token,
+      ...(shown?.prompt === undefined ? {} : { prompt: shown.prompt }),
+      ...(shown?.regenerated === undefined ? {} : { regenerated: shown.regenerated }),
+    });
+    this.compose();
+    const joining = {
+      runId,
+      done: this.run.join({ runId, threadId, token }).then(
+        (ended) => this.conversation.send({ type: 'joined', runId, ended }),
+        (error) => {
+          this.options.onWarning?.(toResumable(error));
+          this.conversation.send({ type: 'joined', runId, ended: false });
+        },
+      ),
+    };
+    this.joining = joining;
+    void joining.done.finally(() => {
+      if (this.joining === joining) this.joining = null;
+    });
+  }
+
+  /** The run's events from the offset the session holds; over already: the machine hears so. */
+  private open(runId: string): void {
+    if (this.run.resume(runId)) this.conversation.send({ type: 'ended', runId });
+  }
+
+  /** POSTs the outbox item the machine chose; its answer comes back as an input. */
+  private post(runId: string): void {
+    const item = this.getState().outbox.find((o) => o.runId === runId);
+    if (!item) {
+      this.conversation.send({ type: 'refused', runId, named: null, left: true });
+      return;
+    }
+    const posting = {
+      runId,
+      done: sendOutboxItem(this.outboxHost, item).finally(() => {
+        if (this.posting === posting) this.posting = null;
+      }),
+    };
+    this.posting = posting;
   }
 
   private onTabMessage(message: unknown): void {
     // Followed once the server knows it (a made-up one would take the chat off its run).
     const m = parseTabMessage(message, this.options.key);
+    const host = { run: this.run, store: this.store, heard: (r: ChatHeardRun) => this.heard(r) };
     const follow = (a: typeof import('../conversation/announced-runs.js')) =>
-      a.followAnnounced(this.outboxHost, m, this.options.backoff);
+      a.followAnnounced(host, m, this.options.backoff);
     if (m) void import('../conversation/announced-runs.js').then(follow, () => {});
   }
 
-  /** Moves the finished run's prompt and reply into `settled` before a new run starts. */
-  private settleCurrent(): void {
+  /**
+   * Moves the finished run's prompt and reply into `settled` before a new run starts (a
+   * prompt of run `keep`, the one coming, stays the current prompt).
+   */
+  private settleCurrent(keep?: string): void {
+    if (keep !== undefined && this.getState().prompt?.runId === keep) return;
     const settled = settleCurrentRun(this.getState(), this.run.getState());
     if (settled) this.store.setState(settled);
   }
@@ -392,7 +523,10 @@ export class ChatSession implements ChatHost {
     if (state.messages !== prev.messages || state.runId !== prev.runId) this.compose();
     if (isTerminalStatus(state.status) && !isTerminalStatus(prev.status)) {
       if (forkedRun(this.getState(), state.runId)) void this.loadPage(null);
-      void this.drain();
+    }
+    // Over (ended, stopped, failed): the conversation is idle again (its outbox may send).
+    if (state.runId !== null && state.runId === prev.runId && isBusy(prev) && !isBusy(state)) {
+      this.conversation.send({ type: 'ended', runId: state.runId });
     }
     // With its token: a thread id alone is a 401 to whoever reads the thread first.
     if (state.threadId && !this.getState().threadId)

@@ -3,8 +3,8 @@ import type { StoreApi } from 'zustand/vanilla';
 import type { TabChannel } from '../base/env.js';
 import { toResumable } from '../base/errors.js';
 import type { TabRunMessage } from '../conversation/announced-runs.js';
-import type { ChatState, OutboxItem } from '../conversation/state.js';
-import { isBusy } from '../conversation/state.js';
+import type { ChatHeardRun, ChatState, OutboxItem } from '../conversation/state.js';
+import type { StartedRun } from '../net/run-api.js';
 import type { Retrier } from '../retry/retrier.js';
 import type { RunSession } from '../run/run-session.js';
 import { branchInput, regeneratedOf } from './branch-view.js';
@@ -112,15 +112,17 @@ export interface OutboxHost {
   readonly key: string;
   readonly features: ChatFeatures;
   channel(): TabChannel | null;
-  settleCurrent(): void;
   compose(): void;
   persist(): Promise<void>;
-  followRun(
-    runId: string,
-    threadId: string,
-    token: string | null,
-    prompt: ChatState['prompt'],
-  ): Promise<void>;
+  /** The item's POST answered 201 with `started`: its run is the current one. */
+  accepted(started: StartedRun): void;
+  /**
+   * The item's POST failed; `named`: the run another tab or device started first (its
+   * 409 says which); `left`: the item left the outbox.
+   */
+  refused(runId: string, named: ChatHeardRun | null, left: boolean): void;
+  /** Nothing is going in the conversation (its machine): an item queued now goes out at once. */
+  idle(): boolean;
   /** The chat is held: only then does its outbox go out. */
   active(): boolean;
   /** Sends what the outbox holds (nothing while the chat is let go of or disposed). */
@@ -153,8 +155,7 @@ export async function enqueueOutboxItem(
     throw new ResumableError('too_many_requests', `${max} prompts are already waiting`);
   }
   // Shown as "sending" straight away when it will go out now, "queued" otherwise.
-  const now =
-    host.active() && !outbox.length && !sending && run.env.online.get() && !isBusy(run.getState());
+  const now = host.active() && !outbox.length && !sending && run.env.online.get() && host.idle();
   move(host, { type: 'queued', item, now }, { error: null, through: null });
   host.compose();
   await host.persist();
@@ -191,19 +192,20 @@ export function retryOutbox(host: OutboxHost): void {
 }
 
 /**
- * POSTs one outbox item (a prompt, a regenerate, an edit, or answers to interrupts) and
- * settles the chat on its answer: the run it started becomes the chat's, or the failure is
- * judged once (ERROR_ACTIONS) — retried by the policy, followed (a run the thread already
- * runs, an answer another tab gave), or shown. True when the item left the outbox.
+ * POSTs one outbox item (a prompt, a regenerate, an edit, or answers to interrupts), as the
+ * conversation machine asked (its `post`), and reports the answer back to it: the run it
+ * started becomes the chat's (`accepted`), or the failure (`refused`), judged once
+ * (ERROR_ACTIONS) — retried by the policy, a run another tab or device started first, or
+ * shown. True when the item left the outbox.
  */
 export async function sendOutboxItem(host: OutboxHost, item: OutboxItem): Promise<boolean> {
   const { threadId, token } = host.store.getState();
   const message = host.optimistic.of(item);
-  host.settleCurrent();
   move(host, { type: 'sending', item });
   host.compose();
+  let started: StartedRun;
   try {
-    const started = await host.run.start({
+    started = await host.run.post({
       ...host.runInput,
       runId: item.runId,
       ...(threadId ? { threadId } : {}),
@@ -213,75 +215,94 @@ export async function sendOutboxItem(host: OutboxHost, item: OutboxItem): Promis
         : { messages: [{ id: message.id, role: 'user', content: userContent(item) }] }),
       ...branchInput(item),
     });
-    const { pending: _p, ...accepted } = message;
-    host.optimistic.delete(item.runId);
-    host.retries.succeeded();
-    host.run.noteRetry(null);
-    move(
-      host,
-      { type: 'sent', runId: item.runId },
-      {
-        threadId: started.threadId,
-        token: started.token ?? token,
-        prompt: promptless(item) ? null : { runId: started.runId, message: accepted },
-        regenerated: regeneratedOf(item, started.runId),
-      },
-    );
-    host.compose();
-    await host.persist();
-    host.channel()?.post({
-      type: 'run',
-      key: host.key,
-      runId: started.runId,
+  } catch (error) {
+    return refused(host, item, toResumable(error), threadId, token);
+  }
+  host.accepted(started);
+  const { pending: _p, ...accepted } = message;
+  host.optimistic.delete(item.runId);
+  host.retries.succeeded();
+  host.run.noteRetry(null);
+  move(
+    host,
+    { type: 'sent', runId: item.runId },
+    {
       threadId: started.threadId,
       token: started.token ?? token,
-      ...(item.kind
-        ? { regenerated: regeneratedOf(item, started.runId) }
-        : promptless(item)
-          ? {}
-          : { prompt: accepted }),
-    } satisfies TabRunMessage);
-    return true;
-  } catch (error) {
-    const typed = toResumable(error);
-    if (typed.code === 'interrupt_answered' && typed.runId && threadId) {
-      // Another tab or device answered first: nothing for the user to fix. Drop this
-      // answer and follow the run that answered.
-      move(host, { type: 'sent', runId: item.runId });
-      await host.persist();
-      await host.followRun(typed.runId, threadId, token, null);
-      return true;
-    }
-    // One decision table (ERROR_ACTIONS) and one retry policy: a retryable failure stays
-    // queued (and goes out at once on `online`); anything else, or too many answers
-    // without progress, waits for the user's retry() with its error shown.
-    const verdict = host.retries.failed(typed);
-    if (!verdict.retry && item.resume && verdict.error === typed) {
-      // Answers the server itself refused (its error's action, not the policy's count of
-      // transient failures: `no_progress` keeps them queued for retry(), like a prompt's
-      // text) end, never stay queued. The interrupts' part is a chunk (off first paint): if
-      // it fails to load, they stay queued with the error shown, for retry().
-      host.run.noteRetry(null);
-      const refusal = await host.features.continuationRefusal().catch(() => null);
-      if (refusal) return endContinuation(host, refusal, item, typed);
-    }
-    if (verdict.retry && typed.code === 'run_in_progress' && typed.runId && threadId) {
-      // The thread already runs a reply (another tab or device): follow it. The prompt
-      // goes out, once (its runId is fixed), when that run ends: the drain on its
-      // terminal event, or the retry below when it ended already.
-      await host.followRun(typed.runId, threadId, token, null);
-    }
-    const stop = verdict.retry ? null : verdict.error;
-    const refusal = stop === null ? null : { code: stop.code, message: stop.message };
-    move(host, { type: 'failed', runId: item.runId, refusal }, { error: stop });
-    host.compose();
+      prompt: promptless(item) ? null : { runId: started.runId, message: accepted },
+      regenerated: regeneratedOf(item, started.runId),
+    },
+  );
+  host.compose();
+  await host.persist();
+  host.channel()?.post({
+    type: 'run',
+    key: host.key,
+    runId: started.runId,
+    threadId: started.threadId,
+    token: started.token ?? token,
+    ...(item.kind
+      ? { regenerated: regeneratedOf(item, started.runId) }
+      : promptless(item)
+        ? {}
+        : { prompt: accepted }),
+  } satisfies TabRunMessage);
+  return true;
+}
+
+/** The item's POST failed: what it means, said to the conversation machine. */
+async function refused(
+  host: OutboxHost,
+  item: OutboxItem,
+  typed: ResumableError,
+  threadId: string | null,
+  token: string | null,
+): Promise<boolean> {
+  const named = (runId: string | undefined): ChatHeardRun | null =>
+    runId && threadId ? { runId, threadId, token, ended: false } : null;
+  if (typed.code === 'interrupt_answered' && typed.runId && threadId) {
+    // Another tab or device answered first: nothing for the user to fix. Drop this
+    // answer; the conversation follows the run that answered (or follows it already).
+    move(host, { type: 'sent', runId: item.runId });
     await host.persist();
-    // Retried by the policy whatever the `online` signal says (a server down, a browser
-    // online); the wait is shown as the run's `connection.nextRetryAt`.
-    const delay = verdict.retry ? host.retries.schedule(verdict.delay, host.retryLater) : null;
-    host.run.noteRetry(delay === null ? null : host.run.env.now() + delay);
-    return false;
+    host.refused(item.runId, named(typed.runId), true);
+    return true;
   }
+  // One decision table (ERROR_ACTIONS) and one retry policy: a retryable failure stays
+  // queued (and goes out at once on `online`); anything else, or too many answers
+  // without progress, waits for the user's retry() with its error shown.
+  const verdict = host.retries.failed(typed);
+  const inProgress = verdict.retry && typed.code === 'run_in_progress' ? named(typed.runId) : null;
+  // The session shows a failed POST (its `error`, `connection.lastError`) — but not the run
+  // another device started first: that one is followed, no error of this page's.
+  if (inProgress === null) host.run.noteStartFailure(typed);
+  if (!verdict.retry && item.resume && verdict.error === typed) {
+    // Answers the server itself refused (its error's action, not the policy's count of
+    // transient failures: `no_progress` keeps them queued for retry(), like a prompt's
+    // text) end, never stay queued. The interrupts' part is a chunk (off first paint): if
+    // it fails to load, they stay queued with the error shown, for retry().
+    host.run.noteRetry(null);
+    const refusal = await host.features.continuationRefusal().catch(() => null);
+    if (refusal) {
+      const left = await endContinuation(host, refusal, item, typed);
+      host.refused(item.runId, null, left);
+      return left;
+    }
+  }
+  const stop = verdict.retry ? null : verdict.error;
+  const refusal = stop === null ? null : { code: stop.code, message: stop.message };
+  move(host, { type: 'failed', runId: item.runId, refusal }, { error: stop });
+  host.compose();
+  await host.persist();
+  // The thread already runs a reply (another tab or device): followed. The prompt goes
+  // out, once (its runId is fixed), when that run ends (the conversation is idle again),
+  // or on the retry below when it ended already.
+  host.refused(item.runId, inProgress, false);
+  // Retried by the policy whatever the `online` signal says (a server down, a browser
+  // online); the wait is shown as the run's `connection.nextRetryAt`.
+  const delay = verdict.retry ? host.retries.schedule(verdict.delay, host.retryLater) : null;
+  host.run.noteRetry(delay === null ? null : host.run.env.now() + delay);
+  return false;
 }
 
 /**

@@ -34,7 +34,7 @@ function chat(fail: (runId: string, at: number) => ResumableError | null = () =>
   const host = {
     run,
     store: { getState: () => ({ token: 'tk' }) },
-    followRun: async (runId: string, threadId: string) => {
+    heard: ({ runId, threadId }: { runId: string; threadId: string }) => {
       followed.push([runId, threadId, clock.now]);
     },
   } as unknown as AnnouncedHost;
@@ -68,7 +68,7 @@ describe('knownRun under a hostile tab (review)', () => {
     // The kept answer is the thread the server named (t): followed at the next lead. It was
     // kept as "not known" by run id alone: never followed, never asked again.
     // Every lead after it is followed too: this stand-in chat never says it follows the run
-    // (a real chat's followRun of the run it follows is a no-op). Two reads, no more.
+    // (a real chat's machine drops a word of the run it follows). Two reads, no more.
     expect(c.followed[0]).toEqual(['real', 't', 1500]);
     expect(c.followed).toHaveLength(60);
     expect(c.reads).toEqual([

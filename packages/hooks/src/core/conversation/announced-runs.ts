@@ -12,7 +12,7 @@ import type { BackoffOptions } from '../retry/backoff.js';
 import { Retrier, snapshotReadAction } from '../retry/retrier.js';
 import type { RunSession } from '../run/run-session.js';
 import { isMessageId } from '../tabs/tab-messages.js';
-import type { ChatMessage, ChatState, Regenerated } from './state.js';
+import type { ChatHeardRun, ChatMessage, ChatState, Regenerated } from './state.js';
 
 /** What a tab tells the others when it started a run on a key. */
 export interface TabRunMessage {
@@ -156,14 +156,9 @@ export function knownRun(
 /** What following an announced run needs of its chat. */
 export interface AnnouncedHost {
   readonly run: RunSession;
-  readonly store: StoreApi<ChatState>;
-  /** Follows a run this chat did not start (settles the current one first). */
-  followRun(
-    runId: string,
-    threadId: string,
-    token: string | null,
-    prompt: ChatState['prompt'],
-  ): Promise<void>;
+  readonly store: Pick<StoreApi<ChatState>, 'getState'>;
+  /** The run, heard of: the conversation machine decides. */
+  heard(run: ChatHeardRun): void;
 }
 
 /** Another tab's "I started a run on this key" (checked by `parseTabMessage`; null: none). */
@@ -178,8 +173,8 @@ export function followAnnounced(
   void knownRun(host.run, m.runId, m.threadId, token, backoff).then((known) => {
     if (!known) return;
     const prompt = m.prompt ? { runId: m.runId, message: m.prompt } : null;
-    void host.followRun(m.runId, m.threadId, token, prompt);
-    if (m.regenerated) host.store.setState({ regenerated: m.regenerated }); // after its settle
+    const shown = { prompt, ...(m.regenerated ? { regenerated: m.regenerated } : {}) };
+    host.heard({ runId: m.runId, threadId: m.threadId, token, ended: false, shown });
   });
 }
 

@@ -52,6 +52,45 @@ export interface HistoryHost {
   readonly run: { readonly api: RunApi };
   readonly options: { readonly pageSize?: number | undefined };
   readonly reads: HeldReads;
+  /** The conversation's queue: a page is an input like any other. */
+  readonly conversation: { send(input: { type: 'page'; page: () => void }): void };
+}
+
+/**
+ * A page of thread `threadId` (before `before`, of branch `through`) into the history — unless
+ * the chat moved to another thread or branch since the read began (`start`).
+ */
+function showPage(
+  store: StoreApi<ChatState>,
+  page: { messages: readonly unknown[]; nextBefore: string | null },
+  read: { threadId: string; before: string | null; start: ChatState; through: string | null },
+): void {
+  const { threadId, before, start, through } = read;
+  const now = store.getState();
+  if (now.threadId !== threadId || now.through !== start.through) {
+    store.setState({ isLoadingOlder: false });
+    return;
+  }
+  // An entry that is not a message (no id or role) is dropped, as a snapshot's is; so is
+  // one already shown (an older page overlapping, a server answering the newest again).
+  const shown = new Set(before === null ? [] : now.history.map((m) => m.id));
+  const messages = page.messages.filter((m): m is ChatState['history'][number] => {
+    if (!isShownMessage(m) || shown.has(m.id)) return false;
+    shown.add(m.id);
+    return true;
+  });
+  // An older page that brings nothing new, or whose cursor does not move older, ends
+  // paging: "load older" cannot append the same page, or ask for it, again and again.
+  const ended = before !== null && (messages.length === 0 || !isOlder(page.nextBefore, before));
+  const nextBefore = ended ? null : page.nextBefore;
+  store.setState({
+    history: before === null ? messages : [...messages, ...now.history],
+    nextBefore,
+    hasOlder: nextBefore !== null,
+    isLoadingOlder: false,
+    // A switched-to branch's page holds its finished runs; those kept here may be elsewhere.
+    ...(before === null && through !== null ? { through, settled: [] } : {}),
+  });
 }
 
 async function readPage(
@@ -74,31 +113,17 @@ async function readPage(
         signal,
       ),
     );
-    const now = store.getState();
-    if (now.threadId !== threadId || now.through !== start.through) {
-      store.setState({ isLoadingOlder: false });
-      return;
-    }
-    // An entry that is not a message (no id or role) is dropped, as a snapshot's is; so is
-    // one already shown (an older page overlapping, a server answering the newest again).
-    const shown = new Set(before === null ? [] : now.history.map((m) => m.id));
-    const messages = page.messages.filter((m) => {
-      if (!isShownMessage(m) || shown.has(m.id)) return false;
-      shown.add(m.id);
-      return true;
+    // Shown through the conversation's queue, in order with everything else it hears.
+    let shownPage = false;
+    chat.conversation.send({
+      type: 'page',
+      page: () => {
+        shownPage = true;
+        showPage(store, page, { threadId, before, start, through });
+      },
     });
-    // An older page that brings nothing new, or whose cursor does not move older, ends
-    // paging: "load older" cannot append the same page, or ask for it, again and again.
-    const ended = before !== null && (messages.length === 0 || !isOlder(page.nextBefore, before));
-    const nextBefore = ended ? null : page.nextBefore;
-    store.setState({
-      history: before === null ? messages : [...messages, ...now.history],
-      nextBefore,
-      hasOlder: nextBefore !== null,
-      isLoadingOlder: false,
-      // A switched-to branch's page holds its finished runs; those kept here may be elsewhere.
-      ...(before === null && through !== null ? { through, settled: [] } : {}),
-    });
+    // Dropped (the thread was deleted meanwhile): nothing loads any more.
+    if (!shownPage) store.setState({ isLoadingOlder: false });
   } catch (error) {
     const typed = toResumable(error);
     store.setState({ isLoadingOlder: false });

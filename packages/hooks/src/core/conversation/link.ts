@@ -9,6 +9,7 @@ import { chunkEnvelopes, parseTabShareMessage, post } from '../tabs/tab-messages
 import { TabRunPoint } from '../tabs/tab-run-point.js';
 import { knownRun, threadGone } from './announced-runs.js';
 import type { ConversationHost } from './host.js';
+import type { ChatMessage } from './state.js';
 import { placementOf, planThreadBatch } from './thread-events.js';
 import { ThreadFollower } from './thread-follower.js';
 
@@ -31,10 +32,8 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
   let role: StreamRole = 'solo';
   let closed = false;
   let lastSnapshotAt = Number.NEGATIVE_INFINITY;
-  let lastLeadRun: string | null = null;
   /** The thread a deletion check (`threadGone`) runs for. */
   let checkingGone: string | null = null;
-  let followed: string | null = null;
   const ownNetwork = () => role === 'solo' || role === 'leader';
 
   const channel = share ? env.channel(`resumable-tabs:${run.api.endpoint}:${key}`) : null;
@@ -65,24 +64,8 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
     canWrite: ownNetwork,
   });
 
-  /**
-   * Joins a run this chat did not start (its own prompts are adopted by their POST); false
-   * for its own runs.
-   */
-  function follow(ref: RunRef): boolean {
-    const chat = store.getState();
-    if (chat.sending?.runId === ref.runId || chat.outbox.some((o) => o.runId === ref.runId)) {
-      return false;
-    }
-    if (run.getState().runId === ref.runId || followed === ref.runId) return true;
-    followed = ref.runId;
-    const prompt = ref.prompt ? { runId: ref.runId, message: ref.prompt } : null;
-    void host.follow(ref.runId, ref.threadId, ref.token ?? chat.token, prompt);
-    return true;
-  }
-
   function act(envelopes: Envelope[]): void {
-    const plan = planThreadBatch(envelopes, run.getState().runId);
+    const plan = planThreadBatch(envelopes, host.current());
     if (plan.deleted) {
       // The thread's streams close after this; its resume point means nothing any more.
       const end = () => {
@@ -107,25 +90,20 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
     if (plan.reloadHistory) void host.reloadHistory();
     const threadId = thread.threadId;
     const next = plan.follow;
-    if (next && threadId) {
-      const { runId, prompt } = next;
-      const ref = { runId, prompt, threadId, token: thread.token };
-      // After the follow's settle: the prompt it set is replaced by the placed one.
-      const go = () => {
-        const placed = follow(ref) && placementOf(store.getState(), next);
-        if (placed) host.place(placed);
-      };
-      // Another tab's thread batch names a run the server is asked about first.
-      if (ownNetwork()) go();
-      else
-        void knownRun(
-          run,
-          runId,
-          threadId,
-          ref.token ?? store.getState().token,
-          options.backoff,
-        ).then((k) => k && go());
-    }
+    if (!next || !threadId) return;
+    const chat = store.getState();
+    const { runId, prompt } = next;
+    // What it shows before its snapshot: its prompt, where it hangs (an edit, a regenerate).
+    const placed = placementOf(chat, next);
+    const shown = placed ?? (prompt ? { prompt: { runId, message: prompt } } : {});
+    const token = thread.token ?? chat.token;
+    const heard = { runId, threadId, token, ended: next.ended === true, shown };
+    // Another tab's thread batch names a run the server is asked about first.
+    if (ownNetwork()) host.heard(heard);
+    else
+      void knownRun(run, runId, threadId, token, options.backoff).then(
+        (k) => k && host.heard(heard),
+      );
   }
 
   function current(): RunRef | null {
@@ -154,6 +132,9 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
     const led = role === 'leader';
     role = next;
     run.shared.setRole(next);
+    // The conversation machine opens the current run's stream for a new leader (not while
+    // a join's snapshot loads: the join opens it).
+    host.role(ownNetwork());
     if (ownNetwork()) {
       // The thread point a follower took from other tabs is not stored on takeover: only a
       // point the network confirmed is (the leader stored its own), so a bad tab's costs at
@@ -184,15 +165,16 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
       case 'lead':
         // Only a run with its prompt: a run the leader just started gets its prompt a moment
         // later (announced again), and the thread stream names the others'.
-        if (m.run?.prompt && m.run.runId !== lastLeadRun) {
+        if (m.run?.prompt) {
           const ref = m.run;
           const token = ref.token ?? store.getState().token;
-          // Marked followed only once the server knows it: a read that failed (or was over
-          // `knownRun`'s bound) is asked again at the leader's next `lead`.
+          const shown = { prompt: { runId: ref.runId, message: ref.prompt as ChatMessage } };
+          // Heard once the server knows it: a read that failed (or was over `knownRun`'s
+          // bound) is asked again at the leader's next `lead`; a run the chat follows
+          // already, or moved past, changes nothing (the conversation machine).
           void knownRun(run, ref.runId, ref.threadId, token, options.backoff).then((known) => {
-            if (!known || lastLeadRun === ref.runId) return;
-            lastLeadRun = ref.runId;
-            follow(ref);
+            if (!known) return;
+            host.heard({ runId: ref.runId, threadId: ref.threadId, token, ended: false, shown });
           });
         }
         // The leader got ahead without a batch (it took a snapshot, or this tab joined late):
@@ -200,7 +182,8 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
         if (m.run) runPoint.doubt(m.run.runId, m.offset);
         return;
       case 'batch':
-        runPoint.offer(m.runId, m.envelopes);
+        // Folded only into the run the conversation follows (its queue says which).
+        host.batch(m.runId, () => runPoint.offer(m.runId, m.envelopes));
         return;
       case 'thread':
         if (follows && thread.threadId === m.threadId) thread.applyShared(m.envelopes);

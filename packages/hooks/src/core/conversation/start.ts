@@ -12,7 +12,10 @@ import { sharesTabs } from './host.js';
 export function startConversation(host: ConversationHost): () => void {
   if (host.options.followThread === false && host.options.shareTabs === false) return () => {};
   const share = sharesTabs(host);
-  if (share) host.run.shared.setRole('pending');
+  if (share) {
+    host.run.shared.setRole('pending');
+    host.role(false);
+  }
   let stopped = false;
   let close: (() => void) | null = null;
   import('./link.js')
@@ -21,6 +24,7 @@ export function startConversation(host: ConversationHost): () => void {
     })
     .catch((error) => {
       host.run.shared.setRole('solo');
+      host.role(true);
       host.warn(toResumable(error));
     });
   return () => {

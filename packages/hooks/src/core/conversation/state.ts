@@ -2,6 +2,7 @@ import type { ResumableError, RunMessage, RunStatus } from '@resumable/protocol'
 import { isTerminalStatus } from '@resumable/protocol';
 import type { Attachment } from '../net/attachment.js';
 import type { RunSessionOptions } from '../run/options.js';
+import type { HeardRun } from './machine.js';
 
 /**
  * What a conversation shows, as data: its options, the messages and outbox items a chat
@@ -83,6 +84,26 @@ export type ChatMessage = RunMessage & {
   /** Set when the message has siblings (regenerated answers, edited prompts): ‹ n / m ›. */
   branch?: BranchInfo;
 };
+
+/** What a chat shows of a run heard of before its snapshot is in: its prompt, where it hangs. */
+export interface HeardShown {
+  prompt?: ChatState['prompt'];
+  regenerated?: ChatState['regenerated'];
+}
+
+/**
+ * What a chat's conversation inputs carry (`machine.ts`): what it shows of a run heard of,
+ * another tab's batch of events and a history page, each folded or shown when the machine
+ * says so.
+ */
+export interface ChatPayloads {
+  shown: HeardShown;
+  batch: () => void;
+  page: () => void;
+}
+
+/** A run a chat heard of (the thread stream, another tab, a read, a POST's 409). */
+export type ChatHeardRun = HeardRun<ChatPayloads>;
 
 /** The current run answers `parentId` again (a regenerate: it has no prompt of its own). */
 export interface Regenerated {

@@ -9,6 +9,33 @@ const idle = { prompt: null, regenerated: null, sending: null, outbox: [] as Out
 const hi = { id: 'u2', role: 'user' as const, content: 'hi' };
 
 describe('thread events', () => {
+  it('a run that started and ended in one batch is still the one to follow, for its stored log (#25)', () => {
+    const started = (offset: number, runId: string) =>
+      custom(offset, 'resumable.run_started', { runId, messages: [] });
+    const ended = (offset: number, runId: string) =>
+      custom(offset, 'resumable.run_ended', { runId, status: 'finished' });
+    // Another device answered and its continuation ended before this page read the stream.
+    expect(planThreadBatch([started(3, 'r2'), ended(4, 'r2')], 'r1')).toEqual({
+      follow: { runId: 'r2', prompt: null, parentMessageId: undefined, ended: true },
+      reloadHistory: false,
+      deleted: false,
+    });
+    // Two such runs: the last is followed, the one before it is history (one page read).
+    expect(
+      planThreadBatch([started(3, 'r2'), ended(4, 'r2'), started(5, 'r3'), ended(6, 'r3')], 'r1'),
+    ).toEqual({
+      follow: { runId: 'r3', prompt: null, parentMessageId: undefined, ended: true },
+      reloadHistory: true,
+      deleted: false,
+    });
+    // The followed run's own end (live) reloads nothing.
+    expect(planThreadBatch([ended(4, 'r1')], 'r1')).toEqual({
+      follow: null,
+      reloadHistory: false,
+      deleted: false,
+    });
+  });
+
   it('a deletion ends the batch: nothing before or after it is followed or reloaded', () => {
     const batch = [
       custom(1, 'resumable.run_started', { runId: 'r1', messages: [] }),

@@ -76,11 +76,16 @@ export interface FollowPlan {
   runId: string;
   prompt: RunMessage | null;
   parentMessageId: string | null | undefined;
+  /** It ended in the same batch: followed for its stored log (its snapshot), not live. */
+  ended?: true;
 }
 
 /** What a batch of thread events asks of the chat, decided once for the whole batch. */
 export interface ThreadPlan {
-  /** The run to follow live: the batch's last started run that has not ended in it. */
+  /**
+   * The run to follow: the batch's last started run, live or (`ended`) already over — a
+   * run that ended before this page heard of it is the newest all the same.
+   */
   follow: FollowPlan | null;
   /** Runs ended (or history changed) that the chat does not follow: reload the history page. */
   reloadHistory: boolean;
@@ -90,14 +95,15 @@ export interface ThreadPlan {
 
 /**
  * A replay after a reload or a drop can hold several runs that started and ended since:
- * only the last one still going is joined, the others are history (one page reload), so
- * a tab never attaches to runs one after another to catch up.
+ * only the last one started is joined (live, or for its stored log when it ended too), the
+ * others are history (one page reload), so a tab never attaches to runs one after another
+ * to catch up.
  */
 export function planThreadBatch(
   envelopes: readonly Envelope[],
   followed: string | null,
 ): ThreadPlan {
-  let follow: ThreadPlan['follow'] = null;
+  let follow = null as FollowPlan | null;
   let reloadHistory = false;
   for (const { event } of envelopes) {
     const e = parseThreadEvent(event);
@@ -106,13 +112,13 @@ export function planThreadBatch(
       return { follow: null, reloadHistory: false, deleted: true };
     }
     if (e.kind === 'run_started') {
+      // A run that started and ended earlier in the batch is history now.
+      if (follow?.ended) reloadHistory = true;
       const { runId, prompt, parentMessageId } = e;
       follow = { runId, prompt, parentMessageId };
     } else if (e.kind === 'history_changed') reloadHistory = true;
-    else {
-      if (follow?.runId === e.runId) follow = null;
-      if (e.runId !== followed) reloadHistory = true;
-    }
+    else if (follow?.runId === e.runId) follow = { ...follow, ended: true };
+    else if (e.runId !== followed) reloadHistory = true;
   }
   return { follow, reloadHistory, deleted: false };
 }

@@ -176,12 +176,17 @@ export class InterruptSession {
       if (target?.status !== 'open' || target.pending === 'queued') return;
       const draft: LocalAnswer = { ...entry, state: 'draft', runId: null };
       let answers = upsert(this.getState().record.answers, draft);
-      await this.write({ ...this.getState().record, answers });
+      // The run's open interrupts (a draft leaves them open): all answered with this one?
       const batch = openBatch(this.getState().interrupts);
       const mine = new Map(answers.map((a) => [a.interruptId, a]));
-      if (!batch.every((i) => mine.get(i.id)?.state === 'draft')) return;
+      if (!batch.every((i) => mine.get(i.id)?.state === 'draft')) {
+        // Kept as a draft until the others are answered too.
+        await this.write({ ...this.getState().record, answers });
+        return;
+      }
       // All answered: one continuation, its run id fixed and persisted before it is queued,
-      // so a reload in between queues the same run again (the server's idempotency).
+      // so a reload in between queues the same run again (the server's idempotency). Never
+      // shown as a draft first: nothing else waits.
       const runId = this.chat.run.env.randomUUID();
       for (const i of batch)
         answers = upsert(answers, { ...mine.get(i.id)!, state: 'queued', runId });

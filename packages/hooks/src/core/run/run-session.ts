@@ -60,6 +60,8 @@ export class RunSession {
   readonly shared: SharedStream;
 
   private hydration: Promise<void> | null = null;
+  /** The run whose snapshot `join` is reading: no stream of it opens meanwhile. */
+  private joining: string | null = null;
   private unsubscribers: (() => void)[] = [];
   private readonly leaveStorage: () => void;
   private disposed = false;
@@ -111,7 +113,6 @@ export class RunSession {
       followed: this.followed,
       writer: this.writer,
       stopLoop: () => this.loop.stop(),
-      ensureLoop: () => this.ensureLoop(),
       setConnection: (patch) => this.out.setConnection(patch),
     });
     this.loop = new ReconnectLoop(this.followed);
@@ -273,6 +274,24 @@ export class RunSession {
    * request timeout (a hung POST is a `timeout` error).
    */
   async start(input: StartRunInput = {}): Promise<StartedRun> {
+    let started: StartedRun;
+    try {
+      started = await this.post(input);
+    } catch (error) {
+      const typed = toResumable(error);
+      this.noteStartFailure(typed);
+      throw typed;
+    }
+    await this.adopt(started);
+    this.ensureLoop();
+    return started;
+  }
+
+  /**
+   * `POST /runs` alone: the run it starts is not followed yet, and a failure is only thrown
+   * (a chat decides what it means: another device's run to follow, a retry, an error).
+   */
+  async post(input: StartRunInput = {}): Promise<StartedRun> {
     await this.hydrate();
     const {
       token = this.followed.ids?.threadId === input.threadId ? this.followed.ids?.token : null,
@@ -280,23 +299,26 @@ export class RunSession {
     } = input;
     const runId = input.runId ?? this.env.randomUUID();
     const body: Partial<RunAgentInput> = { messages: [], ...rest, runId };
-    let started: StartedRun;
-    try {
-      started = await this.api.startRun(body, token ?? null);
-    } catch (error) {
-      const typed = toResumable(error);
-      this.store.setState({ error: typed });
-      this.out.setConnection({ lastError: typed });
-      throw typed;
-    }
+    return this.api.startRun(body, token ?? null);
+  }
+
+  /** A POST's failure as the session's error (what `start` shows; a chat's outbox too). */
+  noteStartFailure(error: ResumableError): void {
+    this.store.setState({ error });
+    this.out.setConnection({ lastError: error });
+  }
+
+  /**
+   * Makes a run this page started the followed one, its record written before any event is
+   * applied; its stream opens on `resume` (`start` does both).
+   */
+  async adopt(started: StartedRun): Promise<void> {
     this.loop.stop();
     this.followed.adopt(
       started,
       createRunState({ runId: started.runId, threadId: started.threadId }),
     );
     await this.writer.flush();
-    this.ensureLoop();
-    return started;
   }
 
   /** Shows a prompt's scheduled retry (the chat's outbox) like the stream's own. */
@@ -309,22 +331,51 @@ export class RunSession {
    * events after it.
    */
   async attach(input: StartedRun): Promise<void> {
-    await this.hydrate();
-    if (this.followed.ids?.runId === input.runId) {
-      this.ensureLoop();
-      return;
-    }
-    this.loop.stop();
-    this.followed.adopt(input, createRunState({ runId: input.runId, threadId: input.threadId }));
-    try {
-      const snapshot = await this.shared.readSnapshot(input.runId, input.token);
-      if (this.followed.ids?.runId === input.runId) await this.followed.applySnapshot(snapshot);
-    } catch (error) {
-      // The event log from 0 gives the same state, only slower.
-      this.out.warn(toResumable(error));
-    }
-    await this.writer.flush();
+    await this.join(input);
     this.ensureLoop();
+  }
+
+  /**
+   * Follows a run this page did not start, up to its stream: its snapshot (the one a check
+   * of the announcement just read, `SharedStream.readSnapshot`), and no stream while it
+   * loads — the stream opens on `resume`, after the snapshot's offset. A run the session
+   * already follows keeps its own offset (no snapshot). Resolves true when the run is over.
+   */
+  async join(input: StartedRun): Promise<boolean> {
+    await this.hydrate();
+    if (this.followed.ids?.runId !== input.runId) {
+      this.loop.stop();
+      this.followed.adopt(input, createRunState({ runId: input.runId, threadId: input.threadId }));
+      this.joining = input.runId;
+      try {
+        const snapshot = await this.shared.readSnapshot(input.runId, input.token);
+        if (this.followed.ids?.runId === input.runId) await this.followed.applySnapshot(snapshot);
+      } catch (error) {
+        // The event log from 0 gives the same state, only slower.
+        this.out.warn(toResumable(error));
+      } finally {
+        if (this.joining === input.runId) this.joining = null;
+      }
+      await this.writer.flush();
+    }
+    return this.followed.ids?.runId !== input.runId || this.isOver();
+  }
+
+  /**
+   * Follows the session's run `runId` from the offset it holds (its stream, or another
+   * tab's batches in a follower). True when the run is over (nothing to open); false too
+   * when the session follows another run.
+   */
+  resume(runId: string): boolean {
+    if (this.followed.ids?.runId !== runId) return false;
+    this.ensureLoop();
+    return this.isOver();
+  }
+
+  /** Nothing more comes of the run: ended, stopped, or failed. */
+  private isOver(): boolean {
+    const { stopped, error } = this.getState();
+    return isTerminalStatus(this.followed.run.status) || stopped || error !== null;
   }
 
   /**
@@ -382,6 +433,8 @@ export class RunSession {
 
   private ensureLoop(): void {
     if (this.disposed || !this.keepAlive.held || this.loop.active || !this.followed.ids) return;
+    // A join opens the stream after its snapshot (`resume`), never from 0 while it loads.
+    if (this.joining === this.followed.ids.runId) return;
     if (isTerminalStatus(this.followed.run.status)) return;
     if (this.followed.phase === 'stopping') {
       void this.sendCancel();

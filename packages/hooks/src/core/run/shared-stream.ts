@@ -15,7 +15,6 @@ export interface SharedStreamParts {
   followed: FollowedRun;
   writer: RecordWriter;
   stopLoop(): void;
-  ensureLoop(): void;
   setConnection(patch: Partial<ConnectionInfo>): void;
 }
 
@@ -27,8 +26,6 @@ export class SharedStream {
    */
   role: StreamRole = 'solo';
   private readonly listeners = new Set<(runId: string, envelopes: Envelope[]) => void>();
-  /** The run being joined (its snapshot on the way), and the join's end. */
-  private joining: { runId: string; done: Promise<void> } | null = null;
   /** The last snapshot read to check an announced run (`keepFresh`), for its join. */
   private fresh: { snapshot: RunSnapshot; at: number } | null = null;
 
@@ -50,8 +47,9 @@ export class SharedStream {
   }
 
   /**
-   * A new leader first writes what it has (it wrote nothing while following), then resumes
-   * from its own resume point; a follower stops its stream.
+   * A new leader first writes what it has (it wrote nothing while following); it resumes
+   * from its own resume point when its conversation says so (`RunSession.resume`: not while
+   * a join's snapshot loads). A follower stops its stream.
    */
   setRole(role: StreamRole): void {
     if (role === this.role) return;
@@ -60,30 +58,10 @@ export class SharedStream {
     if (this.ownsStream) {
       this.parts.writer.touch();
       void this.parts.writer.flush();
-      // A join in flight opens the stream itself once its snapshot is in: not from 0 now.
-      if (this.joining === null) this.parts.ensureLoop();
       return;
     }
     this.parts.stopLoop();
     this.follow();
-  }
-
-  /**
-   * Joins a run another tab, device or the server started, through `attach` (snapshot, then
-   * the events after it). However the chat hears of the run (the snapshot join, the thread
-   * stream's announcement, another tab), it is joined once: a second call for the same run
-   * shares the first, and a role change meanwhile leaves the stream to the join.
-   */
-  join(runId: string, attach: () => Promise<void>): Promise<void> {
-    if (this.joining?.runId === runId) return this.joining.done;
-    const joining = {
-      runId,
-      done: attach().finally(() => {
-        if (this.joining === joining) this.joining = null;
-      }),
-    };
-    this.joining = joining;
-    return joining.done;
   }
 
   /**
