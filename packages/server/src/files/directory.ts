@@ -6,6 +6,8 @@ import {
   readFile,
   rename,
   rm,
+  rmdir,
+  stat,
   writeFile,
 } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -24,7 +26,9 @@ const UPLOADS = '+uploads';
  * as it arrives (`+` is outside the ids' alphabet: no thread's folder) and moved into its
  * thread at commit. The per-thread total is checked and the file moved one commit at a
  * time per thread, in this process; several instances that share the directory may
- * overshoot the total by their concurrent uploads.
+ * overshoot the total by their concurrent uploads. It keeps no record of which prompt named
+ * a file, so committed files stay until their thread is deleted; what it sweeps is staged
+ * uploads a crash left behind in `+uploads`.
  */
 export class DirectoryFiles implements FileStore {
   /** The commit in progress per thread: the next one waits for it. */
@@ -73,6 +77,33 @@ export class DirectoryFiles implements FileStore {
         await rm(staged, { force: true });
       },
     };
+  }
+
+  /**
+   * Deletes up to `limit` staged uploads last written before `createdBefore`: what a process
+   * that stopped mid-upload left in `+uploads` (a live upload writes as it arrives, and the
+   * server's body timeouts end one that stops, so none is that old). Their emptied thread
+   * folders go too. Resolves how many files it deleted.
+   */
+  async sweepUnreferenced(createdBefore: number, limit: number): Promise<number> {
+    const root = join(this.directory, UPLOADS);
+    let removed = 0;
+    for (const threadId of (await this.io(() => readdir(root))) ?? []) {
+      const folder = join(root, threadId);
+      const names = (await this.io(() => readdir(folder))) ?? [];
+      let left = names.length;
+      for (const name of names) {
+        if (removed >= limit) return removed;
+        const info = await this.io(() => stat(join(folder, name)));
+        if (info && info.mtimeMs >= createdBefore) continue;
+        await this.io(() => rm(join(folder, name), { force: true }));
+        left--;
+        if (info) removed++;
+      }
+      // A folder an upload has just made its own again is not empty: rmdir refuses it.
+      if (left === 0) await rmdir(folder).catch(() => {});
+    }
+    return removed;
   }
 
   /** Runs `op` after the thread's commit in progress, if any. */
