@@ -5,6 +5,7 @@
 export { type AguiProxyAgentOptions, aguiProxyAgent } from './agents/agui.js';
 export { type OpenAIAgentOptions, openaiAgent } from './agents/openai.js';
 export { type ScriptedAgentOptions, type ScriptOptions, scriptedAgent } from './agents/scripted.js';
+export type { ScriptedInterrupt } from './agents/scripted-interrupts.js';
 export type { UpstreamTimeouts } from './agents/sse-reader.js';
 export type { Agent, AgentContext, AgentLimits } from './agents/types.js';
 // Serving: the whole server as a Web handler, on Node, or as a Hono app.
@@ -30,6 +31,7 @@ export {
 } from './handler.js';
 // Answering an application's own route with the server's JSON error.
 export { errorResponse } from './http/errors.js';
+export type { RunRequest } from './input.js';
 export { type RunningServer, type StartServerOptions, startServer } from './node.js';
 export type { ClientLimits } from './runs/admission.js';
 export type { RunLimits } from './runs/options.js';

@@ -54,11 +54,17 @@ export class RunManager {
   /** Runs being created (admitted, not yet stored): a racing duplicate waits for them. */
   private readonly creating = new Map<string, Promise<RunRecord | null>>();
   private readonly admission: Admission;
-  /** Run starts and thread deletions of one thread, kept apart. */
+  /**
+   * Run starts and thread deletions of one thread, kept apart.
+   * @internal
+   */
   readonly threadGuard: ThreadGuard;
   private readonly fanOut: FanOut;
   private readonly recovery: Recovery;
-  /** Thread event streams and the announcements on them (protocol.md). */
+  /**
+   * Thread event streams and the announcements on them (protocol.md).
+   * @internal
+   */
   readonly threads: ThreadEvents;
   /** What `createAndStart` (runs/start.ts) uses of this manager. */
   private readonly parts: RunStartParts;
@@ -208,7 +214,10 @@ export class RunManager {
     });
   }
 
-  /** Throws the answer (`429`, `409`) this instance would give `startRun` now; stores nothing. */
+  /**
+   * Throws the answer (`429`, `409`) this instance would give `startRun` now; stores nothing.
+   * @internal
+   */
   async checkAdmission(input: RunAgentInput, client: StartingClient): Promise<void> {
     const refused = await this.admission.refusal({
       runId: input.runId,
@@ -226,6 +235,8 @@ export class RunManager {
   /**
    * Starts a run for a thread that already exists (the HTTP layer creates threads).
    * Idempotent by `input.runId`: when the run exists, nothing starts and `created` is false.
+   * An application starts one with `startServerRun`, which checks the request first.
+   * @internal
    */
   async startRun(
     input: RunAgentInput,
@@ -299,6 +310,7 @@ export class RunManager {
   /**
    * Opens an event stream after `after`: `204` when the run is over and nothing follows,
    * `409 offset_ahead` / `410 offset_expired` as protocol.md says, else a stream.
+   * @internal
    */
   async openStream(record: RunRecord, after: number): Promise<StreamOpen> {
     return this.fanOut.open(record, after);

@@ -4,12 +4,15 @@ import { DEFAULTS } from '../../defaults.js';
 import { withLazySnapshot } from '../lazy-snapshot.js';
 import type {
   EventStore,
+  FileStore,
+  InterruptLedger,
   MessagePage,
   NewRun,
   RunEnd,
   RunRecord,
   StoredEvent,
   ThreadEdits,
+  ThreadLogStore,
   ThreadRecord,
 } from '../types.js';
 import { AppendConflictError, runInProgress, runNotFound, threadNotFound } from '../types.js';
@@ -54,7 +57,8 @@ export interface MemoryStoreOptions {
 export class MemoryStore implements EventStore {
   readonly kind = 'memory';
   readonly shared = false;
-  readonly interrupts = new MemoryInterruptLedger();
+  private readonly ledger = new MemoryInterruptLedger();
+  readonly interrupts: InterruptLedger = this.ledger;
   private readonly threads = new Map<string, MemoryThread>();
   /** Ids of deleted threads (`ThreadEdits.remove`'s tombstones): never threads again. */
   private readonly deleted = new Set<string>();
@@ -64,7 +68,7 @@ export class MemoryStore implements EventStore {
   private eventBytes = 0;
   private readonly maxEventBytes: number;
   /** The thread event logs (protocol.md, "Thread event stream"). */
-  readonly threadLog = new MemoryThreadLog((threadId) => this.threads.has(threadId), {
+  private readonly logs = new MemoryThreadLog((threadId) => this.threads.has(threadId), {
     reserve: (bytes) => {
       this.makeRoom(bytes, false);
       this.eventBytes += bytes;
@@ -73,7 +77,8 @@ export class MemoryStore implements EventStore {
       this.eventBytes -= bytes;
     },
   });
-  readonly files = new MemoryFiles();
+  readonly threadLog: ThreadLogStore = this.logs;
+  readonly files: FileStore = new MemoryFiles();
   readonly threadEdits: ThreadEdits = {
     rename: async (threadId, title, updatedAt) => {
       const thread = this.threads.get(threadId);
@@ -91,8 +96,8 @@ export class MemoryStore implements EventStore {
         this.runs.delete(runId);
       }
       this.threads.delete(threadId);
-      this.threadLog.forget(threadId);
-      this.interrupts.forget(threadId);
+      this.logs.forget(threadId);
+      this.ledger.forget(threadId);
     },
   };
 
@@ -248,7 +253,7 @@ export class MemoryStore implements EventStore {
     this.threads.clear();
     this.runs.clear();
     this.ended.clear();
-    this.threadLog.clear();
+    this.logs.clear();
     this.eventBytes = 0;
   }
 
@@ -265,7 +270,7 @@ export class MemoryStore implements EventStore {
         const run = this.runs.get(runId);
         if (run) this.dropEvents(run);
       }
-      while (!fits() && this.threadLog.evictOldest()) {}
+      while (!fits() && this.logs.evictOldest()) {}
     }
     if (!ending && !fits()) {
       throw new ResumableError(

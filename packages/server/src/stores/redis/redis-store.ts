@@ -4,11 +4,16 @@ import type { ChainableCommander, RedisOptions } from 'ioredis';
 import { DEFAULTS } from '../../defaults.js';
 import type {
   EventStore,
+  FileStore,
+  InterruptLedger,
   MessagePage,
   NewRun,
   RunEnd,
   RunRecord,
+  SharedCounters,
   StoredEvent,
+  ThreadEdits,
+  ThreadLogStore,
   ThreadRecord,
 } from '../types.js';
 import { AppendConflictError, runInProgress, runNotFound, threadNotFound } from '../types.js';
@@ -64,10 +69,17 @@ interface Durability {
 export class RedisStore implements EventStore {
   readonly kind = 'redis';
   readonly shared = true;
+  /**
+   * Where everything is kept, key by key: for the store's parts (threads, files, sweeps).
+   * @internal
+   */
   readonly keys: RedisKeys;
-  readonly interrupts: RedisInterruptLedger;
-  readonly counters: RedisCounters;
-  /** Where runs are found from their id (`runthread:<R>`). */
+  readonly interrupts: InterruptLedger;
+  readonly counters: SharedCounters;
+  /**
+   * Where runs are found from their id (`runthread:<R>`).
+   * @internal
+   */
   readonly runs: RunIndex;
   private readonly client: Client;
   private readonly target: RedisTarget;
@@ -94,9 +106,9 @@ export class RedisStore implements EventStore {
   private readonly appendClients: Client[] = [];
   private tails: LiveTails | null = null;
   private closed = false;
-  readonly threadLog = new RedisThreadLog(this); // protocol.md, "Thread event stream"
-  readonly threadEdits = new RedisThreadEdits(this);
-  readonly files = new RedisFiles(this);
+  readonly threadLog: ThreadLogStore = new RedisThreadLog(this); // protocol.md, "Thread event stream"
+  readonly threadEdits: ThreadEdits = new RedisThreadEdits(this);
+  readonly files: FileStore = new RedisFiles(this);
 
   constructor(options: RedisStoreOptions = {}) {
     this.target = targetOf(options);
@@ -497,12 +509,18 @@ export class RedisStore implements EventStore {
 
   // ---- connections -----------------------------------------------------------------------
 
-  /** Whether appends wait for a replica's acknowledgement (`durableAppends`). */
+  /**
+   * Whether appends wait for a replica's acknowledgement (`durableAppends`).
+   * @internal
+   */
   get durable(): boolean {
     return this.durability !== null;
   }
 
-  /** The live tails of this instance (one subscriber connection, or one per shard). */
+  /**
+   * The live tails of this instance (one subscriber connection, or one per shard).
+   * @internal
+   */
   liveTails(): LiveTails {
     this.tails ??= new LiveTails({
       subscriber: this.subscriberClient(),
@@ -582,7 +600,10 @@ export class RedisStore implements EventStore {
     return this.appendClients[hash % count]!;
   }
 
-  /** Runs one Redis operation; any failure of Redis itself becomes `store_unavailable`. */
+  /**
+   * Runs one Redis operation; any failure of Redis itself becomes `store_unavailable`.
+   * @internal
+   */
   async call<T>(what: string, op: (client: Client) => Promise<T>): Promise<T> {
     await this.ready();
     this.stats.commands++;
@@ -599,6 +620,7 @@ export class RedisStore implements EventStore {
    * the node that ran the script and counts it. An acknowledgement missing after `timeoutMs` is a store failure: the
    * write is on the primary but may not survive its failover, so nothing of it is shown
    * (the run log holds its events and appends them again, which the store recognises).
+   * @internal
    */
   async durably<T>(what: string, key: string, build: (pipeline: Pipeline) => void): Promise<T> {
     const durable = this.durability!;

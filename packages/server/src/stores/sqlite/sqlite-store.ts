@@ -6,11 +6,15 @@ import Database from 'libsql';
 import { withLazySnapshot } from '../lazy-snapshot.js';
 import type {
   EventStore,
+  FileStore,
+  InterruptLedger,
   MessagePage,
   NewRun,
   RunEnd,
   RunRecord,
   StoredEvent,
+  ThreadEdits,
+  ThreadLogStore,
   ThreadRecord,
 } from '../types.js';
 import { AppendConflictError, runInProgress, runNotFound, threadNotFound } from '../types.js';
@@ -119,7 +123,7 @@ export class SqliteStore implements EventStore {
   readonly kind = 'sqlite';
   readonly shared = false;
   readonly path: string;
-  readonly interrupts: SqliteInterruptLedger;
+  readonly interrupts: InterruptLedger;
   private readonly db: Database.Database;
   private readonly stmt;
   private readonly appendTx: (runId: string, events: readonly StoredEvent[], end?: RunEnd) => void;
@@ -130,9 +134,9 @@ export class SqliteStore implements EventStore {
   ) => void;
   private closed = false;
   /** The thread event logs (protocol.md, "Thread event stream"). */
-  readonly threadLog: SqliteThreadLog;
-  readonly threadEdits: SqliteThreadEdits;
-  readonly files: SqliteFiles;
+  readonly threadLog: ThreadLogStore;
+  readonly threadEdits: ThreadEdits;
+  readonly files: FileStore;
 
   constructor(options: SqliteStoreOptions) {
     this.path = options.path;
