@@ -1,5 +1,6 @@
 import { BatchMessages } from './batch-messages.js';
 import { CallPositions } from './call-positions.js';
+import { copyMessage, copyToolCall, withArguments } from './copy-message.js';
 import type { ErrorCode } from './errors.js';
 import { EventType } from './events.js';
 import { IdIndex } from './id-index.js';
@@ -155,7 +156,7 @@ export class DraftState {
     const current = this.messageList.at(i)!;
     // A message past the base's end was added by this batch: it is this batch's own.
     if (i >= this.messageList.baseLength || this.isFresh(current)) return current;
-    const copy = { ...current } as RunMessage;
+    const copy = copyMessage(current);
     this.markFresh(copy);
     this.messageList.set(i, copy);
     return copy;
@@ -301,7 +302,7 @@ export class DraftState {
     if (delta === undefined || delta === '') return;
     if (kind === 'toolCall') {
       const call = this.writableToolCall(target);
-      call.function = { ...call.function, arguments: call.function.arguments + delta };
+      call.function = withArguments(call.function, call.function.arguments + delta);
     } else {
       this.appendContent(this.writableMessage(target), delta);
     }
@@ -379,7 +380,7 @@ export class DraftState {
     const i = this.positions.of(calls, toolCallId);
     const current = calls[i]!;
     if (this.isFresh(current)) return current;
-    const copy = { ...current };
+    const copy = copyToolCall(current);
     this.markFresh(copy);
     calls[i] = copy;
     return copy;

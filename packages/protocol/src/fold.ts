@@ -1,3 +1,4 @@
+import { withArguments } from './copy-message.js';
 import { DraftState } from './draft-state.js';
 import { ResumableError } from './errors.js';
 import type { AGUIEvent, Envelope } from './events.js';
@@ -216,7 +217,7 @@ function dispatch(draft: DraftState, event: AGUIEvent, patcher: JsonPatcher | nu
       return;
     case EventType.TOOL_CALL_ARGS: {
       const call = draft.ensureToolCall(event.toolCallId);
-      call.function = { ...call.function, arguments: call.function.arguments + event.delta };
+      call.function = withArguments(call.function, call.function.arguments + event.delta);
       return;
     }
     case EventType.TOOL_CALL_END:

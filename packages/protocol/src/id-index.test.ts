@@ -68,6 +68,23 @@ describe('IdIndex (the fold’s sharded id tables)', () => {
     expect(Math.max(...sizes)).toBeLessThan(4096);
   });
 
+  it('a read after a write, or from another index with the same id, sees that index’s own value', () => {
+    // The last get's answer is remembered (a stream looks one id up event after event);
+    // every write to that index forgets it, and another index never gets it.
+    const base = IdIndex.from<number>();
+    base.set('m1', 1);
+    const copy = IdIndex.from(base);
+    expect([base.get('m1'), copy.get('m1')]).toStrictEqual([1, 1]);
+    copy.set('m1', 2);
+    expect([copy.get('m1'), base.get('m1'), copy.get('m1')]).toStrictEqual([2, 1, 2]);
+    expect(copy.get('m1')).toBe(2);
+    copy.delete('m1');
+    expect([copy.get('m1'), copy.has('m1'), base.get('m1')]).toStrictEqual([undefined, false, 1]);
+    expect(base.get('m2')).toBe(undefined);
+    base.set('m2', 3);
+    expect([base.get('m2'), copy.get('m2')]).toStrictEqual([3, undefined]);
+  });
+
   it('a plain Map becomes an index of the same entries', () => {
     const index = IdIndex.from(new Map([['u1', 0]]));
     index.set('a1', 1);

@@ -14,6 +14,18 @@ let lastId: unknown = null;
 let lastHash = 0;
 
 /**
+ * The last `get`'s id and answer, and the index that gave them (null after that index is
+ * written). A client that renders every event folds each one in a batch of its own, and a
+ * stream's events name one message after another: each batch looks up the id the last one
+ * did in the same index (its `messageIndex` is the last state's until a message is added).
+ * A module's, as `lastId` is (a frozen index cannot hold it); it keeps one index alive at
+ * most, until another is read.
+ */
+let readIndex: IdIndex<unknown> | null = null;
+let readId = '';
+let readValue: unknown;
+
+/**
  * The fold's id tables (`messageIndex`, `toolCallOwner`): a `ReadonlyMap` over 32 shards
  * picked by a cheap sampled hash of the id (`id-slots.ts`), so ids are data, never object
  * keys. Why shards: one table grows by rehashing into one twice the size, and past a few
@@ -52,12 +64,14 @@ export class IdIndex<V> implements ReadonlyMap<string, V> {
   }
 
   set(id: string, value: V): this {
+    if (this === readIndex) readIndex = null;
     const h = this.hash(id);
     if (this.writable(shardOf(h)).set(id, h, value)) this.size++;
     return this;
   }
 
   delete(id: string): boolean {
+    if (this === readIndex) readIndex = null;
     const h = this.hash(id);
     if (!this.shards[shardOf(h)]?.has(id, h)) return false;
     this.writable(shardOf(h)).delete(id, h);
@@ -75,8 +89,13 @@ export class IdIndex<V> implements ReadonlyMap<string, V> {
   }
 
   get(id: string): V | undefined {
+    if (this === readIndex && id === readId) return readValue as V | undefined;
     const h = this.hash(id);
-    return this.shards[shardOf(h)]?.get(id, h);
+    const value = this.shards[shardOf(h)]?.get(id, h);
+    readIndex = this;
+    readId = id;
+    readValue = value;
+    return value;
   }
 
   has(id: string): boolean {

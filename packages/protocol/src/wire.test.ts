@@ -61,6 +61,42 @@ describe('checkEvent', () => {
     expect((result as ResumableError).message).toContain(mentions);
   });
 
+  // checkEvent takes the stream's deltas (CONTENT and ARGS, nearly every event) through a
+  // path of their own (events.ts isWellFormedDelta): it accepts exactly what the table does.
+  it.each([
+    ['TEXT_MESSAGE_CONTENT', 'messageId'],
+    ['REASONING_MESSAGE_CONTENT', 'messageId'],
+    ['TOOL_CALL_ARGS', 'toolCallId'],
+  ])('%s: accepted with a string %s and delta, else named', (type, idField) => {
+    const values: [string, unknown][] = [
+      ['a string', 'x'],
+      ['an empty string', ''],
+      ['a number', 1],
+      ['null', null],
+      ['an object', {}],
+      ['nothing', undefined],
+    ];
+    for (const [, id] of values) {
+      for (const [, delta] of values) {
+        const event = { type, [idField]: id, delta };
+        const result = checkEvent(event);
+        if (typeof id === 'string' && typeof delta === 'string') {
+          expect(result).toBe(event);
+        } else {
+          const field = typeof id === 'string' ? 'delta' : idField;
+          expect(result).toBeInstanceOf(ResumableError);
+          expect((result as ResumableError).code).toBe('malformed_event');
+          expect((result as ResumableError).message).toContain(`${type} needs "${field}"`);
+        }
+      }
+    }
+    // Another type's id field does not stand in for this one's.
+    const other = idField === 'messageId' ? 'toolCallId' : 'messageId';
+    expect((checkEvent({ type, [other]: 'x', delta: 'y' }) as ResumableError).code).toBe(
+      'malformed_event',
+    );
+  });
+
   it.each(['constructor', 'toString', '__proto__', 'hasOwnProperty'])(
     'an Object.prototype key %j as a type is an unknown_event',
     (type) => {
