@@ -31,6 +31,11 @@ module.exports = dependencyRules({
     { name: 'branches', paths: ['core/branches/'] },
     { name: 'interrupts', paths: ['core/interrupts/'] },
     {
+      name: 'turns',
+      paths: ['core/turns/'],
+      why: 'The turn view: messages and interrupts as turns with parts, derived.',
+    },
+    {
       name: 'client',
       paths: ['core/client/'],
       why: 'ResumableClient, the lazy engine handle, first paint: the top of the core.',
@@ -38,7 +43,7 @@ module.exports = dependencyRules({
     { name: 'core-entry', paths: ['core/index.ts'] },
     { name: 'lazy-entries', paths: ['interrupts.ts', 'upload/'] },
     { name: 'react', paths: ['react/'] },
-    { name: 'entries', paths: ['index.ts', 'threads/', 'attachments/', 'ai-sdk/'] },
+    { name: 'entries', paths: ['index.ts', 'threads/', 'attachments/', 'turns/', 'ai-sdk/'] },
   ],
   lazy: [
     { path: 'core/client/engine.ts', why: 'The engine: the hooks load it on first use.' },

@@ -7,7 +7,7 @@ import { defineConfig } from 'tsdown';
  * source, and these entries have none; the framework-free entries (`core`, `interrupts`,
  * `upload`, `ai-sdk`) stay without it, so server code can import them.
  */
-const CLIENT_ENTRIES = new Set(['index', 'attachments/index', 'threads/index']);
+const CLIENT_ENTRIES = new Set(['index', 'attachments/index', 'threads/index', 'turns/index']);
 
 export default defineConfig({
   entry: [
@@ -17,6 +17,7 @@ export default defineConfig({
     'src/ai-sdk/index.ts',
     'src/attachments/index.ts',
     'src/threads/index.ts',
+    'src/turns/index.ts',
     'src/upload/index.ts',
   ],
   format: 'esm',

@@ -31,6 +31,7 @@ import type {
 } from '../src/index.js';
 import * as root from '../src/index.js';
 import * as threads from '../src/threads/index.js';
+import * as turns from '../src/turns/index.js';
 import * as upload from '../src/upload/index.js';
 
 const names = async (entry: string) => Object.keys(await import(`../src/${entry}`)).sort();
@@ -98,6 +99,7 @@ describe('the other entries', () => {
       'RunSession',
       'browserOnlineSignal',
       'browserVisibleSignal',
+      'chatTurns',
       'createEnvironment',
       'createIndexedDbStorage',
       'createManualSignal',
@@ -106,6 +108,7 @@ describe('the other entries', () => {
       'defaultStorage',
       'disposeDefaultClients',
       'hasIndexedDb',
+      'toolCallStatus',
       'withFallback',
     ]);
   });
@@ -120,6 +123,21 @@ describe('the other entries', () => {
     expectTypeOf(threads.deleteThread).parameter(0).toEqualTypeOf<threads.EndpointOptions>();
     expectTypeOf<threads.LocalThreadSourceOptions>().toMatchTypeOf<threads.EndpointOptions>();
     expectTypeOf<NonNullable<upload.EndpointOptions['headers']>>().toEqualTypeOf<HeadersOption>();
+  });
+
+  it('the turn view takes what the chat hook returns and names every part it gives', () => {
+    expectTypeOf(turns.useChatTurns).parameter(0).toEqualTypeOf<turns.ChatTurnsInput>();
+    expectTypeOf<ResumableChatController>().toMatchTypeOf<turns.ChatTurnsInput>();
+    expectTypeOf(turns.useChatTurns).returns.toEqualTypeOf<readonly turns.ChatTurn[]>();
+    expectTypeOf<turns.ChatTurn['parts'][number]>().toEqualTypeOf<turns.TurnPart>();
+    expectTypeOf<turns.TurnPart>().toEqualTypeOf<
+      turns.TextPart | turns.FilePart | turns.ToolPart | turns.InterruptPart
+    >();
+    expectTypeOf<turns.ToolPart['status']>().toEqualTypeOf<turns.ToolCallStatus>();
+    expectTypeOf<turns.ToolPart['result']>().toEqualTypeOf<turns.ToolResult | null>();
+    expectTypeOf<turns.ToolPart['interrupt']>().toEqualTypeOf<ChatInterrupt | null>();
+    expectTypeOf<turns.ChatTurn['messages'][number]>().toEqualTypeOf<ChatMessage>();
+    expectTypeOf<turns.ChatTurn['branch']>().toEqualTypeOf<BranchInfo | null>();
   });
 
   it('the feature entries', async () => {
@@ -146,6 +164,7 @@ describe('the other entries', () => {
       'useThreads',
       'useTrackThread',
     ]);
+    expect(await names('turns/index.js')).toEqual(['chatTurns', 'toolCallStatus', 'useChatTurns']);
     expect(await names('attachments/index.js')).toEqual([
       'AttachmentDraft',
       'DEFAULT_ATTACHMENT_LIMITS',

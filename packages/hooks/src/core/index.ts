@@ -44,3 +44,15 @@ export type { RunSessionOptions } from './run/options.js';
 export type { StartRunInput } from './run/run-session.js';
 export { RunSession } from './run/run-session.js';
 export type { RunSessionState } from './run/session-store.js';
+export type {
+  ChatTurn,
+  ChatTurnsInput,
+  FilePart,
+  InterruptPart,
+  TextPart,
+  ToolCallStatus,
+  ToolPart,
+  ToolResult,
+  TurnPart,
+} from './turns/chat-turns.js';
+export { chatTurns, toolCallStatus } from './turns/chat-turns.js';
