@@ -18,14 +18,16 @@
  * before the hardening: ids as data in sampled-hash indexes, tool-call position maps,
  * bounded lists), its sources taken from git history at bench time (lib/fold-baseline.ts),
  * on the 5,000- and 20,000-delta replies and an agent's mixed turn (reasoning, text, tool
- * calls, several messages), timed in interleaved rounds (lib/interleaved.ts). The ratio is
- * 6badced's time over ours: ≥ 1 means ours folds each event at least as fast.
+ * calls, several messages). Each fold runs in processes of its own, warmed on the same logs
+ * (lib/fold-versus.ts), in pairs of processes taking turns. The ratio is 6badced's time over
+ * ours: ≥ 1 means ours folds each event at least as fast.
  *
  * Figures: median of time-boxed samples after warm-up (lib/cpu-samples.ts), by CPU time
  * (this machine is shared; wall time is recorded too), written to bench/results/fold.json.
  * Also: how many message objects change identity per delta. `BENCH_QUICK=1`: a few short
  * samples, a smoke run whose figures go to the temp folder (lib/results.ts).
  */
+import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import type { AgentStateMutation } from '@ag-ui/client';
 import { AbstractAgent, defaultApplyEvents } from '@ag-ui/client';
@@ -36,23 +38,21 @@ import { readUIMessageStream } from 'ai';
 import { EMPTY, from, lastValueFrom, type Observable } from 'rxjs';
 import { scan } from 'rxjs/operators';
 import { type Figures, measure, rate, round } from './lib/cpu-samples.js';
-import { type FoldModule, loadFoldAt } from './lib/fold-baseline.js';
+import { foldSourcesAt } from './lib/fold-baseline.js';
+import type { VersusWorkload } from './lib/fold-versus.js';
 import {
   aguiEvents,
   aiSdkChunks,
-  LONG_REPLY_DELTAS,
-  mixedRun,
   PRIOR,
   prior,
   priorUI,
   REPLY_DELTAS,
-  reply,
   replyRun,
   type Step,
   toolRun,
 } from './lib/fold-workloads.js';
-import { timeInTurns } from './lib/interleaved.js';
 import { quickOr, writeResults } from './lib/results.js';
+import { median } from './lib/stats.js';
 
 // Both peers skip dev-only guards in production; measure what users ship.
 process.env.NODE_ENV = 'production';
@@ -307,62 +307,78 @@ for (const [name, steps] of [
 // ── against the fold before the hardening ───────────────────────────────────────────────
 
 const BASELINE = '6badced';
+const VERSUS = new URL('./lib/fold-versus.ts', import.meta.url).pathname;
+const baselineIndex = foldSourcesAt(BASELINE);
+const turns = quickOr(
+  { processes: 8, warmupMs: 1_000, rounds: 15, sampleMs: 60 },
+  { processes: 1, warmupMs: 0, rounds: 2, sampleMs: 0 },
+);
 
-/** One envelope per call from the thread state, as `oursRun(…, 1)`, through `fold`. */
-function perEvent(fold: FoldModule, envelopes: Envelope[]): () => RunState {
-  const thread = fold.foldLog([
-    { offset: 1, event: { type: 'MESSAGES_SNAPSHOT', messages: prior } as AGUIEvent },
-  ]);
-  return () => {
-    let state = thread;
-    for (let i = 0; i < envelopes.length; i++) {
-      state = fold.applyEnvelopes(state, [envelopes[i]!]).state;
-    }
-    return state;
-  };
+/** One process folding with `fold` ('ours' or the baseline's index path): lib/fold-versus.ts. */
+function versusProcess(fold: string): VersusWorkload[] {
+  const child = spawnSync(
+    process.execPath,
+    [
+      '--expose-gc',
+      '--conditions=@resumable/source',
+      '--import',
+      'tsx',
+      VERSUS,
+      fold,
+      String(turns.warmupMs),
+      String(turns.rounds),
+      String(turns.sampleMs),
+    ],
+    { encoding: 'utf8', timeout: 300_000 },
+  );
+  if (child.status !== 0) throw new Error(`fold-versus ${fold} failed: ${child.stderr}`);
+  return (JSON.parse(child.stdout.trim().split('\n').at(-1)!) as { workloads: VersusWorkload[] })
+    .workloads;
 }
 
-const baseline = await loadFoldAt(BASELINE);
-const ours: FoldModule = { applyEnvelopes, foldLog };
-const turns = quickOr(
-  { warmupMs: 1_000, rounds: 31, sampleMs: 60 },
-  { warmupMs: 0, rounds: 2, sampleMs: 0 },
-);
-const versus = [];
-for (const [name, steps] of [
-  [`${REPLY_DELTAS.toLocaleString('en')}-delta reply`, replyRun],
-  [`${LONG_REPLY_DELTAS.toLocaleString('en')}-delta reply`, reply(LONG_REPLY_DELTAS)],
-  ['mixed turn (reasoning, text, tool calls, several messages)', mixedRun],
-] as const) {
-  const envelopes = toEnvelopes(aguiEvents(steps as Step[]), 2);
-  const runs = [perEvent(ours, envelopes), perEvent(baseline, envelopes)];
-  // The same messages from both, or the comparison means nothing.
-  const [a, b] = runs.map((run) => run());
-  if (JSON.stringify(a!.messages) !== JSON.stringify(b!.messages) || a!.offset !== b!.offset) {
-    throw new Error(`${name}: ours and ${BASELINE} folded different messages`);
+// Pairs of processes, the order reversed every other pair, so load that comes and goes
+// falls on both folds alike; pair p's ratio compares its two processes.
+const pairs: { ours: VersusWorkload[]; baseline: VersusWorkload[] }[] = [];
+for (let p = 0; p < turns.processes; p++) {
+  if (p % 2 === 0) {
+    const ours = versusProcess('ours');
+    pairs.push({ ours, baseline: versusProcess(baselineIndex) });
+  } else {
+    const baseline = versusProcess(baselineIndex);
+    pairs.push({ ours: versusProcess('ours'), baseline });
   }
-  const t = await timeInTurns(runs, turns);
-  versus.push({
-    workload: `${PRIOR} prior messages + ${name}`,
-    events: envelopes.length,
-    messages: a!.messages.length - PRIOR,
+}
+const versus = pairs[0]!.ours.map((first, k) => {
+  for (const pair of pairs) {
+    // The same messages from both, or the comparison means nothing.
+    if (pair.ours[k]!.digest !== first.digest || pair.baseline[k]!.digest !== first.digest) {
+      throw new Error(`${first.workload}: ours and ${BASELINE} folded different messages`);
+    }
+  }
+  const cpu = (side: 'ours' | 'baseline') => median(pairs.map((pair) => pair[side][k]!.cpuMs));
+  const wall = (side: 'ours' | 'baseline') => median(pairs.map((pair) => pair[side][k]!.wallMs));
+  const ratios = pairs.map((pair) => pair.baseline[k]!.cpuMs / pair.ours[k]!.cpuMs);
+  return {
+    workload: `${PRIOR} prior messages + ${first.workload}`,
+    events: first.events,
+    messages: first.messages,
     ours: {
-      cpuMs: round(t.cpuMs[0]!),
-      eventsPerSec: Math.round((envelopes.length / t.cpuMs[0]!) * 1000),
+      cpuMs: round(cpu('ours')),
+      eventsPerSec: Math.round((first.events / cpu('ours')) * 1000),
     },
     [BASELINE]: {
-      cpuMs: round(t.cpuMs[1]!),
-      eventsPerSec: Math.round((envelopes.length / t.cpuMs[1]!) * 1000),
+      cpuMs: round(cpu('baseline')),
+      eventsPerSec: Math.round((first.events / cpu('baseline')) * 1000),
     },
-    wallMs: { ours: round(t.wallMs[0]!), [BASELINE]: round(t.wallMs[1]!) },
-    /** 6badced's time over ours, the median of the rounds' ratios (≥ 1: ours is as fast). */
-    speedRatio: round(t.timeRatios[0]!),
-    rounds: t.rounds,
-  });
-}
+    wallMs: { ours: round(wall('ours')), [BASELINE]: round(wall('baseline')) },
+    /** 6badced's time over ours, the median of the pairs' ratios (≥ 1: ours is as fast). */
+    speedRatio: round(median(ratios)),
+    pairRatios: ratios.map((r) => round(r)),
+  };
+});
 console.log(
   `\nPer event (1 envelope a call) against ${BASELINE}'s fold (before the hardening), ` +
-    'interleaved rounds, CPU time:',
+    `${turns.processes} pairs of processes, CPU time:`,
 );
 console.table(
   versus.map((v) => ({
@@ -419,7 +435,7 @@ const out = writeResults('fold', {
   },
   versusPreHardening: {
     commit: BASELINE,
-    method: `Today's applyEnvelopes and ${BASELINE}'s (its packages/protocol sources taken from git history into a temp folder at bench time, its pinned dependencies linked from the installed store), each fed the same envelopes one per call from the same 200-message thread. Both are warmed up, then timed in ${turns.rounds} interleaved rounds (order reversed every other round, a full GC before each sample, a sample repeats the run for >= ${turns.sampleMs} ms); events/s from the median CPU time; speedRatio is the median over rounds of ${BASELINE}'s time / ours.`,
+    method: `Today's applyEnvelopes and ${BASELINE}'s (its packages/protocol sources taken from git history into a temp folder at bench time, its pinned dependencies linked from the installed store), each fed the same envelopes one per call from the same 200-message thread. Each fold runs in processes of its own (lib/fold-versus.ts), which load only that fold: until this run's figures, the comparison ran in the bench's own process after today's fold had already folded the peer workloads, the tool run and every batch size, and ${BASELINE}'s had not. Each process warms its fold on the same three logs in the same order (${turns.warmupMs} ms each), then times them in ${turns.rounds} rounds (the workloads taking turns, order reversed every other round, a minor GC before each sample, a sample repeats the run for >= ${turns.sampleMs} ms) and reports each workload's median CPU time. ${turns.processes} pairs of processes (one per fold, the order reversed every other pair); events/s from the median over processes; speedRatio is the median over pairs of ${BASELINE}'s time / ours, pairRatios each pair's.`,
     results: versus,
     target: { worstSpeedRatio: versusWorst, met: versusWorst >= 1 },
   },

@@ -1,15 +1,16 @@
 /**
- * The fold of an earlier commit, loaded beside today's so `pnpm bench fold` can time both in
- * one process. Its sources come from the project's own history (`git show`), written to a
- * temp folder for this run and removed at exit; nothing generated is committed. Its
- * dependencies are the packages already installed at the exact versions its package.json
- * pins (found in pnpm's store under node_modules/.pnpm), linked into that folder.
+ * The fold of an earlier commit, for `pnpm bench fold` to time beside today's (in processes
+ * of their own, lib/fold-versus.ts). Its sources come from the project's own history (`git
+ * show`), written to a temp folder for this run and removed at exit; nothing generated is
+ * committed. Its dependencies are the packages already installed at the exact versions its
+ * package.json pins (found in pnpm's store under node_modules/.pnpm), linked into that
+ * folder.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type { applyEnvelopes, foldLog } from '@resumable/protocol';
 
 /** What the bench calls on either fold (both commits export these two). */
@@ -35,9 +36,10 @@ function installed(name: string, version: string): string {
 
 /**
  * `@resumable/protocol` as it was at `commit`: its `src` (tests left out) and package.json
- * written to a temp folder, its dependencies linked, its index imported.
+ * written to a temp folder (removed when this process exits), its dependencies linked.
+ * Returns the path of its `src/index.ts`, for a process run with tsx to import.
  */
-export async function loadFoldAt(commit: string): Promise<FoldModule> {
+export function foldSourcesAt(commit: string): string {
   const dir = mkdtempSync(join(tmpdir(), `resumable-fold-${commit}-`));
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   const pkg = 'packages/protocol';
@@ -64,5 +66,5 @@ export async function loadFoldAt(commit: string): Promise<FoldModule> {
     mkdirSync(dirname(link), { recursive: true });
     symlinkSync(installed(name, version), link, 'dir');
   }
-  return (await import(pathToFileURL(join(dir, pkg, 'src', 'index.ts')).href)) as FoldModule;
+  return join(dir, pkg, 'src', 'index.ts');
 }

@@ -1,7 +1,7 @@
 /**
- * Two or more runs timed in turns (fold.bench.ts: today's fold against an earlier commit's):
- * each round times one sample of each, the order reversed every other round, so load that
- * comes and goes on a shared machine falls on all of them alike.
+ * Two or more runs timed in turns (lib/fold-versus.ts: one fold's workloads, in a process of
+ * its own): each round times one sample of each, the order reversed every other round, so
+ * load that comes and goes on a shared machine falls on all of them alike.
  */
 import { median } from './stats.js';
 
@@ -12,8 +12,6 @@ export interface Turns {
   cpuMs: number[];
   /** Per run, median over rounds: wall-clock time. */
   wallMs: number[];
-  /** Per run after the first: the median over rounds of (its CPU time / the first's). */
-  timeRatios: number[];
   rounds: number;
 }
 
@@ -57,7 +55,6 @@ export async function timeInTurns(
   return {
     cpuMs: cpu.map(median),
     wallMs: wall.map(median),
-    timeRatios: cpu.slice(1).map((times) => median(times.map((t, r) => t / cpu[0]![r]!))),
     rounds,
   };
 }
