@@ -187,6 +187,8 @@ describe('useResumableRun', () => {
   });
 
   it('a memoized status component given `connection` does not re-render per batch', async () => {
+    // React hears of the stores' changes at its next animation frame (react/frame-notify.ts).
+    const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
     server.createRun(RUN, 'th', { paused: true });
     let run!: ResumableRun;
     statusRenders.count = 0;
@@ -201,11 +203,13 @@ describe('useResumableRun', () => {
     await act(() => waitFor(() => run.connection.phase === 'streaming', 'streaming'));
     server.step(RUN, 2);
     await act(() => waitFor(() => run.session!.getState().run.offset === 2, 'offset 2'));
+    await act(nextFrame);
     const before = statusRenders.count;
     for (let offset = 3; offset <= 6; offset++) {
       server.step(RUN, 1);
       await act(() => waitFor(() => run.session!.getState().run.offset === offset, `${offset}`));
     }
+    await act(nextFrame);
     // The text re-rendered with each batch; the status line did not.
     expect(view.getByTestId('text').textContent).toBe(FakeServer.fullText(4));
     expect(view.getByTestId('phase').textContent).toBe('streaming');

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore
 import type { Watchable } from '../core/base/when.js';
 import type { StoredRecords } from '../core/chat/chat-record.js';
 import type { ClientHandle } from '../core/client/client-handle.js';
+import { subscribePerFrame } from './frame-notify.js';
 
 /**
  * The persisted records of `key`, read for the first paint when the engine is not loaded
@@ -28,7 +29,8 @@ export function useStoredRecords(handle: ClientHandle, key: string): StoredRecor
 
 /**
  * The fields `select` picks from a store (the engine's zustand stores), re-rendering only
- * when one of them changes; null while there is no store yet.
+ * when one of them changes, at most once an animation frame (`frame-notify.ts`); null
+ * while there is no store yet.
  */
 export function useSlice<S, T extends Record<string, unknown>>(
   store: Watchable<S> | null,
@@ -36,7 +38,8 @@ export function useSlice<S, T extends Record<string, unknown>>(
 ): T | null {
   const last = useRef<T | null>(null);
   const subscribe = useCallback(
-    (listener: () => void) => (store ? store.subscribe(listener) : () => {}),
+    (listener: () => void) =>
+      store ? subscribePerFrame((change) => store.subscribe(change), listener) : () => {},
     [store],
   );
   const snapshot = () => {
