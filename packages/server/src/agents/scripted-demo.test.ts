@@ -13,16 +13,29 @@ const input: RunAgentInput = {
   forwardedProps: { script: { reply: 'demo', tokensPerSecond: 0 } },
 };
 
-async function events(): Promise<AGUIEvent[]> {
+async function events(agent = scriptedAgent(), of = input): Promise<AGUIEvent[]> {
   const out: AGUIEvent[] = [];
-  const agent = scriptedAgent();
-  for await (const e of agent(input, { signal: new AbortController().signal } as never)) {
+  for await (const e of agent(of, { signal: new AbortController().signal } as never)) {
     out.push(e);
   }
   return out;
 }
 
 describe('the scripted showcase reply (reply: "demo")', () => {
+  it('is also the agent\'s own default: scriptedAgent({ reply: "demo" }) with no script', async () => {
+    const plain = { ...input, forwardedProps: {} };
+    const types = (all: AGUIEvent[]) => all.map((e) => e.type);
+    expect(
+      types(await events(scriptedAgent({ reply: 'demo', tokensPerSecond: 0 }), plain)),
+    ).toEqual(types(await events()));
+    // And its default interrupt: a question asked, whatever the prompt.
+    const asked = await events(scriptedAgent({ interrupt: 'question', tokensPerSecond: 0 }), plain);
+    expect(asked.at(-1)).toMatchObject({
+      type: EventType.RUN_FINISHED,
+      outcome: { type: 'interrupt', interrupts: [{ reason: 'question' }] },
+    });
+  });
+
   it('streams reasoning, a tool call with its result, then Markdown using every block type', async () => {
     const all = await events();
     const order = all.map((e) => e.type).filter((t, i, a) => t !== a[i - 1]);

@@ -69,7 +69,12 @@ export function scriptedAgent(defaults: ScriptedAgentOptions = {}): Agent {
     tokensPerSecond: defaults.tokensPerSecond ?? envTps ?? 40,
     seed: defaults.seed ?? 0,
     ...(defaults.failAt === undefined ? {} : { failAt: defaults.failAt }),
-    ...(process.env.SCRIPTED_REPLY === 'demo' ? { reply: 'demo' as const } : {}),
+    // Given to the agent, or else from the environment (both were documented; only the
+    // environment was read).
+    ...(defaults.reply === 'demo' || process.env.SCRIPTED_REPLY === 'demo'
+      ? { reply: 'demo' as const }
+      : {}),
+    ...(defaults.interrupt === undefined ? {} : { interrupt: defaults.interrupt }),
   };
   const now = defaults.now ?? (() => new Date());
   const agent: Agent = (input, ctx) => {

@@ -1,0 +1,176 @@
+/**
+ * The hooks README's custom-UI examples (issue 27), compiled and rendered: each example is a
+ * file here (`test/readme/`, type-checked with the rest) that must appear verbatim as a
+ * ```tsx block of packages/hooks/README.md, and is rendered in jsdom with the real hooks
+ * against the real server on 127.0.0.1 (port 0), the scripted agent's showcase answer:
+ * reasoning, a tool call with its result, Markdown, and an approval. The assertions are the
+ * exact text each example draws.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createMemoryStorage, ResumableProvider, useResumableChat } from '@resumable/hooks';
+import { type RunningServer, scriptedAgent, startServer } from '@resumable/server';
+import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import type { ReactNode } from 'react';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Chat } from './readme/chat.js';
+import { Transcript } from './readme/parts.js';
+
+const README = readFileSync(resolve(import.meta.dirname, '../../hooks/README.md'), 'utf8');
+const example = (file: string) =>
+  readFileSync(resolve(import.meta.dirname, 'readme', file), 'utf8').trimEnd();
+const blocks = [...README.matchAll(/```tsx\n([\s\S]*?)\n```/g)].map((m) => m[1]);
+
+// The showcase answer of the scripted agent (packages/server/src/agents/scripted-demo.ts).
+const REASONING =
+  'The user wants to know how the chat survives a reload. I should look up how resuming ' +
+  'works, then explain offsets, show the client side in TypeScript and the server side in ' +
+  'Python, and compare the failure cases in a table.';
+const SEARCH_ARGS = '{"query":"resume after reload","limit":2}';
+const SEARCH_RESULT =
+  '{"results":[{"title":"Resuming a run","path":"docs/protocol.md#resuming"},' +
+  '{"title":"Offsets","path":"docs/protocol.md#offsets"}]}';
+
+let server: RunningServer;
+beforeAll(async () => {
+  server = await startServer({
+    port: 0,
+    store: 'memory',
+    agent: scriptedAgent({ reply: 'demo', tokensPerSecond: 0 }),
+  });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+/** The example under a provider on the test server (the README's `App` says `/api`). */
+function Provided({ children }: { children: ReactNode }) {
+  return (
+    <ResumableProvider endpoint={server.url} storage={createMemoryStorage()}>
+      {children}
+    </ResumableProvider>
+  );
+}
+
+interface Sender {
+  send: ((text: string) => Promise<void>) | null;
+}
+/** The README's Transcript has no composer: the test sends on the same chat (key 'chat', one session). */
+function SendOnChat({ sender }: { sender: Sender }) {
+  sender.send = useResumableChat().send;
+  return null;
+}
+
+function ask(text: string) {
+  const input = document.querySelector<HTMLInputElement>('input[name="q"]')!;
+  fireEvent.change(input, { target: { value: text } });
+  fireEvent.submit(input.form!);
+}
+
+const items = (container: HTMLElement) => [...container.querySelectorAll('[role="log"] > li')];
+
+/** The showcase answer's Markdown, drawn as HTML: headings, list, table, code; no source. */
+function expectShowcaseMarkdown(answer: Element) {
+  expect([...answer.querySelectorAll('h2, h3')].map((h) => h.textContent)).toEqual([
+    'How this chat survives a reload',
+    'What happens, step by step',
+  ]);
+  expect([...answer.querySelectorAll('table tbody tr')].map((r) => r.textContent)).toEqual([
+    'reloadthe answer, at onceresumes after its offset',
+    'Wi-Fi drops"offline", then the restretries when back',
+    'server restarts"can\'t reach the server"backs off, then resumes',
+  ]);
+  expect(answer.querySelectorAll('ol > li')).toHaveLength(4);
+  expect(answer.querySelector('blockquote')!.textContent!.trim()).toBe(
+    'A resumable stream is an append-only log plus a cursor: the rest is bookkeeping.',
+  );
+  expect(answer.textContent).not.toMatch(/\| what breaks|## |\*\*durable log\*\*|```/);
+}
+
+describe("the hooks README's custom-UI examples", () => {
+  it('are in the README verbatim', () => {
+    expect(blocks).toContain(example('chat.tsx'));
+    expect(blocks).toContain(example('parts.tsx'));
+  });
+
+  it('useResumableChat with useChatTurns: one item per turn, the answer as Markdown', async () => {
+    const { container } = render(
+      <Provided>
+        <Chat />
+      </Provided>,
+    );
+    ask('How does this chat survive a reload?');
+    await waitFor(
+      () => {
+        expect(items(container)).toHaveLength(2);
+        expect(items(container)[1]!.querySelector('table')).not.toBeNull();
+        expect(screen.getByRole('button', { name: 'Send' })).toBeTruthy();
+      },
+      { timeout: 15_000 },
+    );
+    const [prompt, answer] = items(container);
+    expect(prompt!.textContent).toBe('userHow does this chat survive a reload?');
+    // The role, the tool's status, then the answer's Markdown: no reasoning (not drawn), no
+    // empty bubble, no tool JSON.
+    expect([...answer!.children].slice(0, 2).map((e) => [e.tagName, e.textContent])).toEqual([
+      ['B', 'assistant'],
+      ['P', 'search_docs: done'],
+    ]);
+    expectShowcaseMarkdown(answer!);
+    expect(answer!.textContent).not.toContain(REASONING);
+    expect(answer!.textContent).not.toContain('"query"');
+  });
+
+  it('every part drawn: reasoning, the tool with arguments and result, Markdown; an approval answered', async () => {
+    const sender: Sender = { send: null };
+    const { container } = render(
+      <Provided>
+        <Transcript />
+        <SendOnChat sender={sender} />
+      </Provided>,
+    );
+    await act(() => sender.send!('How does this chat survive a reload?'));
+    await waitFor(() => expect(items(container)[1]?.querySelector('table')).toBeTruthy(), {
+      timeout: 15_000,
+    });
+    const [prompt, answer] = items(container);
+    expect([prompt!.getAttribute('data-role'), prompt!.textContent]).toEqual([
+      'user',
+      'How does this chat survive a reload?',
+    ]);
+    const [reasoning, tool] = [...answer!.children];
+    expect(answer!.getAttribute('data-role')).toBe('assistant');
+    expect([reasoning!.tagName, reasoning!.textContent]).toEqual([
+      'DETAILS',
+      `Thought${REASONING}`,
+    ]);
+    expect((reasoning as HTMLDetailsElement).open).toBe(false);
+    expect([tool!.tagName, tool!.textContent]).toEqual([
+      'SECTION',
+      `search_docs · done${SEARCH_ARGS}${SEARCH_RESULT}`,
+    ]);
+    expectShowcaseMarkdown(answer!);
+
+    // A prompt that asks to delete: the tool waits for approval, with the interrupt's words.
+    await act(() => sender.send!('Please delete the old draft'));
+    const approve = await screen.findByRole('button', { name: 'Approve' }, { timeout: 15_000 });
+    const asking = items(container)[3]!;
+    expect(asking.textContent).toBe(
+      'I can delete notes/old-draft.md for you. It needs your approval.' +
+        'delete_file · awaiting_approval{"path":"notes/old-draft.md"}' +
+        'Delete notes/old-draft.md?ApproveDeny',
+    );
+    fireEvent.click(approve);
+    // The continuation joins the same answer: the tool's result, its status, the text after.
+    await waitFor(
+      () =>
+        expect(items(container)[3]!.textContent).toBe(
+          'I can delete notes/old-draft.md for you. It needs your approval.' +
+            'delete_file · done{"path":"notes/old-draft.md"}{"deleted":"notes/old-draft.md"}' +
+            'Approved: I deleted notes/old-draft.md.',
+        ),
+      { timeout: 15_000 },
+    );
+    expect(items(container)).toHaveLength(4);
+  });
+});
