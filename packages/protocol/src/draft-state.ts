@@ -4,18 +4,19 @@ import { copyMessage, copyToolCall, withArguments } from './copy-message.js';
 import type { ErrorCode } from './errors.js';
 import { EventType } from './events.js';
 import { IdIndex } from './id-index.js';
+import { NO_CHUNKS } from './open-chunks.js';
 import { appendRecent, keepRecent, RecentStarts } from './recent-list.js';
 import type {
   AppEvent,
   FoldWarning,
   MessageEnd,
-  Mutable,
   RunMessage,
   RunState,
   RunToolCall,
   StepState,
 } from './state.js';
-import { copyRunState, MAX_SYNTHESIZED, MAX_WARNINGS, NO_CHUNKS } from './state.js';
+import { MAX_SYNTHESIZED, MAX_WARNINGS } from './state.js';
+import { copyRunState, type Mutable } from './writable-state.js';
 
 export type ChunkKind = 'text' | 'toolCall' | 'reasoning';
 

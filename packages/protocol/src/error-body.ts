@@ -27,7 +27,7 @@ export function errorFromBody(status: number, body: unknown, retryAfter?: number
 }
 
 /** The server's own error body, strictly: a known `code` and a string `message`; else null. */
-export function serverErrorOf(body: unknown): ErrorBody['error'] | null {
+function serverErrorOf(body: unknown): ErrorBody['error'] | null {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
   const inner = (body as { error?: unknown }).error;
   if (typeof inner !== 'object' || inner === null) return null;

@@ -4,9 +4,10 @@ import { ResumableError } from './errors.js';
 import type { AGUIEvent, Envelope } from './events.js';
 import { checkEvent, EventType, isKnownEventType, isTerminalEvent } from './events.js';
 import { isOffset } from './offsets.js';
+import { NO_CHUNKS } from './open-chunks.js';
 import type { JsonPatcher } from './patch.js';
 import type { AppEvent, RunMessage, RunState } from './state.js';
-import { isTerminalStatus, NO_CHUNKS } from './state.js';
+import { isTerminalStatus } from './state.js';
 import { messageProblem } from './validate.js';
 
 export interface OffsetGap {

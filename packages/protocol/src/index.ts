@@ -1,3 +1,8 @@
+// `@resumable/protocol`: the wire contract (docs/protocol.md) as code. Every file re-exported
+// whole here holds public names only; the fold's own parts (`copyRunState`, `NO_CHUNKS`) are
+// in files of their own that it does not re-export. `export *`, not a list: a named re-export
+// of a name the hooks' first paint uses puts the whole barrel in it (esbuild's code
+// splitting: 10.0 -> 18.2 KB gz).
 // The error list, the class, reading a server's error and the action per code: apart, so a
 // bundle that needs only the class (a client's first paint) carries only the class.
 export * from './error-actions.js';
@@ -22,5 +27,4 @@ export * from './state.js';
 export * from './thread-events.js';
 // Whether a message from a server can be folded or shown (its id, role and tool calls);
 // whether a parsed value is a plain object (one check for every reader of stored JSON).
-// `export *`: a named re-export here put the whole barrel in the hooks' first paint (esbuild).
 export * from './validate.js';

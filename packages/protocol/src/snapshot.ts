@@ -1,7 +1,8 @@
 import { ResumableError } from './errors.js';
 import { isResumePoint } from './offsets.js';
-import type { FoldWarning, OpenChunks, RunMessage, RunSnapshot, RunState } from './state.js';
-import { createRunState, MAX_WARNINGS, NO_CHUNKS } from './state.js';
+import { NO_CHUNKS, type OpenChunks } from './open-chunks.js';
+import type { FoldWarning, RunMessage, RunSnapshot, RunState } from './state.js';
+import { createRunState, MAX_WARNINGS } from './state.js';
 import { messageProblem } from './validate.js';
 
 /**

@@ -10,6 +10,9 @@ import type {
   ToolCall,
 } from '@ag-ui/core';
 import type { ErrorCode } from './errors.js';
+import { NO_CHUNKS, type OpenChunks } from './open-chunks.js';
+
+export type { OpenChunks } from './open-chunks.js';
 
 /** `running` until a terminal event; `idle` before the first event. */
 export type RunStatus = 'idle' | 'running' | 'finished' | 'cancelled' | 'error';
@@ -102,12 +105,6 @@ export interface RunState {
 export const MAX_WARNINGS = 50;
 export const MAX_SYNTHESIZED = 50;
 
-/** Which `*_CHUNK` blocks are open: the message / tool call ids their id-less chunks extend. */
-export type OpenChunks = Readonly<{ text?: string; toolCall?: string; reasoning?: string }>;
-
-/** The `openChunks` of a state with no chunk block open (shared, frozen). */
-export const NO_CHUNKS: OpenChunks = Object.freeze({});
-
 /** The folded state of a run as `GET /runs/{id}` serves it (protocol.md). */
 export interface RunSnapshot {
   runId: string;
@@ -155,35 +152,6 @@ export function createRunState(options: CreateRunStateOptions = {}): RunState {
     synthesized: [],
     synthesizedCount: 0,
     openChunks: NO_CHUNKS,
-  };
-}
-
-export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-/**
- * A shallow copy of a run state. Spelled out rather than spread so every state the fold
- * makes has one hidden class: this runs once per batch, which is once per event for a
- * client that renders every event.
- */
-export function copyRunState(b: RunState): Mutable<RunState> {
-  return {
-    offset: b.offset,
-    runId: b.runId,
-    threadId: b.threadId,
-    status: b.status,
-    outcome: b.outcome,
-    error: b.error,
-    messages: b.messages,
-    messageIndex: b.messageIndex,
-    toolCallOwner: b.toolCallOwner,
-    state: b.state,
-    steps: b.steps,
-    events: b.events,
-    warnings: b.warnings,
-    warningCount: b.warningCount,
-    synthesized: b.synthesized,
-    synthesizedCount: b.synthesizedCount,
-    openChunks: b.openChunks,
   };
 }
 
