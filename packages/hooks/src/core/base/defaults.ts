@@ -73,6 +73,12 @@ export const IDLE_THREAD_MAX_MS = 300_000;
 export const SNAPSHOT_EVERY_MS = 1000;
 /** Another tab's batches held while a check is pending (the oldest go first). */
 export const MAX_HELD_BATCHES = 4;
+/**
+ * The leader's run batches wait this long and go to the other tabs as one message: a
+ * BroadcastChannel post (a structured clone and a hop through the browser) for every
+ * token was a tenth of what a streamed answer cost the page.
+ */
+export const TAB_BATCH_EVERY_MS = 50;
 /** Events per tab message. */
 export const MAX_BATCH_EVENTS = 500;
 /** Characters of JSON per tab message. */

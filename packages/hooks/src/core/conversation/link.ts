@@ -1,6 +1,11 @@
 import type { Envelope } from '@resumable/protocol';
 import { isTerminalStatus } from '@resumable/protocol';
-import { DEFAULT_LEADER_STALE_MS, SNAPSHOT_EVERY_MS, TAB_HEARTBEAT_MS } from '../base/defaults.js';
+import {
+  DEFAULT_LEADER_STALE_MS,
+  SNAPSHOT_EVERY_MS,
+  TAB_BATCH_EVERY_MS,
+  TAB_HEARTBEAT_MS,
+} from '../base/defaults.js';
 import type { StreamRole } from '../run/shared-stream.js';
 import { LeaderElection, roleOf } from '../tabs/leader-election.js';
 import { deliveredBy, LeaderWatch } from '../tabs/leader-watch.js';
@@ -37,7 +42,33 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
   const ownNetwork = () => role === 'solo' || role === 'leader';
 
   const channel = share ? env.channel(`resumable-tabs:${run.api.endpoint}:${key}`) : null;
-  const send = (message: TabShareMessage) => channel && post(channel, message);
+  /**
+   * The leader's run batches not posted yet (`TAB_BATCH_EVERY_MS`). Every other message
+   * posts them first, so the tabs hear everything in the order it was folded (a `lead`
+   * never names an offset its batches have not reached).
+   */
+  let held: { runId: string; envelopes: Envelope[]; timer: unknown } | null = null;
+  const postHeld = () => {
+    if (held === null || channel === null) return;
+    const { runId, envelopes, timer } = held;
+    held = null;
+    env.clearTimeout(timer);
+    for (const chunk of chunkEnvelopes(envelopes)) {
+      post(channel, { v: 1, t: 'batch', tab, key, runId, envelopes: chunk });
+    }
+  };
+  const hold = (runId: string, envelopes: Envelope[]) => {
+    if (held !== null && held.runId !== runId) postHeld();
+    held ??= { runId, envelopes: [], timer: env.setTimeout(postHeld, TAB_BATCH_EVERY_MS) };
+    for (const envelope of envelopes) held.envelopes.push(envelope);
+    // The run's end is not kept waiting.
+    if (isTerminalStatus(run.getState().status)) postHeld();
+  };
+  const send = (message: TabShareMessage) => {
+    if (channel === null) return;
+    postHeld();
+    post(channel, message);
+  };
   const runPoint = new TabRunPoint(run, options);
 
   const thread = new ThreadFollower({
@@ -221,10 +252,7 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
     }),
     run.shared.onBatch((runId, envelopes) => {
       if (ownNetwork()) runPoint.confirmOwn();
-      if (role !== 'leader') return;
-      for (const chunk of chunkEnvelopes(envelopes)) {
-        send({ v: 1, t: 'batch', tab, key, runId, envelopes: chunk });
-      }
+      if (role === 'leader') hold(runId, envelopes);
     }),
   );
 
@@ -283,6 +311,7 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
   }
 
   return () => {
+    postHeld();
     for (const off of offs.splice(0)) off();
     thread.stop();
     runPoint.cancel();
