@@ -40,7 +40,7 @@ module.exports = dependencyRules({
       paths: ['core/client/'],
       why: 'ResumableClient, the lazy engine handle, first paint: the top of the core.',
     },
-    { name: 'core-entry', paths: ['core/index.ts'] },
+    { name: 'core-entry', paths: ['core/index.ts', 'observe.ts'] },
     { name: 'lazy-entries', paths: ['interrupts.ts', 'upload/'] },
     { name: 'react', paths: ['react/'] },
     { name: 'entries', paths: ['index.ts', 'threads/', 'attachments/', 'turns/', 'ai-sdk/'] },

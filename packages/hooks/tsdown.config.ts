@@ -5,7 +5,7 @@ import { defineConfig } from 'tsdown';
  * React Server Component (a Next.js App Router `page.tsx`) can import them. The directive is
  * written here because rolldown keeps a directive only when it is in the entry module's own
  * source, and these entries have none; the framework-free entries (`core`, `interrupts`,
- * `upload`, `ai-sdk`) stay without it, so server code can import them.
+ * `observe`, `upload`, `ai-sdk`) stay without it, so server code can import them.
  */
 const CLIENT_ENTRIES = new Set(['index', 'attachments/index', 'threads/index', 'turns/index']);
 
@@ -14,6 +14,7 @@ export default defineConfig({
     'src/index.ts',
     'src/core/index.ts',
     'src/interrupts.ts',
+    'src/observe.ts',
     'src/ai-sdk/index.ts',
     'src/attachments/index.ts',
     'src/threads/index.ts',

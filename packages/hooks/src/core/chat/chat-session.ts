@@ -24,7 +24,13 @@ import type { ChatFeatures, ChatHost } from './host.js';
 import { OptimisticMessages } from './optimistic.js';
 import type { ChatSessionOptions, SendOptions } from './options.js';
 import type { OutboxHost } from './outbox.js';
-import { discardOutboxItem, enqueueOutboxItem, retryOutbox, sendOutboxItem } from './outbox.js';
+import {
+  discardOutboxItem,
+  enqueueOutboxItem,
+  retryOutbox,
+  sendOutboxItem,
+  tellOutbox,
+} from './outbox.js';
 import { withSendableRunIds } from './sendable-run-ids.js';
 
 /** A chat made without its features (not through `ResumableClient`). */
@@ -90,7 +96,8 @@ export class ChatSession implements ChatHost {
     this.store = createStore<ChatState>()(() =>
       emptyChatState(options.threadId ?? null, options.token ?? null),
     );
-    this.retries = new Retrier(run.env, options);
+    const { scope } = run.api;
+    this.retries = new Retrier(run.env, options, scope && { ...scope, path: 'outbox' });
     this.conversation = new ConversationQueue<ChatPayloads>(
       (effect) => this.perform(effect),
       (input) =>
@@ -227,6 +234,7 @@ export class ChatSession implements ChatHost {
       const checked = await this.checked(record);
       const restored = restoredChat(checked, this.options);
       if (restored) this.store.setState(restored);
+      if (restored?.outbox?.length) tellOutbox(this, 'restored', null);
     }
     await this.run.hydrate();
     const runState = this.run.getState();

@@ -2,6 +2,8 @@ import { ResumableError } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import type { TabChannel } from '../base/env.js';
 import { toResumable } from '../base/errors.js';
+import type { ObservedBase } from '../base/observe.js';
+import { notify, observed } from '../base/observe.js';
 import type { TabRunMessage } from '../conversation/announced-runs.js';
 import type { ChatHeardRun, ChatState, OutboxItem } from '../conversation/state.js';
 import type { StartedRun } from '../net/run-api.js';
@@ -133,10 +135,48 @@ export interface OutboxHost {
   warn(warning: ResumableError): void;
 }
 
+/** A move of the outbox (`outboxTransition`, `observeClient`) and what it holds after it. */
+export interface ObservedOutbox extends ObservedBase {
+  readonly type: 'outbox';
+  /** The transition: `queued`, `sending`, `sent`, `failed`, `retried`, `discarded`… */
+  readonly move: OutboxEvent['type'];
+  /** The item it moved (its run id), or null (`retried`, `restored`). */
+  readonly runId: string | null;
+  /** What waits after the move, oldest first (a refused item carries its `error`). */
+  readonly outbox: readonly OutboxItem[];
+  /** The item whose POST is in flight, or null. */
+  readonly sending: string | null;
+}
+
 /** Moves the outbox (`outboxTransition`), with `also` in the same store update. */
-function move(host: Pick<OutboxHost, 'store'>, event: OutboxEvent, also: Partial<ChatState> = {}) {
+function move(
+  host: Pick<OutboxHost, 'store' | 'run'>,
+  event: OutboxEvent,
+  also: Partial<ChatState> = {},
+) {
   const { store } = host;
   store.setState({ ...outboxTransition(store.getState(), event), ...also });
+  const runId = 'runId' in event ? event.runId : 'item' in event ? event.item.runId : null;
+  tellOutbox(host, event.type, runId);
+}
+
+/** Tells the observers what the outbox holds after `move` (of item `runId`). */
+export function tellOutbox(
+  host: Pick<OutboxHost, 'store' | 'run'>,
+  move: OutboxEvent['type'],
+  runId: string | null,
+): void {
+  const { scope } = host.run.api;
+  if (!scope || !observed()) return;
+  const { outbox, sending } = host.store.getState();
+  notify<ObservedOutbox>({
+    type: 'outbox',
+    ...scope,
+    move,
+    runId,
+    outbox,
+    sending: sending?.runId ?? null,
+  });
 }
 
 /**

@@ -3,6 +3,8 @@ import type { StoreApi } from 'zustand/vanilla';
 import { createStore } from 'zustand/vanilla';
 import { toResumable } from '../base/errors.js';
 import { KeepAlive } from '../base/keep-alive.js';
+import type { ObservedBase } from '../base/observe.js';
+import { notify, observed } from '../base/observe.js';
 import type { ChatHost } from '../chat/host.js';
 import { Retrier } from '../retry/retrier.js';
 import type { ChatInterrupt, LocalAnswer } from './chat-interrupts.js';
@@ -38,6 +40,13 @@ export interface InterruptState {
   hydrated: boolean;
 }
 
+/** A chat's interrupts derived again (`observeClient`): every one it knows, with its status. */
+export interface ObservedInterrupts extends ObservedBase {
+  readonly type: 'interrupts';
+  /** Oldest first; `status: 'open'` ones wait for an answer. */
+  readonly interrupts: readonly ChatInterrupt[];
+}
+
 /**
  * The human-in-the-loop side of one chat: derives its interrupts (`interrupts.ts`), keeps
  * this device's answers (persisted as drafts until every open interrupt of the run is
@@ -70,7 +79,12 @@ export class InterruptSession {
       hydrated: false,
     }));
     // The chat's own bounds: its backoff, its attempts without progress.
-    this.retries = new Retrier(chat.run.env, chat.options);
+    const { scope } = chat.run.api;
+    this.retries = new Retrier(
+      chat.run.env,
+      chat.options,
+      scope && { ...scope, path: 'interrupts' },
+    );
     this.keepAlive = new KeepAlive({
       activate: () => this.activate(),
       deactivate: () => this.deactivate(),
@@ -310,6 +324,9 @@ export class InterruptSession {
       executions: s.executions,
     });
     this.store.setState({ interrupts });
+    const { scope } = this.chat.run.api;
+    if (scope && observed())
+      notify<ObservedInterrupts>({ type: 'interrupts', ...scope, interrupts });
     this.noteNew(run.run.outcome, run.runId, lastOf(run.messages).lastMessageId);
     this.noteSent(run.runId);
   }

@@ -2,7 +2,10 @@ import type { Envelope } from '@resumable/protocol';
 import { decodeEnvelope, ResumableError } from '@resumable/protocol';
 import { createParser } from 'eventsource-parser';
 import { DEFAULT_MAX_EVENT_BYTES } from '../base/defaults.js';
-import { errorFromResponse, isAbort, networkError } from './http.js';
+import type { ObservedBase, ObservedScope } from '../base/observe.js';
+import { notify } from '../base/observe.js';
+import type { RequestTeller } from './http.js';
+import { errorFromResponse, isAbort, networkError, observeRequest } from './http.js';
 
 /**
  * How one event-stream request ended. The transport only reports; the session decides
@@ -63,6 +66,23 @@ export interface StreamRequest {
   onWarning(error: ResumableError): void;
   /** Bytes received on the wire, per read (for the bench). */
   onBytes?(bytes: number): void;
+  /** The conversation the stream is for, told to the observers (`observeClient`). */
+  observe?: ObservedScope | undefined;
+}
+
+/** How an event stream (`ObservedRequest` `id`) ended, with what it delivered. */
+export interface ObservedStreamEnd extends ObservedBase {
+  readonly type: 'stream-end';
+  readonly id: number;
+  /** `ended` (the body closed), `network`, `stalled`, `http`, `aborted`… */
+  readonly outcome: StreamOutcome['kind'];
+  readonly error: ResumableError | null;
+  /** From the request to the end. */
+  readonly ms: number;
+  /** Events delivered after the request's `after` (duplicates and redeliveries dropped). */
+  readonly events: number;
+  /** Bytes of body read. */
+  readonly bytes: number;
 }
 
 /**
@@ -70,6 +90,32 @@ export interface StreamRequest {
  * the status code and abort) and parses it with eventsource-parser. `id:` is the offset.
  */
 export async function readEventStream(request: StreamRequest): Promise<StreamOutcome> {
+  const told = observeRequest(request.observe, 'GET', request.url, request.after);
+  if (told === null) return readStream(request, null);
+  const teller: StreamTeller = Object.assign(told, { events: 0, bytes: 0 });
+  const outcome = await readStream(request, teller);
+  const { endpoint, key } = teller.scope;
+  notify<ObservedStreamEnd>({
+    type: 'stream-end',
+    endpoint,
+    key,
+    id: teller.id,
+    outcome: outcome.kind,
+    error: 'error' in outcome ? outcome.error : null,
+    ms: Date.now() - teller.sent,
+    events: teller.events,
+    bytes: teller.bytes,
+  });
+  return outcome;
+}
+
+/** A stream's teller: its answer, and what it delivered. */
+type StreamTeller = RequestTeller & { events: number; bytes: number };
+
+async function readStream(
+  request: StreamRequest,
+  teller: StreamTeller | null,
+): Promise<StreamOutcome> {
   const local = new AbortController();
   let stalled = false;
   let stopped = false;
@@ -102,25 +148,35 @@ export async function readEventStream(request: StreamRequest): Promise<StreamOut
         cache: 'no-store',
       });
     } catch (error) {
-      if (stalled) return { kind: 'stalled', error: stallError() };
-      if (isAbort(error, request.signal)) return { kind: 'aborted' };
-      return { kind: 'network', error: networkError(error) };
+      const failed: StreamOutcome = stalled
+        ? { kind: 'stalled', error: stallError() }
+        : isAbort(error, request.signal)
+          ? { kind: 'aborted' }
+          : { kind: 'network', error: networkError(error) };
+      teller?.answered(null, 'error' in failed ? failed.error : null);
+      return failed;
     }
-    if (response.status === 204) return { kind: 'no_content' };
-    if (!response.ok)
-      return { kind: 'http', error: await errorFromResponse(response, request.now()) };
+    if (response.status === 204) {
+      teller?.answered(204, null);
+      return { kind: 'no_content' };
+    }
+    if (!response.ok) {
+      const error = await errorFromResponse(response, request.now());
+      teller?.answered(response.status, error);
+      return { kind: 'http', error };
+    }
     const type = response.headers.get('Content-Type') ?? '';
     if (response.status !== 200 || !/^text\/event-stream\b/i.test(type.trim())) {
       response.body?.cancel().catch(() => {});
-      return {
-        kind: 'invalid',
-        error: new ResumableError(
-          'unexpected_response',
-          `expected an event stream, got ${response.status} "${type}"`,
-          { status: response.status },
-        ),
-      };
+      const error = new ResumableError(
+        'unexpected_response',
+        `expected an event stream, got ${response.status} "${type}"`,
+        { status: response.status },
+      );
+      teller?.answered(response.status, error);
+      return { kind: 'invalid', error };
     }
+    teller?.answered(response.status, null);
     if (!response.body) return { kind: 'ended' };
     armStall();
     request.onOpen?.();
@@ -177,6 +233,7 @@ export async function readEventStream(request: StreamRequest): Promise<StreamOut
     const take = (result: Read): boolean => {
       if (result.done) return true;
       request.onBytes?.(result.value.byteLength);
+      if (teller) teller.bytes += result.value.byteLength;
       parser.feed(decoder.decode(result.value, { stream: true }));
       // Over the limit: what parsed before it is delivered, then the stream ends.
       return tooLarge !== null;
@@ -219,6 +276,7 @@ export async function readEventStream(request: StreamRequest): Promise<StreamOut
         if (batch.length > 0) {
           const envelopes = batch;
           batch = [];
+          if (teller) teller.events += envelopes.length;
           let go = request.onBatch(envelopes);
           if (go instanceof Promise) go = await go;
           if (go === false) {

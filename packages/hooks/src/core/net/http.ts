@@ -4,6 +4,8 @@ import {
   MAX_ERROR_BODY_BYTES,
   MAX_JSON_BYTES,
 } from '../base/defaults.js';
+import type { ObservedBase, ObservedScope } from '../base/observe.js';
+import { notify, observed, requestNumber } from '../base/observe.js';
 import { timeoutError } from '../base/timeout.js';
 
 /**
@@ -99,6 +101,67 @@ export interface JsonRequest {
   headers?: Record<string, string>;
   body?: unknown;
   signal?: AbortSignal;
+  /** The conversation the request is for, told to the observers (`observeClient`). */
+  observe?: ObservedScope | undefined;
+}
+
+/** A request the client sent (`observeClient`); its `ObservedResponse` names its `id`. */
+export interface ObservedRequest extends ObservedBase {
+  readonly type: 'request';
+  /** Its number on the page. */
+  readonly id: number;
+  readonly method: string;
+  readonly url: string;
+  /** The resume point an event stream asks for (`after=`); null for any other request. */
+  readonly after: number | null;
+}
+
+/** The answer to request `id` (its headers), or its failure (`status` null). */
+export interface ObservedResponse extends ObservedBase {
+  readonly type: 'response';
+  readonly id: number;
+  /** The answer's status; null when none came (network error, timeout, abort). */
+  readonly status: number | null;
+  /** From the request to its answer's headers, or to its failure. */
+  readonly ms: number;
+  /** What it failed with, typed; null when it was answered with a 2xx. */
+  readonly error: ResumableError | null;
+}
+
+/** One observed request: tells its answer (`answered`), and names it for its stream's end. */
+export interface RequestTeller {
+  readonly id: number;
+  readonly scope: ObservedScope;
+  /** When it went out (epoch ms). */
+  readonly sent: number;
+  /** Its answer's `status` (null: none came) and the error, if it failed. */
+  answered(status: number | null, error: ResumableError | null): void;
+}
+
+/**
+ * Tells the observers that a request goes out, when one listens and the request names its
+ * conversation: the teller of its answer, else null (nothing built).
+ */
+export function observeRequest(
+  scope: ObservedScope | undefined,
+  method: string,
+  url: string,
+  after: number | null,
+): RequestTeller | null {
+  if (!scope || !observed()) return null;
+  const { endpoint, key } = scope;
+  const id = requestNumber();
+  const sent = Date.now();
+  notify<ObservedRequest>({ type: 'request', endpoint, key, id, method, url, after });
+  return {
+    id,
+    scope,
+    sent,
+    answered(status, error) {
+      const ms = Date.now() - sent;
+      notify<ObservedResponse>({ type: 'response', endpoint, key, id, status, ms, error });
+    },
+  };
 }
 
 export interface RequestLimits {
@@ -138,6 +201,7 @@ export async function requestJson<T>(
     if (isAbort(error, request.signal)) return new ResumableError('aborted', 'request aborted');
     return error instanceof ResumableError ? error : networkError(error);
   };
+  const teller = observeRequest(request.observe, request.method ?? 'GET', url, null);
   try {
     if (request.signal?.aborted) throw new ResumableError('aborted', 'request aborted');
     let response: Response;
@@ -149,15 +213,21 @@ export async function requestJson<T>(
         signal: local.signal,
       });
     } catch (error) {
-      throw fail(error);
+      const failed = fail(error);
+      teller?.answered(null, failed);
+      throw failed;
     }
     if (!response.ok) {
+      let failed: ResumableError;
       try {
-        throw await errorFromResponse(response, now());
+        failed = fail(await errorFromResponse(response, now()));
       } catch (error) {
-        throw fail(error);
+        failed = fail(error);
       }
+      teller?.answered(response.status, failed);
+      throw failed;
     }
+    teller?.answered(response.status, null);
     let text: string | null;
     try {
       text = await readTextBounded(response, limits.maxBytes ?? MAX_JSON_BYTES);

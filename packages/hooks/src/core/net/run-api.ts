@@ -1,6 +1,7 @@
 import type { RunAgentInput, RunMessage, RunSnapshot, RunStatus } from '@resumable/protocol';
 import { isPlainObject, parseSnapshot, ResumableError } from '@resumable/protocol';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../base/defaults.js';
+import type { ObservedScope } from '../base/observe.js';
 import type { JsonRequest, RequestLimits } from './http.js';
 import { requestJson, withTimeout } from './http.js';
 
@@ -47,13 +48,19 @@ export interface ApiOptions {
    * fails with `timeout` (retried by the policy). @default 15000
    */
   requestTimeoutMs?: number | undefined;
+  /** The session's key: its requests are told to the observers as its (`observeClient`). */
+  key?: string | undefined;
 }
 
 /** The protocol's endpoints (docs/protocol.md) as typed calls; errors are `ResumableError`s. */
 export class RunApi {
   readonly endpoint: string;
+  /** The conversation its requests are for, as the observers see it (undefined: untold). */
+  readonly scope: ObservedScope | undefined;
   constructor(private readonly options: ApiOptions) {
     this.endpoint = options.endpoint.replace(/\/+$/, '');
+    this.scope =
+      options.key === undefined ? undefined : { endpoint: this.endpoint, key: options.key };
   }
 
   get fetch(): typeof fetch {
@@ -84,7 +91,8 @@ export class RunApi {
   }
 
   private request<T>(url: string, request: JsonRequest): Promise<{ status: number; body: T }> {
-    return requestJson<T>(this.options.fetch, url, request, this.options.now, this.limits);
+    const told = this.scope ? { ...request, observe: this.scope } : request;
+    return requestJson<T>(this.options.fetch, url, told, this.options.now, this.limits);
   }
 
   eventsUrl(runId: string, after: number): string {

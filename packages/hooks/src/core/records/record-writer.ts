@@ -1,6 +1,26 @@
+import type { ResumableError } from '@resumable/protocol';
+import type { ObservedBase, ObservedScope } from '../base/observe.js';
+import { notify, observed } from '../base/observe.js';
 import { mergeRecord } from './record-write.js';
 import type { RunResumeRecord } from './run-record.js';
 import type { RecordStorage } from './storage.js';
+import { storageUnavailable } from './storage.js';
+
+/** A record write settled (`observeClient`): where it went, the point it holds, how long. */
+export interface ObservedWrite extends ObservedBase {
+  readonly type: 'write';
+  /** The record's storage key (`run:<key>`). */
+  readonly record: string;
+  /** The run and the resume point written. */
+  readonly runId: string;
+  readonly offset: number;
+  /** Where it went: `indexeddb`, or `memory` (the fallback: lost on reload). */
+  readonly storage: 'indexeddb' | 'memory';
+  /** From the write's start (after the writes before it) to its end. */
+  readonly ms: number;
+  /** Why it failed (`storage_unavailable`), or null. */
+  readonly error: ResumableError | null;
+}
 
 export interface WriterOptions {
   storage: RecordStorage;
@@ -15,6 +35,8 @@ export interface WriterOptions {
   onError(error: unknown): void;
   /** After each write settles (storage may have fallen back to memory meanwhile). */
   onStored?(): void;
+  /** The conversation the record is of, told to the observers (`observeClient`). */
+  observe?: ObservedScope | undefined;
 }
 
 /**
@@ -79,12 +101,43 @@ export class RecordWriter {
     this.replacing = false;
     this.last = this.options.now();
     this.writes++;
-    const { storage, storageKey } = this.options;
+    const { storage, storageKey, observe } = this.options;
+    let started = 0;
     this.chain = this.chain
-      .then(() => storage.update(storageKey, (old) => mergeRecord(old, record, replace)))
-      .catch((error) => this.options.onError(error))
+      .then(() => {
+        started = Date.now();
+        return storage.update(storageKey, (old) => mergeRecord(old, record, replace));
+      })
+      .then(
+        () => observe && this.told(observe, record, started, null),
+        (error) => {
+          if (observe) this.told(observe, record, started, error);
+          this.options.onError(error);
+        },
+      )
       .then(() => this.options.onStored?.());
     return this.chain;
+  }
+
+  private told(
+    scope: ObservedScope,
+    record: RunResumeRecord,
+    started: number,
+    failure: unknown,
+  ): void {
+    if (!observed()) return;
+    notify<ObservedWrite>({
+      type: 'write',
+      endpoint: scope.endpoint,
+      key: scope.key,
+      record: this.options.storageKey,
+      runId: record.runId,
+      offset: record.offset,
+      storage: this.options.storage.kind,
+      ms: Date.now() - started,
+      error:
+        failure === null ? null : storageUnavailable('could not persist the run record', failure),
+    });
   }
 
   /** Drops a pending write (the record is being deleted). */

@@ -2,6 +2,8 @@ import type { ErrorAction } from '@resumable/protocol';
 import { errorAction, ResumableError } from '@resumable/protocol';
 import { DEFAULT_MAX_ATTEMPTS_WITHOUT_PROGRESS, DEFAULT_MAX_RETRIES } from '../base/defaults.js';
 import type { ResumableEnvironment } from '../base/env.js';
+import type { ObservedBase, ObservedScope } from '../base/observe.js';
+import { notify, observed } from '../base/observe.js';
 import type { BackoffOptions } from './backoff.js';
 import { retryDelay } from './backoff.js';
 
@@ -45,6 +47,31 @@ export type Verdict =
       refused: boolean;
     };
 
+/** Which path a retrier judges, for the observers (`observeClient`). */
+export interface RetryScope extends ObservedScope {
+  /** `stream`, `outbox`, `cancel`, `interrupts`… */
+  readonly path: string;
+}
+
+/**
+ * A failed attempt judged by a retrier (`observeClient`): retried after `delay` ms, or given
+ * up (`delay` null, `gaveUp` says why).
+ */
+export interface ObservedRetry extends ObservedBase {
+  readonly type: 'retry';
+  /** The path that failed: `stream` (a run's events), `outbox` (a prompt's POST), `cancel`… */
+  readonly path: string;
+  /** The attempt's number in the path's count (1-based). */
+  readonly attempt: number;
+  /** The wait before the next attempt (ms), or null when the path gave up. */
+  readonly delay: number | null;
+  /** The server's `Retry-After` in seconds, as it sent it (the delay is clamped), or null. */
+  readonly retryAfter: number | null;
+  readonly error: ResumableError;
+  /** `refused`: the error's own action is no retry; `limit`: a limit or the app's veto. */
+  readonly gaveUp: 'refused' | 'limit' | null;
+}
+
 /**
  * The one retry executor (TanStack Query's `retryer.ts` habit): every path that retries — a
  * run's stream and its cancel, the thread stream, a prompt's POST, the interrupts' read,
@@ -67,6 +94,8 @@ export class Retrier {
     private readonly env: Pick<ResumableEnvironment, 'random'> &
       Partial<Pick<ResumableEnvironment, 'setTimeout' | 'clearTimeout'>>,
     private readonly limits: RetryLimits = {},
+    /** Names the path to the observers; without it the retrier tells nothing. */
+    private readonly scope?: RetryScope,
   ) {}
 
   /** Failed attempts in a row so far. */
@@ -76,6 +105,26 @@ export class Retrier {
 
   /** Judges failed attempt `error`: retried after the policy's delay, or given up. */
   failed(error: ResumableError, failure: Failure = {}): Verdict {
+    const attempt = failure.attempt ?? this.failures + 1;
+    const verdict = this.judge(error, failure);
+    if (this.scope && observed()) {
+      const { endpoint, key, path } = this.scope;
+      notify<ObservedRetry>({
+        type: 'retry',
+        endpoint,
+        key,
+        path,
+        attempt,
+        delay: verdict.retry ? verdict.delay : null,
+        retryAfter: error.retryAfter ?? null,
+        error: verdict.retry ? error : verdict.error,
+        gaveUp: verdict.retry ? null : verdict.refused ? 'refused' : 'limit',
+      });
+    }
+    return verdict;
+  }
+
+  private judge(error: ResumableError, failure: Failure): Verdict {
     if ((failure.action ?? errorAction(error)) !== 'retry') {
       return { retry: false, error, refused: true };
     }

@@ -60,7 +60,8 @@ export class CancelSender {
     const current = () => host.loop.live(generation) && host.ids()?.runId === ids.runId;
     // Every failure counts toward `maxAttemptsWithoutProgress` here, network ones too: a
     // cancel that never gets through while online is asked again on `retry()` or a reload.
-    const retries = new Retrier(host.env, host.options);
+    const { scope } = host.api;
+    const retries = new Retrier(host.env, host.options, scope && { ...scope, path: 'cancel' });
     for (;;) {
       try {
         await host.api.cancelRun(ids.runId, ids.token);

@@ -9,13 +9,15 @@ import {
 } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import type { ResumableEnvironment } from '../base/env.js';
+import type { ObservedBase } from '../base/observe.js';
+import { notify, observed } from '../base/observe.js';
 import type { RunApi, StartedRun } from '../net/run-api.js';
 import { recordOf } from '../records/record-write.js';
 import type { RecordWriter } from '../records/record-writer.js';
 import type { RunResumeRecord } from '../records/run-record.js';
 import { runRecordKey } from '../records/run-record.js';
 import type { RecordStorage } from '../records/storage.js';
-import type { ConnectionInfo } from './connection.js';
+import type { ConnectionInfo, ConnectionPhase } from './connection.js';
 import { runErrorOf } from './connection.js';
 import type { SessionEvent, SessionPhase } from './machine.js';
 import { connectionPhaseOf, isStopped, transition } from './machine.js';
@@ -39,6 +41,68 @@ export interface FollowedRunParts {
   stopLoop: () => void;
   /** Every batch folded from this session's own stream (tab sharing sends it on). */
   onBatch?: (envelopes: Envelope[]) => void;
+}
+
+/**
+ * A move of a run session's machine (`run/machine.ts`, `observeClient`), with what moved it:
+ * the phase before and after, the machine's event, and the error behind it.
+ */
+export interface ObservedPhase extends ObservedBase {
+  readonly type: 'phase';
+  readonly runId: string | null;
+  readonly from: SessionPhase;
+  readonly to: SessionPhase;
+  /** `follow`, `attempt`, `open`, `drop`, `offline`, `terminal`, `stop`, `fail`, `park`… */
+  readonly event: SessionEvent;
+  /** What the connection status shows now (`connection.phase`). */
+  readonly connection: ConnectionPhase;
+  /** The error behind the move (a drop's, a failure's), or null. */
+  readonly error: ResumableError | null;
+  /** Attempts in a row (0 when healthy), as the status shows them. */
+  readonly attempt: number;
+  /** When the next attempt is due (epoch ms), or null. */
+  readonly nextRetryAt: number | null;
+  /** The resume point at the move. */
+  readonly offset: number;
+}
+
+/** A run the session follows from now on (`observeClient`). */
+export interface ObservedRun extends ObservedBase {
+  readonly type: 'run';
+  readonly runId: string;
+  readonly threadId: string;
+  /**
+   * `started`: this page's `POST /runs`; `joined`: a run going elsewhere (another tab, device,
+   * the server); `restored`: the stored record, after a reload.
+   */
+  readonly how: 'started' | 'joined' | 'restored';
+  /** The resume point it starts from (the record's offset when restored, else 0). */
+  readonly offset: number;
+  /** The run's status as folded so far (a restored run may be over already). */
+  readonly status: RunState['status'];
+}
+
+/** A batch of a run's events folded (`observeClient`), in order, with the point after it. */
+export interface ObservedEvents extends ObservedBase {
+  readonly type: 'events';
+  readonly runId: string;
+  /** The batch as it arrived (read only): each envelope's `offset` and `event`. */
+  readonly envelopes: readonly Envelope[];
+  /** The first batch after the stream opened: what a resume caught up. */
+  readonly first: boolean;
+  /** The resume point after the batch. */
+  readonly offset: number;
+  /** The offsets a gap skipped (the session reconnects from `offset`), or null. */
+  readonly gap: { readonly expected: number; readonly received: number } | null;
+}
+
+/** The server's snapshot of the run replaced the folded state (`observeClient`). */
+export interface ObservedSnapshot extends ObservedBase {
+  readonly type: 'snapshot';
+  readonly runId: string;
+  /** The snapshot's `lastOffset`: the resume point from now on. */
+  readonly offset: number;
+  readonly status: RunState['status'];
 }
 
 /**
@@ -84,11 +148,53 @@ export class FollowedRun implements LoopHost {
    * `transition` too, publishing it with the run in the batch's one store update.
    */
   to(event: SessionEvent, patch: Partial<ConnectionInfo> = {}): void {
+    const from = this.phase;
+    const shown = this.connection().phase;
     this.phase = transition(this.phase, event);
     this.setConnection({
       ...patch,
       phase: connectionPhaseOf(this.phase, this.run.status, this.isResuming(patch)),
     });
+    // A move that changes nothing shown and brings no error (a settle of an ended run) is
+    // not one: the observers hear moves, not calls.
+    const error = patch.lastError ?? null;
+    const moved = from !== this.phase || shown !== this.connection().phase || error !== null;
+    if (moved && observed()) this.tellPhase(from, event, error);
+  }
+
+  /** Moves the phase where the caller publishes it with the run (a batch, a snapshot). */
+  private move(event: SessionEvent): SessionPhase {
+    const from = this.phase;
+    this.phase = transition(this.phase, event);
+    return from;
+  }
+
+  private tellPhase(from: SessionPhase, event: SessionEvent, error: ResumableError | null) {
+    const { api, ids, phase, run } = this;
+    if (!api.scope) return;
+    const { attempt, nextRetryAt, phase: connection } = this.connection();
+    notify<ObservedPhase>({
+      type: 'phase',
+      ...api.scope,
+      runId: ids?.runId ?? null,
+      from,
+      to: phase,
+      event,
+      connection,
+      error,
+      attempt,
+      nextRetryAt,
+      offset: run.offset,
+    });
+  }
+
+  /** Tells the observers the run followed from now on. */
+  tellRun(how: ObservedRun['how']): void {
+    const { api, ids, run } = this;
+    if (!api.scope || !ids || !observed()) return;
+    const { runId, threadId } = ids;
+    const { offset, status } = run;
+    notify<ObservedRun>({ type: 'run', ...api.scope, runId, threadId, how, offset, status });
   }
 
   /**
@@ -117,11 +223,10 @@ export class FollowedRun implements LoopHost {
         `expected offset ${result.gap.expected}, got ${result.gap.received}`,
       );
     }
-    if (terminal) {
-      this.phase = transition(this.phase, 'terminal');
-      Object.assign(patch, { attempt: 0, nextRetryAt: null, lastError: null });
-    }
+    const from = terminal ? this.move('terminal') : null;
+    if (terminal) Object.assign(patch, { attempt: 0, nextRetryAt: null, lastError: null });
     this.publish(this.run, patch, terminal ? { error: runErrorOf(this.run) } : {});
+    if (observed()) this.tellBatch(envelopes, first, result.gap, from);
     this.parts.onBatch?.(envelopes);
     this.writer.schedule();
     if (terminal) void this.writer.flush();
@@ -129,17 +234,37 @@ export class FollowedRun implements LoopHost {
     return result.gap === null && !terminal;
   }
 
+  private tellBatch(
+    envelopes: readonly Envelope[],
+    first: boolean,
+    gap: ObservedEvents['gap'],
+    from: SessionPhase | null,
+  ): void {
+    const { api, ids, run } = this;
+    if (!api.scope || !ids) return;
+    const { runId } = ids;
+    const { offset } = run;
+    notify<ObservedEvents>({ type: 'events', ...api.scope, runId, envelopes, first, offset, gap });
+    if (from !== null) this.tellPhase(from, 'terminal', null);
+  }
+
   async applySnapshot(snapshot: RunSnapshot): Promise<void> {
     this.run = stateFromSnapshot(snapshot);
     this.base = this.run.offset;
     this.resuming = true;
     const terminal = isTerminalStatus(this.run.status);
-    if (terminal) this.phase = transition(this.phase, 'terminal');
+    const from = terminal ? this.move('terminal') : null;
     this.publish(
       this.run,
       terminal ? { nextRetryAt: null } : {},
       terminal ? { error: runErrorOf(this.run) } : {},
     );
+    if (this.api.scope && observed()) {
+      const { offset, status } = this.run;
+      const { runId } = snapshot;
+      notify<ObservedSnapshot>({ type: 'snapshot', ...this.api.scope, runId, offset, status });
+      if (from !== null) this.tellPhase(from, 'terminal', null);
+    }
     // The server's word replaces the stored record even at a lower offset (a 409's record
     // was ahead of its log); an ordinary write could never move it back.
     this.writer.replace();
@@ -170,17 +295,21 @@ export class FollowedRun implements LoopHost {
     void this.writer.flush();
   }
 
-  adopt(ids: StartedRun, run: RunState): void {
+  adopt(ids: StartedRun, run: RunState, how: 'started' | 'joined'): void {
     this.ids = { runId: ids.runId, threadId: ids.threadId, token: ids.token };
     this.run = run;
     this.base = 0;
     this.resuming = false;
-    this.phase = transition(this.phase, 'follow');
+    const from = this.move('follow');
     this.publish(
       run,
       { attempt: 0, nextRetryAt: null, lastError: null, caughtUp: 0, resumes: 0 },
       { runId: ids.runId, threadId: ids.threadId, error: null, stopped: false },
     );
+    if (observed()) {
+      this.tellRun(how);
+      this.tellPhase(from, 'follow', null);
+    }
     // Written by the caller's flush (start, attach) before any event is applied.
     this.writer.touch();
   }

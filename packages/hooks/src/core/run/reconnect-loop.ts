@@ -61,7 +61,8 @@ export class ReconnectLoop {
 
   constructor(private readonly host: LoopHost) {
     this.life = new LoopLife(host.env);
-    this.retries = new Retrier(host.env, host.options);
+    const { scope } = host.api;
+    this.retries = new Retrier(host.env, host.options, scope && { ...scope, path: 'stream' });
   }
 
   get active(): boolean {
@@ -195,6 +196,7 @@ export class ReconnectLoop {
       setTimeout: host.env.setTimeout,
       clearTimeout: host.env.clearTimeout,
       now: host.env.now,
+      observe: host.api.scope,
       onOpen: () => {
         const resumed = host.resuming;
         host.resuming = false;

@@ -12,7 +12,8 @@ import { RecordWriter } from '../records/record-writer.js';
 import type { RecordRead, RunResumeRecord } from '../records/run-record.js';
 import { loadRecord, runRecordKey, runStateOfRecord } from '../records/run-record.js';
 import type { RecordStorage } from '../records/storage.js';
-import { storageFor, storageUnavailable, watchFallback } from '../records/storage.js';
+import { storageFor, storageUnavailable } from '../records/storage.js';
+import { watchStorage } from '../records/storage-watch.js';
 import type { CancelSender } from './cancel-sender.js';
 import { runErrorOf } from './connection.js';
 import { FollowedRun } from './followed-run.js';
@@ -76,6 +77,7 @@ export class RunSession {
       now: this.env.now,
       headers: options.headers,
       requestTimeoutMs: options.requestTimeoutMs,
+      key: options.key,
     });
     this.store = createSessionStore(options.key, this.storage.kind);
     this.out = new SessionPublisher(this.store, options.onWarning);
@@ -90,6 +92,7 @@ export class RunSession {
       clearTimeout: this.env.clearTimeout,
       onStored: () => this.followed.notePersistence(),
       onError: (e) => this.out.warn(storageUnavailable('could not persist the run record', e)),
+      observe: this.api.scope,
     });
     this.keepAlive = new KeepAlive({
       activate: () => this.activate(),
@@ -118,7 +121,7 @@ export class RunSession {
     this.loop = new ReconnectLoop(this.followed);
     this.options = options;
     // A storage shared by the page falls back once: every session hears it, till dispose.
-    this.leaveStorage = watchFallback(this.storage, (error) => {
+    this.leaveStorage = watchStorage(this.storage, this.api.scope, (error) => {
       this.followed.notePersistence();
       this.out.warn(error);
     });
@@ -264,6 +267,7 @@ export class RunSession {
         ? 'stopping'
         : 'idle';
     this.followed.publish(this.followed.run, {}, { stopped: record.stopped === true });
+    this.followed.tellRun('restored');
   }
 
   // ── commands ───────────────────────────────────────────────────────────────────────────
@@ -317,6 +321,7 @@ export class RunSession {
     this.followed.adopt(
       started,
       createRunState({ runId: started.runId, threadId: started.threadId }),
+      'started',
     );
     await this.writer.flush();
   }
@@ -345,7 +350,11 @@ export class RunSession {
     await this.hydrate();
     if (this.followed.ids?.runId !== input.runId) {
       this.loop.stop();
-      this.followed.adopt(input, createRunState({ runId: input.runId, threadId: input.threadId }));
+      this.followed.adopt(
+        input,
+        createRunState({ runId: input.runId, threadId: input.threadId }),
+        'joined',
+      );
       this.joining = input.runId;
       try {
         const snapshot = await this.shared.readSnapshot(input.runId, input.token);

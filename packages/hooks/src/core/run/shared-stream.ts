@@ -1,6 +1,8 @@
 import type { Envelope, RunSnapshot } from '@resumable/protocol';
 import { isTerminalStatus, snapshotOf } from '@resumable/protocol';
 import { FRESH_SNAPSHOT_MS } from '../base/defaults.js';
+import type { ObservedBase } from '../base/observe.js';
+import { notify, observed } from '../base/observe.js';
 import type { RecordWriter } from '../records/record-writer.js';
 import type { ConnectionInfo } from './connection.js';
 import type { FollowedRun } from './followed-run.js';
@@ -10,6 +12,16 @@ import type { FollowedRun } from './followed-run.js';
  * decides): `solo`/`leader` this tab, `follower` another tab, `pending` nobody yet.
  */
 export type StreamRole = 'solo' | 'leader' | 'follower' | 'pending';
+
+/**
+ * Who holds a conversation's streams now (`observeClient`): this tab (`solo`, `leader`),
+ * another tab (`follower`: its events arrive from there), or nobody yet (`pending`).
+ */
+export interface ObservedRole extends ObservedBase {
+  readonly type: 'role';
+  readonly role: StreamRole;
+  readonly from: StreamRole;
+}
 
 export interface SharedStreamParts {
   followed: FollowedRun;
@@ -53,6 +65,7 @@ export class SharedStream {
    */
   setRole(role: StreamRole): void {
     if (role === this.role) return;
+    this.tellRole(role);
     this.role = role;
     this.parts.setConnection({ viaTab: role === 'follower' });
     if (this.ownsStream) {
@@ -89,8 +102,15 @@ export class SharedStream {
    */
   release(): void {
     if (this.role === 'solo') return;
+    this.tellRole('solo');
     this.role = 'solo';
     this.parts.setConnection({ viaTab: false });
+  }
+
+  private tellRole(role: StreamRole): void {
+    const { scope } = this.parts.followed.api;
+    if (!scope || !observed()) return;
+    notify<ObservedRole>({ type: 'role', ...scope, role, from: this.role });
   }
 
   /** A follower's run is live through the leader's batches: the phase says `streaming`. */
