@@ -196,6 +196,8 @@ describe('packing: every package installs from its tarball and type-checks', () 
     );
     expect(entries).toContain('@resumable/server/ai-sdk');
     expect(entries).toContain('@resumable/hooks/ai-sdk');
+    expect(entries).toContain('@resumable/devtools');
+    expect(entries).toContain('@resumable/devtools/production');
     writeFileSync(
       join(consumer, 'consumer.ts'),
       [
@@ -272,10 +274,20 @@ describe('packing: every package installs from its tarball and type-checks', () 
       .filter(([, entry]) => entry.client !== entry.react)
       .map(([name, entry]) => `${name} ${entry.react ? 'uses React without' : 'has'} 'use client'`);
     expect(wrong).toEqual([]);
-    for (const name of ['@resumable/ui', '@resumable/hooks']) {
+    for (const name of [
+      '@resumable/ui',
+      '@resumable/hooks',
+      '@resumable/devtools',
+      '@resumable/devtools/production',
+    ]) {
       expect(found.get(name), name).toEqual({ client: true, react: true });
     }
-    for (const name of ['@resumable/hooks/core', '@resumable/protocol', '@resumable/server']) {
+    for (const name of [
+      '@resumable/hooks/core',
+      '@resumable/hooks/observe',
+      '@resumable/protocol',
+      '@resumable/server',
+    ]) {
       expect(found.get(name), name).toEqual({ client: false, react: false });
     }
   });
