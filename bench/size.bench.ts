@@ -9,11 +9,23 @@
  * healer, and the highlighter's lazy chunks); beside `useChat` from `@ai-sdk/react` and
  * `@assistant-ui/react`. Goals (issue #16): hooks ≤ 10 KB gz, UI ≤ 15 KB gz beyond hooks and
  * Markdown, Markdown + highlighter on first paint ≤ 40 KB gz.
+ *
+ * The devtools rows (issue #29): an app rendering `<ResumableDevtools />` from
+ * `@resumable/devtools` in a production build, against the same app without it — what the
+ * page can load (`reachable`) and the bytes from @resumable/devtools in it — and the same
+ * app opted in (`@resumable/devtools/production`).
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GOAL_BUNDLES, measure, measureGoal, type Row } from './lib/bundle-size.js';
+import {
+  DEVTOOLS_BUNDLES,
+  GOAL_BUNDLES,
+  measure,
+  measureDevtools,
+  measureGoal,
+  type Row,
+} from './lib/bundle-size.js';
 import { writeResults } from './lib/results.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -46,6 +58,9 @@ const rows: Row[] = [
   ),
 ];
 
+const devtools: Row[] = [];
+for (const bundle of DEVTOOLS_BUNDLES) devtools.push(await measureDevtools(bundle));
+
 const kb = (n: number) => (n / 1024).toFixed(1);
 console.log('\nsize (esbuild, minified, gzip -9, React external)\n');
 console.log(
@@ -60,6 +75,23 @@ for (const r of rows) {
   );
 }
 
+console.log(
+  '\ndevtools (same method; reachable = first paint + every chunk an import() left reaches)\n',
+);
+console.log(
+  `${'bundle'.padEnd(44)} ${'first paint'.padStart(12)} ${'reachable'.padStart(12)} ${'devtools bytes reachable / written'.padStart(36)}`,
+);
+for (const r of devtools) {
+  const a = r.attributed!;
+  console.log(
+    `${r.name.padEnd(44)} ${`${r.firstPaint.minBytes} B`.padStart(12)} ${`${r.reachable.minBytes} B`.padStart(12)} ${`${a.reachable} / ${a.written} B`.padStart(36)}`,
+  );
+}
+const [base, production] = devtools;
+console.log(
+  `\n<ResumableDevtools /> in production adds ${production!.reachable.minBytes - base!.reachable.minBytes} B minified to what the page can load (${production!.attributed!.reachable} B of it from @resumable/devtools: the stand-in that renders nothing)`,
+);
+
 writeResults('size', {
   bench: 'size',
   date: new Date().toISOString(),
@@ -69,4 +101,5 @@ writeResults('size', {
     version('esbuild') +
     ': bundle, minify, ESM with code splitting, target es2022, NODE_ENV=production, React external; gzip -9 of the concatenated chunks. firstPaint = the entry chunk and the chunks it imports statically; lazy = every chunk behind import().',
   rows,
+  devtools,
 });

@@ -39,6 +39,14 @@ export interface Row {
   /** Chunks loaded later by `import()`, all of them, and each on its own. */
   lazy: { minBytes: number; gzipBytes: number; chunks: number };
   lazyChunks: { file: string; gzipBytes: number }[];
+  /**
+   * What the page can ever load: the first paint and every chunk an `import()` left in the
+   * output reaches, transitively. A chunk esbuild wrote for an `import()` that minification
+   * then removed as dead code is in `lazy`, never here.
+   */
+  reachable: { minBytes: number; gzipBytes: number; chunks: number };
+  /** Minified bytes from source files whose path holds `attribute` (`measure`'s option). */
+  attributed?: { firstPaint: number; reachable: number; written: number };
   goalGzipBytes?: number;
 }
 
@@ -50,6 +58,8 @@ export async function measure(
   source: string,
   external: string[] = [],
   goalKb?: number,
+  /** A path fragment (`packages/devtools/`): the row counts the bytes from those files. */
+  attribute?: string,
 ): Promise<Row> {
   const dir = mkdtempSync(join(tmpdir(), 'resumable-size-'));
   try {
@@ -85,18 +95,33 @@ export async function measure(
     const main = Object.keys(outputs).find((k) =>
       outputs[k]!.entryPoint?.endsWith(entry.split('/').pop()!),
     )!;
-    const first = new Set<string>();
-    const stack = [main];
-    while (stack.length > 0) {
-      const key = stack.pop()!;
-      if (first.has(key)) continue;
-      first.add(key);
-      for (const i of outputs[key]!.imports) {
-        if (i.kind === 'import-statement' && outputs[i.path]) stack.push(i.path);
+    /** The chunks `main` reaches through imports of the given kinds, itself included. */
+    const closure = (kinds: string[]) => {
+      const seen = new Set<string>();
+      const stack = [main];
+      while (stack.length > 0) {
+        const key = stack.pop()!;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        for (const i of outputs[key]!.imports) {
+          if (kinds.includes(i.kind) && outputs[i.path]) stack.push(i.path);
+        }
       }
-    }
+      return seen;
+    };
+    const first = closure(['import-statement']);
+    const reachable = closure(['import-statement', 'dynamic-import']);
     const js = Object.keys(outputs).filter((k) => k.endsWith('.js'));
     const lazy = js.filter((k) => !first.has(k));
+    const attributedIn = (keys: Iterable<string>) => {
+      let total = 0;
+      for (const key of keys) {
+        for (const [input, { bytesInOutput }] of Object.entries(outputs[key]!.inputs)) {
+          if (attribute && input.includes(attribute)) total += bytesInOutput;
+        }
+      }
+      return total;
+    };
     const sum = (keys: string[]) => {
       if (keys.length === 0) return { minBytes: 0, gzipBytes: 0 };
       const all = Buffer.concat(keys.map((k) => Buffer.from(bytes.get(abs(k))!)));
@@ -112,6 +137,16 @@ export async function measure(
       lazyChunks: lazy
         .map((k) => ({ file: chunkName(k), gzipBytes: sum([k]).gzipBytes }))
         .sort((a, b) => b.gzipBytes - a.gzipBytes),
+      reachable: { ...sum([...reachable]), chunks: reachable.size },
+      ...(attribute === undefined
+        ? {}
+        : {
+            attributed: {
+              firstPaint: attributedIn(first),
+              reachable: attributedIn(reachable),
+              written: attributedIn(js),
+            },
+          }),
       ...(goalKb === undefined ? {} : { goalGzipBytes: goalKb * 1024 }),
     };
   } finally {
@@ -152,3 +187,49 @@ export const GOAL_BUNDLES: ReadonlyArray<{
 
 export const measureGoal = (b: (typeof GOAL_BUNDLES)[number]) =>
   measure(b.name, b.what, b.source, b.external, b.goalKb);
+
+/**
+ * An app's first screen with the chat hook, and `devtools` (an import of
+ * `ResumableDevtools`, or nothing) rendered beside it: the devtools rows of `pnpm bench size`
+ * and the "absent from production" check in test/pack.
+ */
+export function devtoolsApp(from: '@resumable/devtools' | '@resumable/devtools/production' | null) {
+  return [
+    "import { createElement } from 'react';",
+    "import { useResumableChat } from '@resumable/hooks';",
+    from === null
+      ? 'const ResumableDevtools = null;'
+      : `import { ResumableDevtools } from '${from}';`,
+    'export function App() {',
+    "  const chat = useResumableChat({ endpoint: '/api' });",
+    '  return createElement(',
+    "    'main',",
+    '    null,',
+    '    chat.messages.length,',
+    '    ResumableDevtools && createElement(ResumableDevtools),',
+    '  );',
+    '}',
+  ].join('\n');
+}
+
+/** The devtools rows: the app without them, with them in production, opted in. */
+export const DEVTOOLS_BUNDLES = [
+  {
+    name: 'app without devtools',
+    what: 'useResumableChat in a component (the baseline of the two rows below)',
+    source: devtoolsApp(null),
+  },
+  {
+    name: 'app + <ResumableDevtools />, production',
+    what: 'the same app rendering <ResumableDevtools /> from @resumable/devtools, NODE_ENV=production',
+    source: devtoolsApp('@resumable/devtools'),
+  },
+  {
+    name: 'app + <ResumableDevtools />, opted in',
+    what: 'the same app rendering it from @resumable/devtools/production (the demo does)',
+    source: devtoolsApp('@resumable/devtools/production'),
+  },
+] as const;
+
+export const measureDevtools = (b: (typeof DEVTOOLS_BUNDLES)[number]) =>
+  measure(b.name, b.what, b.source, [], undefined, 'packages/devtools/');
