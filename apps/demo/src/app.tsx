@@ -1,3 +1,4 @@
+import { ResumableDevtoolsPanel } from '@resumable/devtools/production';
 import { useResumableChat } from '@resumable/hooks';
 import {
   type ThreadEntry,
@@ -8,7 +9,6 @@ import {
 import { ResumableChatView } from '@resumable/ui';
 import { useEffect, useRef, useState } from 'react';
 import { ChaosPanel } from './chaos-panel.js';
-import { Inspector } from './inspector.js';
 import { ServerRunButton } from './server-run.js';
 import { ThreadsPanel } from './thread-list.js';
 import { syncUrl, useCurrentThread } from './threads.js';
@@ -161,7 +161,11 @@ function Chat({
         data-open={sideOpen || undefined}
       >
         <ChaosPanel runId={chat.runId} />
-        <Inspector connection={chat.connection} runId={chat.runId} error={chat.error} />
+        {/* The inspector is @resumable/devtools' panel, as an app of yours would show it
+            (from /production: the demo's build is a production build). */}
+        <div className="demo-panel demo-inspector">
+          <ResumableDevtoolsPanel initialKey={entry.id} />
+        </div>
       </aside>
     </>
   );

@@ -1,6 +1,5 @@
 import { memo, useEffect, useState } from 'react';
 import { type ChaosState, chaos } from './chaos-api.js';
-import { inspectorLog } from './inspector-log.js';
 import { goOffline, goOnline, onWire } from './wire.js';
 
 /** The "try to break it" buttons. Each one does to the page what real life does to it. */
@@ -10,6 +9,8 @@ export const ChaosPanel = memo(function ChaosPanel({ runId }: { runId: string | 
   const [offlineUntil, setOfflineUntil] = useState<number | null>(null);
   const [now, setNow] = useState(Date.now());
   const [busy, setBusy] = useState<string | null>(null);
+  // What the last button did, said where the buttons are (the devtools show the client's side).
+  const [lastAction, setLastAction] = useState<string | null>(null);
 
   // Poll the server's facts: the pid changes after a restart, `null` while it is down.
   useEffect(() => {
@@ -48,7 +49,7 @@ export const ChaosPanel = memo(function ChaosPanel({ runId }: { runId: string | 
     try {
       await action();
     } catch (error) {
-      inspectorLog.note(`chaos "${name}" failed: ${String(error)}`, 'warn');
+      setLastAction(`"${name}" failed: ${String(error)}`);
     } finally {
       setBusy(null);
     }
@@ -69,7 +70,7 @@ export const ChaosPanel = memo(function ChaosPanel({ runId }: { runId: string | 
           onClick={() =>
             act('cut', async () => {
               const dropped = await chaos.cut(runId ?? undefined);
-              inspectorLog.note(`chaos: server cut ${dropped} open stream(s)`, 'warn');
+              setLastAction(`the server cut ${dropped} open stream(s)`);
             })
           }
         >
@@ -84,7 +85,7 @@ export const ChaosPanel = memo(function ChaosPanel({ runId }: { runId: string | 
                 goOnline();
                 return;
               }
-              inspectorLog.note(`chaos: offline for ${offlineFor} s`, 'warn');
+              setLastAction(`offline for ${offlineFor} s`);
               setOfflineUntil(Date.now() + offlineFor * 1000);
               setNow(Date.now());
               goOffline(offlineFor);
@@ -113,7 +114,7 @@ export const ChaosPanel = memo(function ChaosPanel({ runId }: { runId: string | 
           disabled={busy !== null}
           onClick={() =>
             act('restart', async () => {
-              inspectorLog.note('chaos: restarting the server process', 'warn');
+              setLastAction('restarting the server process');
               await chaos.restart();
             })
           }
@@ -127,9 +128,7 @@ export const ChaosPanel = memo(function ChaosPanel({ runId }: { runId: string | 
           onClick={() =>
             act('slow', async () => {
               await chaos.slow(slow ? 0 : 250);
-              inspectorLog.note(
-                slow ? 'chaos: normal speed' : 'chaos: slow stream (+250 ms/event)',
-              );
+              setLastAction(slow ? 'normal speed' : 'slow stream (+250 ms/event)');
               setServer(await chaos.state());
             })
           }
@@ -137,6 +136,7 @@ export const ChaosPanel = memo(function ChaosPanel({ runId }: { runId: string | 
           {slow ? 'Normal speed' : 'Slow the stream'}
         </button>
       </div>
+      {lastAction ? <p className="demo-hint">Last: {lastAction}</p> : null}
       <p className="demo-server" aria-live="polite">
         {server
           ? `Server pid ${server.pid} · agent ${server.agent}${slow ? ` · +${server.delayMs} ms/event` : ''}`

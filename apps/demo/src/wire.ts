@@ -1,30 +1,15 @@
-import { createParser } from 'eventsource-parser';
-
 /**
  * The demo's window on the wire. It wraps `window.fetch` (before any other module runs) to
- *  - record what the client really asks and gets: every `/api` request with its resume
- *    point (`after`), the status, each event offset as it arrives, and how a stream ended;
+ *  - learn each run the page starts, with its thread's token (the "another device" link);
  *  - simulate going offline: `navigator.onLine` turns false, the `offline` event fires,
  *    open response streams fail the way a dropped Wi-Fi fails them, and new requests are
  *    refused until the time is up. (Chromium's own offline mode leaves open streams
  *    running, so pulling the network by hand is the only faithful way to show a drop.)
  * The client kit knows nothing of this: it sees exactly what a real network would show it.
+ * What the client asked and got, and why, the devtools panel shows (@resumable/devtools).
  */
 
 export type WireEvent =
-  | { kind: 'request'; id: number; at: number; method: string; path: string; after: number | null }
-  | { kind: 'response'; id: number; at: number; status: number; path: string }
-  | {
-      kind: 'offsets';
-      id: number;
-      at: number;
-      /** Offsets read in one chunk. */
-      offsets: number[];
-      /** True for the first read of a stream: events the server already had (a replay). */
-      replayed: boolean;
-    }
-  | { kind: 'end'; id: number; at: number; reason: 'complete' | 'dropped' | 'cancelled' }
-  | { kind: 'failed'; id: number; at: number; path: string; message: string }
   | { kind: 'run'; at: number; runId: string; threadId: string; token: string }
   | { kind: 'network'; at: number; online: boolean };
 
@@ -33,7 +18,6 @@ type Listener = (event: WireEvent) => void;
 const listeners = new Set<Listener>();
 const openStreams = new Set<(error: Error) => void>();
 const realFetch = window.fetch.bind(window);
-let nextId = 1;
 let simulatedOffline = false;
 let offlineTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -73,21 +57,12 @@ export function goOnline() {
 function requestInfo(input: RequestInfo | URL, init?: RequestInit) {
   const url = new URL(input instanceof Request ? input.url : String(input), location.href);
   const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
-  const after = url.searchParams.get('after');
-  return { url, method, after: after === null ? null : Number(after) };
+  return { url, method };
 }
 
-/** Passes a response body through, reading event offsets and letting `goOffline` cut it. */
-function tapStream(id: number, body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+/** Passes a response body through, letting `goOffline` cut it. */
+function tapStream(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
   const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let chunkOffsets: number[] = [];
-  const parser = createParser({
-    onEvent: (message) => {
-      if (message.id !== undefined && /^\d+$/.test(message.id)) chunkOffsets.push(+message.id);
-    },
-  });
-  let reads = 0;
   let fail: ((error: Error) => void) | undefined;
   return new ReadableStream<Uint8Array>({
     start(controller) {
@@ -95,7 +70,6 @@ function tapStream(id: number, body: ReadableStream<Uint8Array>): ReadableStream
         openStreams.delete(fail!);
         controller.error(error);
         reader.cancel(error).catch(() => {});
-        emit({ kind: 'end', id, at: Date.now(), reason: 'dropped' });
       };
       openStreams.add(fail);
     },
@@ -107,60 +81,32 @@ function tapStream(id: number, body: ReadableStream<Uint8Array>): ReadableStream
         if (!openStreams.has(fail!)) return;
         openStreams.delete(fail!);
         controller.error(error);
-        emit({ kind: 'end', id, at: Date.now(), reason: 'dropped' });
         return;
       }
       if (!openStreams.has(fail!)) return;
       if (result.done) {
         openStreams.delete(fail!);
         controller.close();
-        emit({ kind: 'end', id, at: Date.now(), reason: 'complete' });
         return;
-      }
-      parser.feed(decoder.decode(result.value, { stream: true }));
-      if (chunkOffsets.length > 0) {
-        emit({
-          kind: 'offsets',
-          id,
-          at: Date.now(),
-          offsets: chunkOffsets,
-          replayed: reads === 0,
-        });
-        reads += 1;
-        chunkOffsets = [];
       }
       controller.enqueue(result.value);
     },
     cancel(reason) {
       openStreams.delete(fail!);
-      emit({ kind: 'end', id, at: Date.now(), reason: 'cancelled' });
       return reader.cancel(reason);
     },
   });
 }
 
 async function tappedFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
-  const { url, method, after } = requestInfo(input, init);
+  const { url, method } = requestInfo(input, init);
   // The chaos panel's own calls bypass the tap: they must work while "offline".
   const isApi = url.pathname.startsWith('/api/') && !url.pathname.startsWith('/api/__chaos/');
   if (url.origin !== location.origin || !isApi) {
     return realFetch(input, init);
   }
-  const id = nextId++;
-  const path = url.pathname + url.search;
-  emit({ kind: 'request', id, at: Date.now(), method, path, after });
-  if (simulatedOffline) {
-    emit({ kind: 'failed', id, at: Date.now(), path, message: 'offline' });
-    throw new TypeError('Failed to fetch (simulated offline)');
-  }
-  let response: Response;
-  try {
-    response = await realFetch(input, init);
-  } catch (error) {
-    emit({ kind: 'failed', id, at: Date.now(), path, message: String(error) });
-    throw error;
-  }
-  emit({ kind: 'response', id, at: Date.now(), status: response.status, path });
+  if (simulatedOffline) throw new TypeError('Failed to fetch (simulated offline)');
+  const response = await realFetch(input, init);
   if (method === 'POST' && url.pathname.endsWith('/runs') && response.ok) {
     response
       .clone()
@@ -180,7 +126,7 @@ async function tappedFetch(input: RequestInfo | URL, init?: RequestInit): Promis
   }
   const type = response.headers.get('content-type') ?? '';
   if (!response.body || !type.includes('text/event-stream')) return response;
-  return new Response(tapStream(id, response.body), {
+  return new Response(tapStream(response.body), {
     status: response.status,
     statusText: response.statusText,
     headers: response.headers,
