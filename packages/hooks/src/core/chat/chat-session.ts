@@ -7,7 +7,7 @@ import { toResumable } from '../base/errors.js';
 import { HeldReads } from '../base/held-reads.js';
 import { KeepAlive } from '../base/keep-alive.js';
 import { SerialLoop } from '../base/serial-loop.js';
-import { parseTabMessage } from '../conversation/announced-runs.js';
+import { followAnnounced, parseTabMessage } from '../conversation/announced-runs.js';
 import { activeRunOf, loadHistoryPage } from '../conversation/history.js';
 import type { ConversationEffect } from '../conversation/machine.js';
 import { ConversationQueue } from '../conversation/queue.js';
@@ -507,9 +507,7 @@ export class ChatSession implements ChatHost {
     // Followed once the server knows it (a made-up one would take the chat off its run).
     const m = parseTabMessage(message, this.options.key);
     const host = { run: this.run, store: this.store, heard: (r: ChatHeardRun) => this.heard(r) };
-    const follow = (a: typeof import('../conversation/announced-runs.js')) =>
-      a.followAnnounced(host, m, this.options.backoff);
-    if (m) void import('../conversation/announced-runs.js').then(follow, () => {});
+    followAnnounced(host, m, this.options.backoff);
   }
 
   /**
