@@ -1,5 +1,7 @@
 'use client';
 
+// A tool call's status is the hooks' turn view's (one name, one derivation).
+export { type ToolCallStatus, toolCallStatus } from '@resumable/hooks/turns';
 export {
   type AllLabels,
   type AttachmentLabels,
@@ -70,10 +72,4 @@ export {
   type ResumableChatViewOptions,
   type ResumableChatViewProps,
 } from './resumable-chat-view.js';
-export {
-  ToolCall,
-  type ToolCallProps,
-  type ToolCallStatus,
-  toolCallStatus,
-  toolResultText,
-} from './tool-call.js';
+export { ToolCall, type ToolCallProps, toolResultText } from './tool-call.js';

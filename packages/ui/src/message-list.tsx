@@ -1,3 +1,4 @@
+import { type ChatTurn, chatTurns } from '@resumable/hooks/turns';
 import {
   type ComponentType,
   memo,
@@ -307,24 +308,25 @@ const TurnRow = memo(
 );
 
 /**
- * The rows of the transcript. Pairs each assistant tool call with the tool message answering
- * it, and drops those tool messages from the top level (they render inside their call); a
- * result whose call is not in view (an older page) stays a row of its own. Groups what
- * follows a prompt into an answer turn. Arrays are reused while their items are the same, so
- * memoized rows and turns keep seeing equal props.
+ * The rows of the transcript, from the hooks' turn view (`chatTurns`, the one derivation of
+ * what a turn is): a prompt is a row; an answer turn is one row of rows, its messages in order.
+ * Within a turn each assistant tool call is paired with the tool message answering it, and
+ * those tool messages are not rows of their own (they render inside their call); a result
+ * whose call is not in view (an older page) stays a row. Messages no turn holds (a run of
+ * system or developer messages only) are rows on their own. Arrays are reused while their
+ * items are the same, so memoized rows and turns keep seeing equal props.
  */
 function useRows(messages: readonly ChatMessage[]): Row[] {
   const cache = useRef({
+    derived: [] as readonly ChatTurn[],
     results: new Map<string, ReadonlyArray<ChatMessage | undefined>>(),
     turns: new Map<string, { rows: readonly MessageRowData[]; messages: readonly ChatMessage[] }>(),
   });
   return useMemo(() => {
-    const results = new Map<string, ChatMessage>();
-    const calls = new Set<string>();
-    for (const m of messages) {
-      if (m.role === 'tool') results.set(m.toolCallId, m);
-      else if (m.role === 'assistant') for (const c of m.toolCalls ?? []) calls.add(c.id);
-    }
+    const derived = chatTurns({ messages }, cache.current.derived);
+    // By object, not id: ids are data and may repeat.
+    const turnOf = new Map<ChatMessage, ChatTurn>();
+    for (const turn of derived) for (const m of turn.messages) turnOf.set(m, turn);
     const nextResults = new Map<string, ReadonlyArray<ChatMessage | undefined>>();
     const nextTurns = new Map<
       string,
@@ -332,47 +334,52 @@ function useRows(messages: readonly ChatMessage[]): Row[] {
     >();
     const rows: Row[] = [];
     const keys = new Set<string>();
-    let turn: MessageRowData[] | null = null;
-    const closeTurn = () => {
-      if (turn === null) return;
-      const shown = turn.map((row) => row.message).filter((m) => !HIDDEN_ROLES.has(m.role));
-      if (shown.length === 0) {
-        for (const row of turn) rows.push({ kind: 'prompt', row });
-      } else {
-        const key = turn[0]!.key;
-        const prev = cache.current.turns.get(key);
-        const kept = {
-          rows: prev && sameRows(prev.rows, turn) ? prev.rows : turn,
-          messages: prev && sameItems(prev.messages, shown) ? prev.messages : shown,
-        };
-        nextTurns.set(key, kept);
-        rows.push({ kind: 'turn', key, ...kept });
-      }
-      turn = null;
-    };
-    for (const m of messages) {
-      if (m.role === 'tool' && calls.has(m.toolCallId)) continue;
-      let toolResults: ReadonlyArray<ChatMessage | undefined> | undefined;
-      if (m.role === 'assistant' && m.toolCalls?.length) {
-        const fresh = m.toolCalls.map((c) => results.get(c.id));
-        const prev = cache.current.results.get(m.id);
-        toolResults = prev && sameItems(prev, fresh) ? prev : fresh;
-        nextResults.set(m.id, toolResults);
-      }
+    const rowOf = (
+      m: ChatMessage,
+      toolResults?: ReadonlyArray<ChatMessage | undefined>,
+    ): MessageRowData => {
       const base = m.branch?.siblingIds[0] ?? m.id;
       const key = keys.has(base) ? `${base}\n${keys.size}` : base;
       keys.add(key);
-      const row = { key, message: m, toolResults };
-      if (m.role === 'user') {
-        closeTurn();
-        rows.push({ kind: 'prompt', row });
-      } else {
-        turn ??= [];
-        turn.push(row);
+      return { key, message: m, toolResults };
+    };
+    for (const m of messages) {
+      const turn = turnOf.get(m);
+      if (turn === undefined || turn.role === 'user') {
+        rows.push({ kind: 'prompt', row: rowOf(m) });
+        continue;
       }
+      // An answer turn is drawn where its first message is.
+      if (turn.messages[0] !== m) continue;
+      const results = new Map<string, ChatMessage>();
+      const calls = new Set<string>();
+      for (const t of turn.messages) {
+        if (t.role === 'tool') results.set(t.toolCallId, t);
+        else if (t.role === 'assistant') for (const c of t.toolCalls ?? []) calls.add(c.id);
+      }
+      const turnRows: MessageRowData[] = [];
+      for (const t of turn.messages) {
+        if (t.role === 'tool' && calls.has(t.toolCallId)) continue;
+        let toolResults: ReadonlyArray<ChatMessage | undefined> | undefined;
+        if (t.role === 'assistant' && t.toolCalls?.length) {
+          const fresh = t.toolCalls.map((c) => results.get(c.id));
+          const prev = cache.current.results.get(t.id);
+          toolResults = prev && sameItems(prev, fresh) ? prev : fresh;
+          nextResults.set(t.id, toolResults);
+        }
+        turnRows.push(rowOf(t, toolResults));
+      }
+      const shown = turn.messages.filter((t) => !HIDDEN_ROLES.has(t.role));
+      const key = turnRows[0]!.key;
+      const prev = cache.current.turns.get(key);
+      const kept = {
+        rows: prev && sameRows(prev.rows, turnRows) ? prev.rows : turnRows,
+        messages: prev && sameItems(prev.messages, shown) ? prev.messages : shown,
+      };
+      nextTurns.set(key, kept);
+      rows.push({ kind: 'turn', key, ...kept });
     }
-    closeTurn();
-    cache.current = { results: nextResults, turns: nextTurns };
+    cache.current = { derived, results: nextResults, turns: nextTurns };
     return rows;
   }, [messages]);
 }

@@ -1,9 +1,10 @@
 import type { ChatInterrupt } from '@resumable/hooks/core';
+import type { ToolCallStatus } from '@resumable/hooks/turns';
 import { render } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { approval } from '../test/fixtures.js';
 import type { ChatMessage } from './controller-types.js';
-import { ToolCall, type ToolCallStatus } from './tool-call.js';
+import { ToolCall } from './tool-call.js';
 
 afterEach(() => vi.restoreAllMocks());
 

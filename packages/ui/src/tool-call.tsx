@@ -1,4 +1,6 @@
 import type { ChatInterrupt } from '@resumable/hooks/core';
+// One derivation of a tool call's status: the hooks' turn view's.
+import { type ToolCallStatus, toolCallStatus } from '@resumable/hooks/turns';
 import type { RunToolCall } from '@resumable/protocol';
 import { messageText } from '@resumable/protocol';
 import type { ChatMessage } from './controller-types.js';
@@ -6,20 +8,6 @@ import { cx } from './cx.js';
 import { type ChatLabels, useLabels } from './labels.js';
 import { messageStatus } from './message-status.js';
 import { PrettyJson, prettyJson } from './pretty-json.js';
-
-/**
- * Where a tool call stands: an approval for it is open (`awaiting_approval`), it runs, it
- * returned (`done`), the person denied it, it was cancelled (its approval by a new prompt or
- * Cancel, or the reply stopped before its result), or it failed (an error result, or the
- * reply failed before one). Each has its own label and colour (`rc-badge--<status>`).
- */
-export type ToolCallStatus =
-  | 'awaiting_approval'
-  | 'running'
-  | 'done'
-  | 'denied'
-  | 'cancelled'
-  | 'failed';
 
 export interface ToolCallProps {
   call: RunToolCall;
@@ -39,30 +27,6 @@ export interface ToolCallProps {
   defaultOpen?: boolean;
   labels?: Partial<ChatLabels>;
   className?: string;
-}
-
-/** The status of a call from its interrupt (approval), its result and how its reply ended. */
-export function toolCallStatus(
-  result: ChatMessage | undefined,
-  ended: 'stopped' | 'error' | undefined,
-  interrupt?: ChatInterrupt | undefined,
-): ToolCallStatus {
-  if (interrupt) {
-    const answer = interrupt.answer;
-    if (interrupt.status === 'cancelled' || answer?.status === 'cancelled') return 'cancelled';
-    if (interrupt.reason === 'tool_approval') {
-      if (interrupt.status === 'open' && interrupt.pending === null) return 'awaiting_approval';
-      // Answered here (sent or waiting to be), or elsewhere with the answer shared: anything
-      // but an approval is a denial. Answered elsewhere, the answer unknown here: its result
-      // says the rest.
-      const approved = (answer?.payload as { approved?: unknown } | undefined)?.approved;
-      if (answer !== null && approved !== true) return 'denied';
-    }
-  }
-  if (result) return messageStatus(result) === 'error' ? 'failed' : 'done';
-  if (ended === 'error') return 'failed';
-  if (ended === 'stopped') return 'cancelled';
-  return 'running';
 }
 
 /** The label of each status. */
