@@ -7,6 +7,7 @@ import type { BrowserToolRunner } from '../core/interrupts/browser-tools.js';
 import type { ChatInterrupt } from '../core/interrupts/chat-interrupts.js';
 import type { InterruptSession } from '../core/interrupts/interrupt-session.js';
 import type { BrowserTools } from '../core/interrupts/tool-declarations.js';
+import { subscribePerFrame } from './frame-notify.js';
 
 const NONE: readonly ChatInterrupt[] = [];
 /** The module that holds the interrupt session and the tool runner, loaded once per page. */
@@ -39,7 +40,8 @@ export function useInterrupts(
     };
   }, [chat]);
   const subscribe = useCallback(
-    (listener: () => void) => session?.store.subscribe(listener) ?? (() => {}),
+    (listener: () => void) =>
+      session ? subscribePerFrame((change) => session.store.subscribe(change), listener) : () => {},
     [session],
   );
   const interrupts = useSyncExternalStore(

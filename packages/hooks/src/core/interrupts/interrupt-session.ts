@@ -323,7 +323,9 @@ export class InterruptSession {
       messages: chat.messages,
       executions: s.executions,
     });
-    this.store.setState({ interrupts });
+    // No interrupt before or after (a streamed answer's every batch): the same empty list,
+    // so its readers (the UI's interrupt context) are not told of a change per token.
+    if (interrupts.length > 0 || s.interrupts.length > 0) this.store.setState({ interrupts });
     const { scope } = this.chat.run.api;
     if (scope && observed())
       notify<ObservedInterrupts>({ type: 'interrupts', ...scope, interrupts });
