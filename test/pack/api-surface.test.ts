@@ -45,6 +45,19 @@ const NAMES_ALL_TYPES = [
   'ui',
 ];
 
+/**
+ * Names an entry's public names use that another entry exports: the root of the hooks holds
+ * `ResumableClient` and `RunSession` (the provider's `client`, `ResumableRun.session`) and the
+ * provider's `loadEngine`, which `/core` exports - the root exporting the classes would load
+ * the engine on first paint.
+ */
+const ELSEWHERE: Record<string, string[]> = {
+  hooks: ['EngineLoader', 'ResumableClient', 'RunSession'],
+};
+
+/** Entries whose every name, and every member of one, has a doc comment. */
+const DOCUMENTED = ['hooks', 'protocol-patch', 'server-testing'];
+
 describe('the public surfaces, as their API reports show them', () => {
   const all = reports();
 
@@ -58,5 +71,18 @@ describe('the public surfaces, as their API reports show them', () => {
     const report = all.get(entry);
     expect(report, `no api/${entry}.api.md`).toBeDefined();
     expect(flagged(report!, 'ae-forgotten-export')).toEqual([]);
+  });
+
+  it.each(Object.entries(ELSEWHERE))(
+    '%s uses only these names of other entries',
+    (entry, names) => {
+      expect(flagged(all.get(entry)!, 'ae-forgotten-export')).toEqual(names);
+    },
+  );
+
+  it.each(DOCUMENTED)('%s documents every name it exports', (entry) => {
+    const report = all.get(entry)!;
+    expect(flagged(report, 'ae-undocumented')).toEqual([]);
+    expect(report).not.toContain('(undocumented)');
   });
 });

@@ -7,24 +7,34 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type {
   Attachment,
+  BackoffOptions,
   BranchInfo,
   BrowserTool,
   BrowserTools,
   ChatController,
   ChatInterrupt,
   ChatMessage,
+  ChatSessionOptions,
+  ClientOptions,
   ConnectionInfo,
   ConnectionPhase,
+  ConversationOptions,
   HeadersOption,
+  IndexedDbStorageOptions,
   InterruptControls,
   OutboxItem,
   RecordStorage,
   ResumableChatController,
+  ResumableEnvironment,
   ResumableProviderProps,
   ResumableRun,
+  RunSessionOptions,
   SendOptions,
+  Signal,
   StartedRun,
   StartRunInput,
+  TabChannel,
+  TabLocks,
   UploadOptions,
   UseResumableChatOptions,
   UseResumableRunOptions,
@@ -75,6 +85,27 @@ describe('@resumable/hooks: what a React app needs', () => {
     expectTypeOf(root.useResumableRun).returns.toEqualTypeOf<ResumableRun>();
     expectTypeOf<ResumableRun['start']>().parameter(0).toEqualTypeOf<StartRunInput | undefined>();
     expectTypeOf<ResumableRun['start']>().returns.toEqualTypeOf<Promise<StartedRun>>();
+  });
+
+  it('names the options the provider and the hooks take, down to the environment', () => {
+    expectTypeOf<ResumableProviderProps>().toMatchTypeOf<Partial<ClientOptions>>();
+    expectTypeOf<ClientOptions>().toEqualTypeOf<Omit<RunSessionOptions, 'key'>>();
+    expectTypeOf<UseResumableChatOptions>().toMatchTypeOf<
+      Partial<Omit<ChatSessionOptions, 'key'>>
+    >();
+    expectTypeOf<ChatSessionOptions>().toMatchTypeOf<ConversationOptions>();
+    expectTypeOf<ConversationOptions>().toMatchTypeOf<RunSessionOptions>();
+    expectTypeOf<UseResumableRunOptions>().toMatchTypeOf<Partial<RunSessionOptions>>();
+    expectTypeOf(root.createIndexedDbStorage)
+      .parameter(0)
+      .toEqualTypeOf<IndexedDbStorageOptions | undefined>();
+    expectTypeOf<RunSessionOptions['backoff']>().toEqualTypeOf<BackoffOptions | undefined>();
+    expectTypeOf<RunSessionOptions['env']>().toEqualTypeOf<
+      Partial<ResumableEnvironment> | undefined
+    >();
+    expectTypeOf<ResumableEnvironment['online']>().toEqualTypeOf<Signal>();
+    expectTypeOf<ResumableEnvironment['channel']>().returns.toEqualTypeOf<TabChannel | null>();
+    expectTypeOf<ResumableEnvironment['locks']>().toEqualTypeOf<TabLocks | null>();
   });
 
   it('its storages keep what they are given: memory, and IndexedDB (its own database)', async () => {

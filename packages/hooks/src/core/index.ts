@@ -3,7 +3,13 @@
 // below this folder (a test proves it). Internals (the transport, the record helpers, the
 // tab messages…) are not exported: they change without notice.
 
-export type { ManualSignal, ResumableEnvironment, Signal } from './base/env.js';
+export type {
+  ManualSignal,
+  ResumableEnvironment,
+  Signal,
+  TabChannel,
+  TabLocks,
+} from './base/env.js';
 export {
   browserOnlineSignal,
   browserVisibleSignal,

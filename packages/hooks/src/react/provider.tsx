@@ -41,6 +41,7 @@ export interface ResumableProviderProps extends Partial<ClientOptions> {
    * @default 15000
    */
   engineTimeoutMs?: number;
+  /** The app, or the part of it whose hooks use this client. */
   children?: ReactNode;
 }
 

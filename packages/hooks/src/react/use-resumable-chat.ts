@@ -45,8 +45,14 @@ export interface ResumableChatController
    */
   hydrated: boolean;
   // Always present here (optional on `ChatController`, which other controllers implement).
+  /**
+   * A new answer to the prompt of `messageId` (default: the last answer) beside the old one;
+   * it becomes the branch shown. Queued like `send` while offline or while a reply streams.
+   */
   regenerate(messageId?: string): Promise<void>;
+  /** The prompt `messageId` asked again as `content`, on a new branch beside it. */
   edit(messageId: string, content: string): Promise<void>;
+  /** Shows sibling `index` (0-based) of `messageId` and its newest continuation. */
   switchBranch(messageId: string, index: number): Promise<void>;
 }
 

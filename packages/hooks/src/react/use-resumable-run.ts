@@ -19,11 +19,17 @@ export interface UseResumableRunOptions extends Partial<Omit<RunSessionOptions, 
 
 /** What `useResumableRun` returns: the run as it stands, and its commands. */
 export interface ResumableRun {
+  /** The run's messages as folded so far (the stored ones first, on a reload). */
   messages: readonly RunMessage[];
+  /** `idle` before a run, `running`, then how it ended: `finished`, `cancelled` or `error`. */
   status: RunStatus;
+  /** The stream's state: its phase, offset, retries and where records are kept. */
   connection: ConnectionInfo;
+  /** Why the run or the connection failed (a typed `code`); null while all is well. */
   error: ResumableError | null;
+  /** The run followed, once started or found in the stored record; null before. */
   runId: string | null;
+  /** The run's thread; null before a run. */
   threadId: string | null;
   /** False until the persisted record has been read (show nothing rather than an empty run). */
   hydrated: boolean;

@@ -6,6 +6,7 @@
 
 /** A boolean fact that changes over time (online, page visible). */
 export interface Signal {
+  /** The value now. */
   get(): boolean;
   /** Calls `listener` with the new value on every change; returns the unsubscribe. */
   subscribe(listener: (value: boolean) => void): () => void;
@@ -16,6 +17,10 @@ export interface ManualSignal extends Signal {
   set(value: boolean): void;
 }
 
+/**
+ * The outside world as the sessions see it: fetch, clocks, timers, randomness, the online
+ * and visible signals, the tab channel and locks. `env` options replace parts of it.
+ */
 export interface ResumableEnvironment {
   /** @default globalThis.fetch */
   fetch: typeof fetch;
@@ -58,14 +63,19 @@ export interface ResumableEnvironment {
   locks: TabLocks | null;
 }
 
+/** A message bus between the tabs of this origin (a `BroadcastChannel` of one name). */
 export interface TabChannel {
+  /** Sends `message` to every other tab's channel of this name (not to this one). */
   post(message: unknown): void;
+  /** Calls `listener` with each message another tab posts; returns the unsubscribe. */
   subscribe(listener: (message: unknown) => void): () => void;
+  /** Closes the channel: no more messages either way. */
   close(): void;
 }
 
 /** The part of the Web Locks API the tabs use (`navigator.locks`). */
 export interface TabLocks {
+  /** `navigator.locks.request`: runs `callback` holding the lock `name`, as the Web Locks API does. */
   request(
     name: string,
     options: { ifAvailable?: boolean; steal?: boolean; signal?: AbortSignal },

@@ -43,7 +43,9 @@ export interface ConversationOptions extends RunSessionOptions {
 export interface OutboxItem {
   /** The client-chosen run id the prompt will start (idempotent retries). */
   runId: string;
+  /** The prompt's text ('' for a continuation that only answers interrupts). */
   text: string;
+  /** When it was queued, epoch milliseconds. */
   createdAt: number;
   /** Id of the optimistic user message (kept when the server echoes it back). */
   messageId?: string;

@@ -21,7 +21,9 @@ export type HeadersOption =
  * where the server issues none). What `POST /runs` answers and what a session follows.
  */
 export interface StartedRun {
+  /** The run's id (chosen by the client, so a retried POST starts it once). */
   runId: string;
+  /** The thread it runs in (new when the request named none). */
   threadId: string;
   /** The thread's token (`Authorization: Bearer`), for every read of the run and thread. */
   token: string | null;

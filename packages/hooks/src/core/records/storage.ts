@@ -11,12 +11,15 @@ import { withTimeout } from '../base/timeout.js';
 export interface RecordStorage {
   /** `memory` means records do not survive a reload; the connection status says so. */
   readonly kind: 'indexeddb' | 'memory';
+  /** The value stored under `key`; undefined when there is none. */
   get(key: string): Promise<unknown>;
   /** Read-modify-write in one transaction: the updater sees the current value. */
   update(key: string, updater: (old: unknown) => unknown): Promise<void>;
+  /** Removes `key` and its value; a no-op when there is none. */
   delete(key: string): Promise<void>;
 }
 
+/** Where `createIndexedDbStorage` keeps its records: one object store of one database. */
 export interface IndexedDbStorageOptions {
   /** @default 'resumable' */
   dbName?: string;

@@ -4,6 +4,7 @@ import type { HeadersOption } from '../net/run-api.js';
 import type { RecordStorage } from '../records/storage.js';
 import type { BackoffOptions } from '../retry/backoff.js';
 
+/** A run session's options (`useResumableRun`, `RunSession`); the provider's are the same. */
 export interface RunSessionOptions {
   /** Base URL of the Resumable endpoints, e.g. `/api` or `https://host/api`. */
   endpoint: string;
