@@ -49,11 +49,13 @@ export default defineConfig({
   build: {
     sourcemap: true,
     chunkSizeWarningLimit: 800,
-    // Every page: the demo and the AI SDK's `useChat` page (`pnpm build` built only the first).
+    // Every page: the demo, the AI SDK's `useChat` page (`pnpm build` built only the first),
+    // and the devtools in the TanStack Devtools shell.
     rolldownOptions: {
       input: {
         main: fileURLToPath(new URL('index.html', import.meta.url)),
         'ai-sdk': fileURLToPath(new URL('ai-sdk.html', import.meta.url)),
+        tanstack: fileURLToPath(new URL('tanstack.html', import.meta.url)),
       },
     },
   },

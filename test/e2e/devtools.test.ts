@@ -153,7 +153,7 @@ describe('the devtools panel in Chromium', () => {
     const composer = page.getByRole('textbox', { name: 'Message' });
     await composer.waitFor({ timeout: 15_000 });
     await composer.fill('What time is it?');
-    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await composer.press('Enter');
     await page
       .locator('[data-role="assistant"][data-status="complete"]')
       .last()
@@ -168,5 +168,43 @@ describe('the devtools panel in Chromium', () => {
     expect(await devtools.text('last-write')).toMatch(/^offset [1-9]\d* · .* · \d+ ms$/);
     const timeline = devtools.panel.getByRole('list', { name: 'Timeline' });
     expect(await timeline.textContent()).toContain(`storage: memory — ${fallback}`);
+  });
+
+  test("in the TanStack Devtools shell (the demo's tanstack.html): its Resumable tab lists the run's events", async () => {
+    await e2e.release();
+    const context = await e2e.newContext();
+    const page = await context.newPage();
+    const posted: { runId: string; token: string }[] = [];
+    page.on('response', async (response) => {
+      if (response.request().method() !== 'POST' || !response.url().endsWith('/api/runs')) return;
+      const body = (await response.json().catch(() => null)) as (typeof posted)[number] | null;
+      if (body?.runId) posted.push(body);
+    });
+    await page.goto(`${e2e.stack.appUrl}/tanstack.html`);
+    const composer = page.getByRole('textbox', { name: 'Message' });
+    await composer.waitFor({ timeout: 15_000 });
+    await composer.fill('What time is it?');
+    await composer.press('Enter');
+    await page
+      .locator('[data-role="assistant"][data-status="complete"]')
+      .last()
+      .waitFor({ timeout: 30_000 });
+    const run = await pollUntil(
+      async () => posted[0],
+      (found) => found !== undefined,
+      { timeoutMs: 5_000 },
+      () => 'no run was posted',
+    );
+    const snapshot = await waitForRunEnd(e2e.stack, { ...run!, threadId: '' });
+    // The shell's panel holds the plugin's tab: the Resumable devtools, in the shell's theme.
+    const devtools = panelOf(page);
+    await expect
+      .poll(() => devtools.text('resume-point'), { timeout: 10_000 })
+      .toBe(String(snapshot.lastOffset));
+    expect(await devtools.text('run')).toBe(`${run!.runId.slice(0, 8)}… started`);
+    const events = await listedEvents(await devtools.events());
+    expect(events.map((e) => e.offset)).toEqual(count(1, snapshot.lastOffset).slice(-KEPT_EVENTS));
+    expect(events.at(-1)!.type).toBe('RUN_FINISHED');
+    expect(await devtools.text('event-count')).toBe(String(snapshot.lastOffset));
   });
 });
