@@ -151,6 +151,40 @@ describe('one connection per conversation across tabs', () => {
     evil.close();
   });
 
+  it('a leader alone posts no batches; a tab that opens mid-answer follows it to the end', async () => {
+    const posted: string[] = [];
+    // Listens only: a tab of the conversation is heard once it says something.
+    const spy = new BroadcastChannel(`resumable-tabs:${server.url}:c`);
+    spy.onmessage = (event) => posted.push(event.data?.t);
+    const a = openTab();
+    await waitFor(() => role(a) === 'leader', 'a leads');
+    await a.chat.send('alone');
+    const runId = a.chat.run.getState().runId!;
+    server.step(runId, 12); // RUN_STARTED, TEXT_MESSAGE_START, tok0…tok9
+    await waitFor(() => text(a) === FakeServer.fullText(10), 'a has ten tokens');
+    // Longer than the leader holds batches (TAB_BATCH_EVERY_MS).
+    await new Promise((r) => setTimeout(r, 150));
+    expect(posted.filter((t) => t === 'batch')).toEqual([]);
+
+    const b = openTab();
+    await waitFor(() => role(b) === 'follower', 'b follows');
+    await waitFor(() => text(b) === FakeServer.fullText(10), `b caught up: ${describe3()}`);
+    server.resume(runId);
+    for (const tab of [a, b]) {
+      await waitFor(
+        () => tab.chat.run.getState().status === 'finished',
+        `finished: ${describe3()}`,
+      );
+    }
+    expect(text(a)).toBe(FakeServer.fullText(TOKENS));
+    expect(text(b)).toBe(FakeServer.fullText(TOKENS));
+    expect(b.chat.run.getState().run.offset).toBe(a.chat.run.getState().run.offset);
+    // The rest came through the leader's posts, over the one event stream.
+    expect(posted.filter((t) => t === 'batch').length).toBeGreaterThan(0);
+    expect(eventStreams().map((r) => r.after)).toEqual([0]);
+    spy.close();
+  });
+
   it('with shareTabs: false every tab keeps its own connection, as before', async () => {
     const a = openTab({ shareTabs: false });
     const b = openTab({ shareTabs: false });

@@ -48,6 +48,13 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
    * never names an offset its batches have not reached).
    */
   let held: { runId: string; envelopes: Envelope[]; timer: unknown } | null = null;
+  /**
+   * Another tab of this conversation has been heard on the channel. Until then the leader
+   * posts no run batches: a tab that opens says `hello` once it follows (the leader's
+   * answer says where the run is, and the follower reads what it lacks from the server),
+   * and a tab that leads after another heard that one.
+   */
+  let othersHeard = false;
   const postHeld = () => {
     if (held === null || channel === null) return;
     const { runId, envelopes, timer } = held;
@@ -58,6 +65,7 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
     }
   };
   const hold = (runId: string, envelopes: Envelope[]) => {
+    if (!othersHeard) return;
     if (held !== null && held.runId !== runId) postHeld();
     held ??= { runId, envelopes: [], timer: env.setTimeout(postHeld, TAB_BATCH_EVERY_MS) };
     for (const envelope of envelopes) held.envelopes.push(envelope);
@@ -186,6 +194,7 @@ export function linkConversation(host: ConversationHost, share: boolean): () => 
   function onMessage(raw: unknown): void {
     const m = parseTabShareMessage(raw, key, tab);
     if (m === null) return;
+    othersHeard = true;
     if (m.t === 'hello' || m.t === 'sync') {
       leaderDuty(m);
       return;
