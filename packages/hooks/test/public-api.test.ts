@@ -162,7 +162,7 @@ describe('the other entries', () => {
     expectTypeOf(turns.useChatTurns).returns.toEqualTypeOf<readonly turns.ChatTurn[]>();
     expectTypeOf<turns.ChatTurn['parts'][number]>().toEqualTypeOf<turns.TurnPart>();
     expectTypeOf<turns.TurnPart>().toEqualTypeOf<
-      turns.TextPart | turns.FilePart | turns.ToolPart | turns.InterruptPart
+      turns.TextPart | turns.ReasoningPart | turns.FilePart | turns.ToolPart | turns.InterruptPart
     >();
     expectTypeOf<turns.ToolPart['status']>().toEqualTypeOf<turns.ToolCallStatus>();
     expectTypeOf<turns.ToolPart['result']>().toEqualTypeOf<turns.ToolResult | null>();

@@ -2,19 +2,30 @@
  * The hooks README's custom-UI examples (issue 27), compiled and rendered: each example is a
  * file here (`test/readme/`, type-checked with the rest) that must appear verbatim as a
  * ```tsx block of packages/hooks/README.md, and is rendered in jsdom with the real hooks
- * against the real server on 127.0.0.1 (port 0), the scripted agent's showcase answer:
- * reasoning, a tool call with its result, Markdown, and an approval. The assertions are the
- * exact text each example draws.
+ * against the real server on 127.0.0.1 (port 0, under /api as the examples say): the scripted
+ * agent's showcase answer (reasoning, a tool call with its result, Markdown, an approval), and
+ * an agent whose n-th answer to a prompt says so (versions). The assertions are the exact text
+ * each example draws.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createMemoryStorage, ResumableProvider, useResumableChat } from '@resumable/hooks';
+import {
+  createMemoryStorage,
+  ResumableProvider,
+  type UseResumableChatOptions,
+  useResumableChat,
+} from '@resumable/hooks';
+import { createThread } from '@resumable/hooks/threads';
+import { EventType, messageText } from '@resumable/protocol';
 import { type RunningServer, scriptedAgent, startServer } from '@resumable/server';
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Chat as BranchesChat } from './readme/branches.js';
 import { Chat } from './readme/chat.js';
 import { Transcript } from './readme/parts.js';
+import { Report } from './readme/run.js';
+import { Conversation } from './readme/tabs.js';
 
 const README = readFileSync(resolve(import.meta.dirname, '../../hooks/README.md'), 'utf8');
 const example = (file: string) =>
@@ -31,22 +42,50 @@ const SEARCH_RESULT =
   '{"results":[{"title":"Resuming a run","path":"docs/protocol.md#resuming"},' +
   '{"title":"Offsets","path":"docs/protocol.md#offsets"}]}';
 
-let server: RunningServer;
+/** The showcase server, and one whose n-th answer to a prompt says so (for versions). */
+let demo: RunningServer;
+let numbered: RunningServer;
 beforeAll(async () => {
-  server = await startServer({
+  // Under /api, as the README's examples say: they are rendered with their own endpoint.
+  demo = await startServer({
     port: 0,
     store: 'memory',
+    basePath: '/api',
     agent: scriptedAgent({ reply: 'demo', tokensPerSecond: 0 }),
+  });
+  numbered = await startServer({
+    port: 0,
+    store: 'memory',
+    basePath: '/api',
+    async *agent(input, { answerIndex }) {
+      const messageId = `m-${input.runId}`;
+      const prompt = messageText(input.messages.findLast((m) => m.role === 'user') ?? {});
+      yield { type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' };
+      const delta = `Answer ${(answerIndex ?? 0) + 1} to ${prompt}`;
+      yield { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta };
+      yield { type: EventType.TEXT_MESSAGE_END, messageId };
+    },
   });
 });
 afterAll(async () => {
-  await server?.close();
+  await demo?.close();
+  await numbered?.close();
 });
 
-/** The example under a provider on the test server (the README's `App` says `/api`). */
-function Provided({ children }: { children: ReactNode }) {
+/**
+ * The example under a provider at `/api`, as the README's `App` has it; jsdom's page is not
+ * the server's, so `/api/…` is fetched from the test server's origin.
+ */
+function Provided({ server, children }: { server: RunningServer; children: ReactNode }) {
+  const origin = new URL(server.url).origin;
   return (
-    <ResumableProvider endpoint={server.url} storage={createMemoryStorage()}>
+    <ResumableProvider
+      endpoint="/api"
+      storage={createMemoryStorage()}
+      fetch={(input, init) =>
+        fetch(new URL(input instanceof Request ? input.url : String(input), origin), init)
+      }
+    >
       {children}
     </ResumableProvider>
   );
@@ -55,9 +94,9 @@ function Provided({ children }: { children: ReactNode }) {
 interface Sender {
   send: ((text: string) => Promise<void>) | null;
 }
-/** The README's Transcript has no composer: the test sends on the same chat (key 'chat', one session). */
-function SendOnChat({ sender }: { sender: Sender }) {
-  sender.send = useResumableChat().send;
+/** Examples without a composer: the test sends on the same chat (the same key, one session). */
+function SendOnChat({ sender, options }: { sender: Sender; options?: UseResumableChatOptions }) {
+  sender.send = useResumableChat(options).send;
   return null;
 }
 
@@ -91,11 +130,14 @@ describe("the hooks README's custom-UI examples", () => {
   it('are in the README verbatim', () => {
     expect(blocks).toContain(example('chat.tsx'));
     expect(blocks).toContain(example('parts.tsx'));
+    expect(blocks).toContain(example('tabs.tsx'));
+    expect(blocks).toContain(example('branches.tsx'));
+    expect(blocks).toContain(example('run.tsx'));
   });
 
   it('useResumableChat with useChatTurns: one item per turn, the answer as Markdown', async () => {
     const { container } = render(
-      <Provided>
+      <Provided server={demo}>
         <Chat />
       </Provided>,
     );
@@ -124,7 +166,7 @@ describe("the hooks README's custom-UI examples", () => {
   it('every part drawn: reasoning, the tool with arguments and result, Markdown; an approval answered', async () => {
     const sender: Sender = { send: null };
     const { container } = render(
-      <Provided>
+      <Provided server={demo}>
         <Transcript />
         <SendOnChat sender={sender} />
       </Provided>,
@@ -172,5 +214,72 @@ describe("the hooks README's custom-UI examples", () => {
       { timeout: 15_000 },
     );
     expect(items(container)).toHaveLength(4);
+  });
+
+  it("useResumableRun: the answer's text parts as Markdown, no reasoning or tool JSON", async () => {
+    const { container } = render(
+      <Provided server={demo}>
+        <Report />
+      </Provided>,
+    );
+    fireEvent.click(screen.getByRole('button', { name: 'Generate' }));
+    const article = container.querySelector('article')!;
+    await waitFor(() => expect(article.querySelector('table')).toBeTruthy(), { timeout: 15_000 });
+    expectShowcaseMarkdown(article);
+    expect(article.textContent).not.toContain(REASONING);
+    expect(article.textContent).not.toContain('"query"');
+    expect(article.textContent).not.toContain('Write it');
+  });
+
+  it('branches: regenerate, switch back, edit the prompt, each turn with its ‹ n / m ›', async () => {
+    const sender: Sender = { send: null };
+    const { container } = render(
+      <Provided server={numbered}>
+        <BranchesChat />
+        <SendOnChat sender={sender} />
+      </Provided>,
+    );
+    const drawn = () => items(container).map((li) => li.textContent);
+    await act(() => sender.send!('Hi'));
+    await waitFor(
+      () => expect(drawn()).toEqual(['user HiEdit', 'assistant Answer 1 to HiRegenerate']),
+      { timeout: 15_000 },
+    );
+    fireEvent.click(screen.getByRole('button', { name: 'Regenerate' }));
+    await waitFor(
+      () => expect(drawn()).toEqual(['user HiEdit', 'assistant Answer 2 to Hi‹2 / 2›Regenerate']),
+      { timeout: 15_000 },
+    );
+    fireEvent.click(screen.getByRole('button', { name: '‹' }));
+    await waitFor(
+      () => expect(drawn()).toEqual(['user HiEdit', 'assistant Answer 1 to Hi‹1 / 2›Regenerate']),
+      { timeout: 15_000 },
+    );
+    fireEvent.click(screen.getByRole('button', { name: 'Edit' }));
+    const box = container.querySelector<HTMLInputElement>('input[name="text"]')!;
+    expect(box.value).toBe('Hi');
+    fireEvent.change(box, { target: { value: 'Hello' } });
+    fireEvent.submit(box.form!);
+    await waitFor(
+      () =>
+        expect(drawn()).toEqual(['user Hello‹2 / 2›Edit', 'assistant Answer 1 to HelloRegenerate']),
+      { timeout: 15_000 },
+    );
+  });
+
+  it('a conversation joined by thread and token: one item per turn, its text', async () => {
+    const { threadId, token } = await createThread({ endpoint: numbered.url });
+    const sender: Sender = { send: null };
+    const { container } = render(
+      <Provided server={numbered}>
+        <Conversation threadId={threadId} token={token} />
+        <SendOnChat sender={sender} options={{ endpoint: '/api', threadId, token }} />
+      </Provided>,
+    );
+    await act(() => sender.send!('Hi'));
+    await waitFor(
+      () => expect(items(container).map((li) => li.textContent)).toEqual(['Hi', 'Answer 1 to Hi']),
+      { timeout: 15_000 },
+    );
   });
 });

@@ -55,6 +55,7 @@ export type {
   ChatTurnsInput,
   FilePart,
   InterruptPart,
+  ReasoningPart,
   TextPart,
   ToolCallStatus,
   ToolPart,

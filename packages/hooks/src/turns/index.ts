@@ -6,6 +6,7 @@ export type {
   ChatTurnsInput,
   FilePart,
   InterruptPart,
+  ReasoningPart,
   TextPart,
   ToolCallStatus,
   ToolPart,

@@ -318,6 +318,14 @@ describe('chatTurns: a conversation as turns with ordered parts', () => {
     ]);
   });
 
+  it('a turn is versioned by the message that has versions, and names it', () => {
+    const branch = { index: 0, count: 3, siblingIds: ['a1', 'b1', 'c1'] };
+    const [, answer] = chatTurns({
+      messages: [user('u1'), reasoning('r1', 'Hm'), assistant('a1', 'Yes', { branch })],
+    });
+    expect([answer!.key, answer!.messageId, answer!.branch]).toStrictEqual(['r1', 'a1', branch]);
+  });
+
   it('a result whose call is on an older page is a part of its own; repeated ids get distinct keys', () => {
     const turns = chatTurns({
       messages: [tool('t0', 'c0', 'old'), user('x'), assistant('x', 'same id')],

@@ -35,10 +35,21 @@ export interface ToolResult {
   error: string | null;
 }
 
-/** A text or reasoning part: one AG-UI message's text. */
+/** An answer's or a prompt's text: one AG-UI message's, Markdown. */
 export interface TextPart {
-  type: 'text' | 'reasoning';
-  /** The Markdown (text) or the model's reasoning, so far. */
+  type: 'text';
+  /** The text so far. */
+  text: string;
+  /** Still streaming. */
+  streaming: boolean;
+  /** The AG-UI message it comes from. */
+  messageId: string;
+}
+
+/** The model's reasoning: one AG-UI `reasoning` message's text. */
+export interface ReasoningPart {
+  type: 'reasoning';
+  /** The reasoning so far. */
   text: string;
   /** Still streaming. */
   streaming: boolean;
@@ -87,7 +98,7 @@ export interface InterruptPart {
 }
 
 /** One part of a turn, in the order it is drawn. */
-export type TurnPart = TextPart | FilePart | ToolPart | InterruptPart;
+export type TurnPart = TextPart | ReasoningPart | FilePart | ToolPart | InterruptPart;
 
 /** One turn of a conversation: a prompt, or the whole answer to one. */
 export interface ChatTurn {
@@ -99,8 +110,9 @@ export interface ChatTurn {
   /** `user`: a prompt; `assistant`: an answer. */
   role: 'user' | 'assistant';
   /**
-   * The turn's first message: what `regenerate`, `edit` and `switchBranch` take. Null for an
-   * answer made only of interrupts (the run that asked wrote no message in view).
+   * The turn's first message (the one its versions are of, when another is): what
+   * `regenerate`, `edit` and `switchBranch` take. Null for an answer made only of interrupts
+   * (the run that asked wrote no message in view).
    */
   messageId: string | null;
   parts: readonly TurnPart[];
@@ -300,7 +312,7 @@ function buildTurn(
   return {
     key,
     role: group.role,
-    messageId: first?.id ?? null,
+    messageId: versioned?.id ?? null,
     parts,
     messages: group.messages,
     streaming,
