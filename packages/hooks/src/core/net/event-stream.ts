@@ -124,13 +124,26 @@ async function readStream(
   request.signal.addEventListener('abort', onOuterAbort, { once: true });
 
   let stallTimer: unknown;
+  let lastProgress = 0;
+  /**
+   * Progress: the stall is `stallMs` after the last one. One timer at a time, moved on when
+   * it fires early, rather than cleared and set again per event (a token each).
+   */
   const armStall = () => {
     if (request.stallMs <= 0) return;
-    if (stallTimer !== undefined) request.clearTimeout(stallTimer);
+    lastProgress = request.now();
+    if (stallTimer === undefined) waitForStall(request.stallMs);
+  };
+  const waitForStall = (ms: number) => {
     stallTimer = request.setTimeout(() => {
+      const quiet = request.now() - lastProgress;
+      if (quiet < request.stallMs) {
+        waitForStall(request.stallMs - quiet);
+        return;
+      }
       stalled = true;
       local.abort();
-    }, request.stallMs);
+    }, ms);
   };
   const stallError = () =>
     new ResumableError(
