@@ -13,6 +13,7 @@ import {
 } from '../core/threads/thread-index.js';
 import { useOptionalHandle } from './provider.js';
 
+/** `useThreads`' options: where the list comes from. */
 export interface UseThreadsOptions {
   /**
    * Base URL of the server routes.

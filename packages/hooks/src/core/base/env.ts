@@ -75,7 +75,7 @@ export interface TabChannel {
 
 /** The part of the Web Locks API the tabs use (`navigator.locks`). */
 export interface TabLocks {
-  /** `navigator.locks.request`: runs `callback` holding the lock `name`, as the Web Locks API does. */
+  /** `navigator.locks.request`: runs `callback` holding the lock `name` (the Web Locks API). */
   request(
     name: string,
     options: { ifAvailable?: boolean; steal?: boolean; signal?: AbortSignal },

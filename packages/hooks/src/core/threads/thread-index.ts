@@ -58,6 +58,7 @@ export interface LocalThreadSourceOptions extends EndpointOptions {
   maxThreads?: number;
 }
 
+/** The key `localThreadSource` keeps the list under in its storage. */
 export const THREAD_INDEX_KEY = 'threads:index';
 function isEntry(value: unknown): value is ThreadEntry {
   const v = value as ThreadEntry;
@@ -162,6 +163,7 @@ export function localThreadSource(options: LocalThreadSourceOptions): ThreadSour
   };
 }
 
+/** The list as `ThreadIndex.store` holds it (and `useThreads` returns it). */
 export interface ThreadIndexState {
   /** Newest first. */
   threads: readonly ThreadEntry[];
@@ -186,7 +188,13 @@ export function titleFromPrompt(text: string): string | null {
     : line;
 }
 
+/**
+ * The conversation list without React: loads the source's entries once, applies new,
+ * touch, rename and delete to the source and its own store, and keeps the tabs of this
+ * origin in step (BroadcastChannel). `useThreads` adapts it.
+ */
 export class ThreadIndex {
+  /** The list's state (zustand): subscribe to follow it. */
   readonly store: StoreApi<ThreadIndexState>;
   private readonly source: ThreadSource;
   private readonly channel: TabChannel | null;
@@ -215,10 +223,12 @@ export class ThreadIndex {
     this.channel?.subscribe((message) => this.onTabMessage(message));
   }
 
+  /** The list now. */
   getState(): ThreadIndexState {
     return this.store.getState();
   }
 
+  /** The entry with `id` (the list's own id, not the server's thread id), if listed. */
   get(id: string): ThreadEntry | undefined {
     return this.getState().threads.find((t) => t.id === id);
   }
@@ -304,6 +314,7 @@ export class ThreadIndex {
     await this.save(next);
   }
 
+  /** Renames the conversation (on the server too, when it has a thread); blank is ignored. */
   async rename(id: string, title: string): Promise<void> {
     const entry = this.get(id);
     const trimmed = title.trim();
@@ -335,6 +346,7 @@ export class ThreadIndex {
     }
   }
 
+  /** Stops following the other tabs. */
   dispose(): void {
     this.channel?.close();
   }
