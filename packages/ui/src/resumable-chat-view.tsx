@@ -1,9 +1,9 @@
 import { type AttachmentLimits, useAttachments } from '@resumable/hooks/attachments';
 import { messageText, RUN_ERROR_CODES } from '@resumable/protocol';
-import { type ComponentType, type KeyboardEvent, useMemo } from 'react';
+import { type ComponentType, type KeyboardEvent, memo, useCallback, useMemo, useRef } from 'react';
 import type { AttachmentLabels } from './attachment-labels.js';
 import { ChatRoot } from './chat-root.js';
-import { Composer } from './composer.js';
+import { Composer, type ComposerProps } from './composer.js';
 import { ConnectionStatus } from './connection-status.js';
 import type { ChatController } from './controller-types.js';
 import { InterruptAnnouncer } from './interrupts/announcer.js';
@@ -93,7 +93,19 @@ export function ResumableChatView({
   const files = useAttachments(c, limits === false ? undefined : limits);
   const token = c.token ?? null;
   const access = useMemo(() => ({ token, origin: fileOrigin }), [token, fileOrigin]);
-  const stop = () => c.stop().catch(reported);
+  // The composer and the status line are given the same callbacks on every render (they
+  // call the latest controller), so a streamed answer's renders — one a frame — skip them.
+  const latest = useRef(c);
+  latest.current = c;
+  const stop = useCallback(() => latest.current.stop().catch(reported), []);
+  const send = useCallback<ComposerProps['onSend']>(
+    (text, attached) =>
+      (attached
+        ? latest.current.send(text, { attachments: attached })
+        : latest.current.send(text)
+      ).catch(reported),
+    [],
+  );
   const onKeyDown = (e: KeyboardEvent) => {
     // Esc stops the answer, as in ChatGPT; an open <details> or menu keeps its own Esc.
     if (e.key !== 'Escape' || !c.isStreaming || e.defaultPrevented) return;
@@ -103,7 +115,7 @@ export function ResumableChatView({
   return (
     <FileAccessContext.Provider value={access}>
       <ChatRoot className={className} theme={theme} onKeyDown={onKeyDown}>
-        <ConnectionStatus
+        <StableConnectionStatus
           connection={c.connection}
           status={c.status}
           error={c.error}
@@ -130,10 +142,8 @@ export function ResumableChatView({
           />
           <UnanchoredInterrupts messageIds={messageIds} />
         </InterruptsContext.Provider>
-        <Composer
-          onSend={(text, attached) =>
-            (attached ? c.send(text, { attachments: attached }) : c.send(text)).catch(reported)
-          }
+        <StableComposer
+          onSend={send}
           attachments={files.enabled && limits !== false ? files : undefined}
           onStop={stop}
           isStreaming={c.isStreaming}
@@ -148,6 +158,9 @@ export function ResumableChatView({
     </FileAccessContext.Provider>
   );
 }
+
+const StableComposer = memo(Composer);
+const StableConnectionStatus = memo(ConnectionStatus);
 
 /** The controller already shows its failures (`error`, `connection.lastError`) in the UI. */
 function reported(): void {}
