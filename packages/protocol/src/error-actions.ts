@@ -11,6 +11,7 @@ import type { ErrorCode } from './error-codes.js';
  */
 export type ErrorAction = 'retry' | 'snapshot' | 'stop' | 'forget';
 
+/** The action for each code (`errorAction` reads it). */
 export const ERROR_ACTIONS: Readonly<Record<ErrorCode, ErrorAction>> = {
   bad_request: 'stop',
   unauthorized: 'stop',

@@ -4,6 +4,7 @@
  */
 import { RUN_ERROR_CODES } from './run-error-codes.js';
 
+/** Every code a `ResumableError` may carry: the wire's, the run's and the client's own. */
 export const ERROR_CODES = [
   // HTTP contract (protocol.md, "Errors")
   'bad_request',
@@ -57,8 +58,10 @@ export const ERROR_CODES = [
   'event_too_large',
 ] as const;
 
+/** One of `ERROR_CODES`. */
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/** Whether `value` is one of `ERROR_CODES` (a server's body is checked with it). */
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
 }

@@ -30,13 +30,17 @@ export const HTTP_STATUS_BY_CODE: Readonly<Partial<Record<ErrorCode, number>>> =
   not_found: 404,
 };
 
+/** A server's JSON error response (protocol.md, "Errors"). */
 export interface ErrorBody {
   /** `runId` names the run a conflict is about (`run_in_progress`, `interrupt_answered`). */
   error: { code: ErrorCode; message: string; runId?: string };
 }
 
+/** Every error of the kit: a `code` to branch on, and the HTTP status when there is one. */
 export class ResumableError extends Error {
+  /** Always `ResumableError` (what `instanceof` cannot tell across bundles). */
   override readonly name = 'ResumableError';
+  /** What went wrong, one word of `ERROR_CODES`. */
   readonly code: ErrorCode;
   /** HTTP status when the error came from, or goes to, an HTTP response. */
   readonly status: number | undefined;
@@ -57,6 +61,7 @@ export class ResumableError extends Error {
     if (options.runId !== undefined) this.runId = options.runId;
   }
 
+  /** The error as a server answers it (`{"error":{"code","message"}}`). */
   toBody(): ErrorBody {
     const error: ErrorBody['error'] = { code: this.code, message: this.message };
     if (this.runId !== undefined) error.runId = this.runId;
@@ -64,6 +69,7 @@ export class ResumableError extends Error {
   }
 }
 
+/** Whether `value` is a `ResumableError`. */
 export function isResumableError(value: unknown): value is ResumableError {
   return value instanceof ResumableError;
 }

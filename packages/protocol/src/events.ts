@@ -31,16 +31,21 @@ export type { AGUIEvent };
 export { EventType };
 
 /** One stored event of a run and its place in the run's log. */
+/** An event of a run's log with its offset (the SSE `id:`). */
 export interface Envelope<E extends AGUIEvent = AGUIEvent> {
+  /** Its place in the run's log: 1, 2, 3… with no gaps. */
   offset: number;
+  /** The AG-UI event. */
   event: E;
 }
 
+/** The events that end a run: `RUN_FINISHED` and `RUN_ERROR`. */
 export type TerminalEvent = Extract<
   AGUIEvent,
   { type: EventType.RUN_FINISHED | EventType.RUN_ERROR }
 >;
 
+/** Whether the event ends its run. */
 export function isTerminalEvent(event: { type: string }): event is TerminalEvent {
   return event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR;
 }
@@ -107,6 +112,7 @@ const REQUIRED_FIELDS: ReadonlyMap<string, readonly (readonly [string, FieldKind
   Object.entries(REQUIRED).map(([type, fields]) => [type, Object.entries(fields)]),
 );
 
+/** Whether `type` is an AG-UI event type this protocol folds. */
 export function isKnownEventType(type: unknown): type is EventType {
   return typeof type === 'string' && REQUIRED_FIELDS.has(type);
 }

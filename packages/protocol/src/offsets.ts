@@ -9,10 +9,12 @@ export type Offset = number;
 
 const DIGITS = /^(0|[1-9][0-9]{0,15})$/;
 
+/** Whether `value` is an event's offset: a safe integer from 1. */
 export function isOffset(value: unknown): value is Offset {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1;
 }
 
+/** Whether `value` is a resume point (`after=`): a safe integer from 0. */
 export function isResumePoint(value: unknown): value is Offset {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }

@@ -6,6 +6,7 @@ export const PING_FRAME = ': ping\n\n';
 /** Heartbeat period the reference server uses; clients treat 2× this without bytes as a stall. */
 export const HEARTBEAT_MS = 15_000;
 
+/** The response headers of an event stream (no caching, no proxy buffering). */
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'Content-Type': 'text/event-stream; charset=utf-8',
   'Cache-Control': 'no-cache, no-transform',

@@ -33,8 +33,11 @@ export type RunMessage = Message & {
   toolCalls?: RunToolCall[];
 };
 
+/** An AG-UI step (`STEP_STARTED` / `STEP_FINISHED`) of the run. */
 export interface StepState {
+  /** The step's name, as the agent gave it. */
   name: string;
+  /** Whether it finished. */
   status: 'running' | 'finished';
 }
 
@@ -46,15 +49,19 @@ export type AppEvent =
   | SubagentFinishedEvent
   | SubagentErrorEvent;
 
+/** An event the fold could not apply (malformed, unknown, out of place): it went on without it. */
 export interface FoldWarning {
   /** Offset of the offending envelope; null when it had none. */
   offset: number | null;
+  /** Why, as an error code (`malformed_event`, `unknown_event`, `bad_patch`…). */
   code: ErrorCode;
+  /** What was wrong, in words. */
   message: string;
 }
 
 /** A START the fold made up because the stream joined after the real one. */
 export interface SynthesizedStart {
+  /** The START event's type (`TEXT_MESSAGE_START`, `TOOL_CALL_START`…). */
   type: EventType;
   /** The run, message or tool call it opened. */
   id: string;
@@ -62,18 +69,27 @@ export interface SynthesizedStart {
   atOffset: number;
 }
 
+/** Why a run failed: its `RUN_ERROR`'s message and code. */
 export interface RunError {
+  /** The agent's or the server's words. */
   message: string;
+  /** The `RUN_ERROR` code (`agent_lost`, `run_timeout`, an agent's own…), when it had one. */
   code?: string;
 }
 
+/** A run's log folded: what it shows, where it stands, and the resume point. */
 export interface RunState {
   /** The resume point: highest offset applied, 0 when none. */
   readonly offset: number;
+  /** From `RUN_STARTED` (or the options); null before. */
   readonly runId: string | null;
+  /** From `RUN_STARTED` (or the options); null before. */
   readonly threadId: string | null;
+  /** Where the run stands. */
   readonly status: RunStatus;
+  /** `RUN_FINISHED`'s outcome (an interrupt, a success); null until then. */
   readonly outcome: RunFinishedOutcome | null;
+  /** `RUN_ERROR`'s message and code; null unless the run failed. */
   readonly error: RunError | null;
   /** In the order they were first seen. */
   readonly messages: readonly RunMessage[];
@@ -86,10 +102,13 @@ export interface RunState {
   readonly toolCallOwner: ReadonlyMap<string, string>;
   /** Application state from STATE_SNAPSHOT / STATE_DELTA. */
   readonly state: unknown;
+  /** The run's steps, in the order they started. */
   readonly steps: readonly StepState[];
+  /** The events kept for the application (custom, raw, sub-agents'), in order. */
   readonly events: readonly AppEvent[];
   /** The most recent warnings (at most `MAX_WARNINGS`); `warningCount` counts them all. */
   readonly warnings: readonly FoldWarning[];
+  /** Every warning there was, including those no longer in `warnings`. */
   readonly warningCount: number;
   /**
    * The most recent STARTs the fold made up (at most `MAX_SYNTHESIZED`);
@@ -97,23 +116,34 @@ export interface RunState {
    * synthesize one per message.
    */
   readonly synthesized: readonly SynthesizedStart[];
+  /** Every START made up, including those no longer in `synthesized`. */
   readonly synthesizedCount: number;
   /** Ids of the messages / tool calls that `*_CHUNK` events without an id continue. */
   readonly openChunks: OpenChunks;
 }
 
+/** `RunState.warnings` keeps the latest this many. */
 export const MAX_WARNINGS = 50;
+/** `RunState.synthesized` keeps the latest this many. */
 export const MAX_SYNTHESIZED = 50;
 
 /** The folded state of a run as `GET /runs/{id}` serves it (protocol.md). */
 export interface RunSnapshot {
+  /** The run. */
   runId: string;
+  /** Its thread. */
   threadId: string;
+  /** Where it stands (never `idle`: a stored run has started). */
   status: Exclude<RunStatus, 'idle'>;
+  /** The offset the snapshot is folded to: resume the stream after it. */
   lastOffset: number;
+  /** The run's messages at `lastOffset`. */
   messages: RunMessage[];
+  /** Application state (`STATE_SNAPSHOT` / `STATE_DELTA`), when the run has any. */
   state?: unknown;
+  /** `RUN_FINISHED`'s outcome, once finished. */
   outcome?: RunFinishedOutcome;
+  /** Why it failed, when it did. */
   error?: RunError;
   /**
    * The `*_CHUNK` blocks open at `lastOffset`, when any: a chunk without an id after the
@@ -122,6 +152,7 @@ export interface RunSnapshot {
   openChunks?: OpenChunks;
 }
 
+/** Where a new state starts: the run it is for and the resume point. */
 export interface CreateRunStateOptions {
   /**
    * Start from this resume point instead of 0, to join a run mid-stream without its
@@ -129,10 +160,13 @@ export interface CreateRunStateOptions {
    * @default 0
    */
   from?: number;
+  /** The run, when known before its `RUN_STARTED`. */
   runId?: string;
+  /** The thread, when known before its `RUN_STARTED`. */
   threadId?: string;
 }
 
+/** An empty state to fold a run's events into (`applyEnvelopes`). */
 export function createRunState(options: CreateRunStateOptions = {}): RunState {
   return {
     offset: options.from ?? 0,
@@ -155,6 +189,7 @@ export function createRunState(options: CreateRunStateOptions = {}): RunState {
   };
 }
 
+/** Whether the run has ended (`finished`, `cancelled` or `error`). */
 export function isTerminalStatus(status: RunStatus): boolean {
   return status === 'finished' || status === 'cancelled' || status === 'error';
 }

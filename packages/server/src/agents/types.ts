@@ -1,6 +1,7 @@
 import type { AGUIEvent, RunAgentInput } from '@resumable/protocol';
 import type { ReadFile } from '../files/references.js';
 
+/** What the server gives an agent besides the run's input: when to stop, and its files. */
 export interface AgentContext {
   /** Aborted when the run is cancelled, times out or the server shuts down: stop producing. */
   signal: AbortSignal;

@@ -20,6 +20,7 @@ export type AiSdkStream =
   | { fullStream: AsyncIterable<AiSdkStreamPart> }
   | AsyncIterable<AiSdkStreamPart>;
 
+/** `aiSdkAgent`'s options. */
 export interface AiSdkAgentOptions {
   /**
    * Provider name reported with the usage on `RUN_FINISHED` (e.g. `'openai'`).

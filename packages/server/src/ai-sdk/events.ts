@@ -6,6 +6,7 @@ import { streamInterrupts } from './interrupts.js';
 /** What the adapter reads: `result.fullStream`, or any async iterable of its parts. */
 export type AiSdkStreamPart = TextStreamPart<ToolSet>;
 
+/** `aiSdkEvents`' options: the run the events are for. */
 export interface AiSdkEventsOptions {
   /** The run's id: message ids are derived from it, so they are unique in the thread. */
   runId: string;

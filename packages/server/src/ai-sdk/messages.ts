@@ -7,6 +7,7 @@ import type { ReadFile } from '../files/references.js';
 export interface AiSdkPrompt {
   /** System and developer messages, and the run's `context`, joined (undefined when none). */
   instructions: string | undefined;
+  /** The conversation as the AI SDK's model messages (`streamText({ messages })`). */
   messages: ModelMessage[];
 }
 

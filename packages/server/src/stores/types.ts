@@ -324,12 +324,15 @@ export interface ThreadEdits {
 
 /** An uploaded file's description (`POST /threads/{id}/files`). */
 export interface StoredFile {
+  /** The file's id in its thread (the server's, random). */
   fileId: string;
+  /** The thread it was uploaded to. */
   threadId: string;
   /** The name the client gave, for `Content-Disposition`. */
   name: string;
   /** Sniffed from the bytes, never taken from the client. */
   mimeType: string;
+  /** Bytes. */
   size: number;
   /** Epoch milliseconds. */
   createdAt: number;
