@@ -14,6 +14,7 @@ export interface Signal {
 
 /** A signal you set by hand: tests, React Native's NetInfo, an app's own heuristics. */
 export interface ManualSignal extends Signal {
+  /** Changes the value; the listeners hear it when it differs. */
   set(value: boolean): void;
 }
 
@@ -106,6 +107,7 @@ function broadcastChannel(name: string): TabChannel | null {
   };
 }
 
+/** A signal set by hand (`set`), starting at `initial`. */
 export function createManualSignal(initial = true): ManualSignal {
   let value = initial;
   const listeners = new Set<(value: boolean) => void>();
@@ -160,6 +162,7 @@ export function browserOnlineSignal(): Signal {
   };
 }
 
+/** Visible per `document.visibilityState` (true where there is no document: Node, tests). */
 export function browserVisibleSignal(): Signal {
   const get = () => doc()?.visibilityState !== 'hidden';
   return {

@@ -52,8 +52,11 @@ function withoutFeature(what: string): ResumableError {
  * tab or device started, and stop = server cancel. Framework-free.
  */
 export class ChatSession implements ChatHost {
+  /** The conversation's state (zustand): subscribe to follow it. */
   readonly store: StoreApi<ChatState>;
+  /** The session of the conversation's current run (its stream, record and connection). */
   readonly run: RunSession;
+  /** The options it was made with. */
   readonly options: ChatSessionOptions;
   private readonly keepAlive: KeepAlive;
   private unsubscribers: (() => void)[] = [];
@@ -68,6 +71,7 @@ export class ChatSession implements ChatHost {
   private channel: TabChannel | null = null;
   /** The prompt POST's failures in a row and its pending retry. */
   private readonly retries: Retrier;
+  /** Which branch of each prompt and answer is shown (regenerate, edit, switch). */
   readonly branches = new BranchView();
   private readonly outboxHost: OutboxHost;
   /** History, active-run and new-thread reads: aborted when the chat is let go. */
@@ -138,6 +142,7 @@ export class ChatSession implements ChatHost {
     });
   }
 
+  /** The conversation now. */
   getState(): ChatState {
     return this.store.getState();
   }
@@ -202,6 +207,7 @@ export class ChatSession implements ChatHost {
     this.reads.abort();
   }
 
+  /** Stops for good: no more reads, sends or retries (the records stay). */
   dispose(): void {
     this.deactivate();
     this.move('disposed');
@@ -286,6 +292,7 @@ export class ChatSession implements ChatHost {
     }
   }
 
+  /** Reads a history page (`before` null: the newest), of branch `switchTo` when given. */
   async loadPage(before: string | null, switchTo?: string): Promise<void> {
     // Its page is shown through the conversation's queue, in order with what else it hears.
     const host = {
@@ -300,6 +307,7 @@ export class ChatSession implements ChatHost {
     if (this.getState().through !== null) await this.persist(); // the pinned branch's page
   }
 
+  /** Reads the next older page of history (`hasOlder`), once at a time. */
   async loadOlder(): Promise<void> {
     const { nextBefore, isLoadingOlder } = this.getState();
     if (nextBefore === null || isLoadingOlder) return;
@@ -346,10 +354,12 @@ export class ChatSession implements ChatHost {
     return discardOutboxItem(this.outboxHost, runId);
   }
 
+  /** Cancels the reply that streams, on the server (what is there is kept). */
   async stop(): Promise<void> {
     await this.run.cancel();
   }
 
+  /** Sends the outbox again now (a failed prompt's Retry), without waiting for its delay. */
   retry(): void {
     retryOutbox(this.outboxHost);
   }
@@ -545,14 +555,20 @@ export class ChatSession implements ChatHost {
     if (messages !== null) this.store.setState({ messages });
   }
 
+  /**
+   * A new answer to the prompt of `messageId` (default: the last answer) beside the old one;
+   * resolves with its run id.
+   */
   regenerate(messageId?: string): Promise<string> {
     return this.features.branchActions().then((b) => b.regenerate(this, messageId));
   }
 
+  /** The prompt `messageId` asked again as `content`, on a new branch; resolves with the run id. */
   edit(messageId: string, content: string): Promise<string> {
     return this.features.branchActions().then((b) => b.edit(this, messageId, content));
   }
 
+  /** Shows sibling `index` (0-based) of `messageId` and its newest continuation. */
   switchBranch(messageId: string, index: number): Promise<void> {
     return this.features.branchActions().then((b) => b.switchBranch(this, messageId, index));
   }

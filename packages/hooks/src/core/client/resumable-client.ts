@@ -24,8 +24,14 @@ export class ResumableClient {
   private readonly runs = new Map<string, RunSession>();
   private readonly chats = new Map<string, ChatSession>();
 
-  constructor(readonly options: ClientOptions) {}
+  /** What every session it makes starts from (the endpoint, headers, storage…). */
+  readonly options: ClientOptions;
 
+  constructor(options: ClientOptions) {
+    this.options = options;
+  }
+
+  /** The run session of `key`, made on first ask with the client's options and `overrides`. */
   runSession(key: string, overrides: Partial<RunSessionOptions> = {}): RunSession {
     let session = this.runs.get(key);
     if (!session) {
@@ -35,6 +41,7 @@ export class ResumableClient {
     return session;
   }
 
+  /** The conversation of `key`, made on first ask with the client's options and `overrides`. */
   chatSession(key: string, overrides: Partial<ChatSessionOptions> = {}): ChatSession {
     let chat = this.chats.get(key);
     if (!chat) {

@@ -109,12 +109,17 @@ export type ChatHeardRun = HeardRun<ChatPayloads>;
 
 /** The current run answers `parentId` again (a regenerate: it has no prompt of its own). */
 export interface Regenerated {
+  /** The regenerate's run. */
   runId: string;
+  /** The prompt it answers again. */
   parentId: string;
 }
 
+/** A conversation as `ChatSession.store` holds it; `messages` is what to draw. */
 export interface ChatState {
+  /** The conversation's thread; null until its first prompt or upload makes one. */
   threadId: string | null;
+  /** The thread's token (`Authorization: Bearer`); null without a thread. */
   token: string | null;
   /** Older pages from `GET /threads/:id/messages`, oldest first. */
   history: readonly ChatMessage[];
@@ -124,10 +129,15 @@ export interface ChatState {
   prompt: { runId: string; message: ChatMessage } | null;
   /** The prompt whose POST is in flight. */
   sending: OutboxItem | null;
+  /** Prompts waiting to be sent (offline, or behind a reply), in order. */
   outbox: readonly OutboxItem[];
+  /** The cursor of the next older history page; null at the start. */
   nextBefore: string | null;
+  /** Whether older history is there to load (`loadOlder`). */
   hasOlder: boolean;
+  /** A history page is being read. */
   isLoadingOlder: boolean;
+  /** What stopped the conversation (a refused prompt, a lost thread), or null. */
   error: ResumableError | null;
   /** History, settled runs, the current run and the outbox, deduplicated by id. */
   messages: readonly ChatMessage[];

@@ -27,6 +27,7 @@ export interface IndexedDbStorageOptions {
   storeName?: string;
 }
 
+/** Whether this runtime has IndexedDB (`createIndexedDbStorage` needs it). */
 export function hasIndexedDb(): boolean {
   return (
     typeof (globalThis as { indexedDB?: unknown }).indexedDB === 'object' &&

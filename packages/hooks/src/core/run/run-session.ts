@@ -42,10 +42,15 @@ export interface StartRunInput extends Partial<Omit<RunAgentInput, 'runId'>> {
  * Framework-free; React only subscribes to `store`.
  */
 export class RunSession {
+  /** The slot its record is kept under (`RunSessionOptions.key`). */
   readonly key: string;
+  /** The run's state (zustand): subscribe to follow it. */
   readonly store: StoreApi<RunSessionState>;
+  /** The outside world it uses (the options' `env` over the browser's). */
   readonly env: ResumableEnvironment;
+  /** The protocol's requests, with the session's endpoint, headers and timeouts. */
   readonly api: RunApi;
+  /** Where its records are kept (memory once the storage failed). */
   readonly storage: RecordStorage;
   private readonly options: RunSessionOptions;
   private readonly writer: RecordWriter;
@@ -167,6 +172,7 @@ export class RunSession {
     return this.followed.bytesReceived;
   }
 
+  /** The run now. */
   getState(): RunSessionState {
     return this.store.getState();
   }

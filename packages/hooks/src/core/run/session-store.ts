@@ -8,14 +8,19 @@ import { initialConnection, liveConnection } from './connection.js';
 
 /** Everything a run session shows. One object per store update; React selects from it. */
 export interface RunSessionState {
+  /** The session's key. */
   key: string;
+  /** The run followed; null before one is started or found. */
   runId: string | null;
+  /** The run's thread; null before a run. */
   threadId: string | null;
   /** The folded run (messages, tool calls, state, warnings of the fold). */
   run: RunState;
   /** `run.messages`: settled messages keep their identity while another one streams. */
   messages: readonly RunMessage[];
+  /** Where the run stands: `idle`, `running`, then `finished`, `cancelled` or `error`. */
   status: RunStatus;
+  /** The stream's state: its phase, offset, retries and where records are kept. */
   connection: ConnectionInfo;
   /** What stopped the session (404, 401, a failed run, retries exhausted), or null. */
   error: ResumableError | null;
