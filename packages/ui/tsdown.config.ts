@@ -4,6 +4,7 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     'thread-list': 'src/thread-list.tsx',
+    turns: 'src/turns.tsx',
     'interrupts/index': 'src/interrupts/index.ts',
   },
   format: 'esm',

@@ -96,7 +96,11 @@ export const Message = memo(function Message({
           inTurn={inTurn}
         />
       ) : role === 'reasoning' ? (
-        <ReasoningBody message={message} labels={labels} />
+        <ReasoningBody
+          text={messageText(message)}
+          streaming={message.streaming === true}
+          labels={labels}
+        />
       ) : (
         <div className="rc-message__tool-result">
           <span className="rc-sr-only">{labels.tool}: </span>
@@ -273,15 +277,27 @@ function AssistantBody({
   );
 }
 
-function ReasoningBody({ message, labels }: { message: ChatMessage; labels: ChatLabels }) {
-  // Open while it streams (the user sees the model think), folded once done, unless the
-  // user chose otherwise.
+/**
+ * A model's reasoning, folded: open while it streams (the user sees the model think), folded
+ * once done, unless the user chose otherwise. `<Reasoning>` (`@resumable/ui/turns`) is it on
+ * its own.
+ */
+export function ReasoningBody({
+  text,
+  streaming,
+  labels,
+  className = 'rc-reasoning',
+}: {
+  text: string;
+  streaming: boolean;
+  labels: ChatLabels;
+  className?: string;
+}) {
   const [userOpen, setUserOpen] = useState<boolean | null>(null);
-  const streaming = message.streaming === true;
   const open = userOpen ?? streaming;
   return (
     <details
-      className="rc-reasoning"
+      className={className}
       open={open}
       onToggle={(e) => {
         const next = (e.currentTarget as HTMLDetailsElement).open;
@@ -290,7 +306,7 @@ function ReasoningBody({ message, labels }: { message: ChatMessage; labels: Chat
     >
       <summary>{streaming ? labels.reasoningStreaming : labels.reasoning}</summary>
       <div className="rc-reasoning__text" data-part="text">
-        {messageText(message)}
+        {text}
       </div>
     </details>
   );

@@ -26,11 +26,15 @@ import { Chat } from './readme/chat.js';
 import { Transcript } from './readme/parts.js';
 import { Report } from './readme/run.js';
 import { Conversation } from './readme/tabs.js';
+import { Transcript as KitTranscript } from './readme/ui-turns.js';
 
 const README = readFileSync(resolve(import.meta.dirname, '../../hooks/README.md'), 'utf8');
 const example = (file: string) =>
   readFileSync(resolve(import.meta.dirname, 'readme', file), 'utf8').trimEnd();
-const blocks = [...README.matchAll(/```tsx\n([\s\S]*?)\n```/g)].map((m) => m[1]);
+const tsxBlocks = (readme: string) =>
+  [...readme.matchAll(/```tsx\n([\s\S]*?)\n```/g)].map((m) => m[1]);
+const blocks = tsxBlocks(README);
+const UI_README = readFileSync(resolve(import.meta.dirname, '../README.md'), 'utf8');
 
 // The showcase answer of the scripted agent (packages/server/src/agents/scripted-demo.ts).
 const REASONING =
@@ -133,6 +137,8 @@ describe("the hooks README's custom-UI examples", () => {
     expect(blocks).toContain(example('tabs.tsx'));
     expect(blocks).toContain(example('branches.tsx'));
     expect(blocks).toContain(example('run.tsx'));
+    // And the UI README's: the same turns drawn by <TurnParts>.
+    expect(tsxBlocks(UI_README)).toContain(example('ui-turns.tsx'));
   });
 
   it('useResumableChat with useChatTurns: one item per turn, the answer as Markdown', async () => {
@@ -281,5 +287,42 @@ describe("the hooks README's custom-UI examples", () => {
       () => expect(items(container).map((li) => li.textContent)).toEqual(['Hi', 'Answer 1 to Hi']),
       { timeout: 15_000 },
     );
+  });
+
+  it("the UI README's <TurnParts> transcript: the kit's parts, an approval answered from its card", async () => {
+    const sender: Sender = { send: null };
+    const { container } = render(
+      <Provided server={demo}>
+        <KitTranscript />
+        <SendOnChat sender={sender} options={{ endpoint: '/api' }} />
+      </Provided>,
+    );
+    await act(() => sender.send!('Please delete the old draft'));
+    const approve = await screen.findByRole('button', { name: 'Approve' }, { timeout: 15_000 });
+    const tool = () => container.querySelector('.rc-tool')!;
+    expect([tool().getAttribute('data-tool-status'), tool().textContent]).toEqual([
+      'awaiting_approval',
+      'delete_fileWaiting for approvalArguments{\n  "path": "notes/old-draft.md"\n}',
+    ]);
+    fireEvent.click(approve);
+    await waitFor(
+      () =>
+        expect(
+          [...container.querySelectorAll('.rc-message__content')].map((e) =>
+            e.getAttribute('data-text'),
+          ),
+        ).toEqual([
+          'I can delete notes/old-draft.md for you. It needs your approval.',
+          'Approved: I deleted notes/old-draft.md.',
+        ]),
+      { timeout: 15_000 },
+    );
+    expect([tool().getAttribute('data-tool-status'), tool().textContent]).toEqual([
+      'done',
+      'delete_fileDoneArguments{\n  "path": "notes/old-draft.md"\n}Result{\n  "deleted": "notes/old-draft.md"\n}',
+    ]);
+    expect(
+      [...container.querySelectorAll('.rc-turn-parts')].map((e) => e.getAttribute('data-role')),
+    ).toEqual(['user', 'assistant']);
   });
 });
