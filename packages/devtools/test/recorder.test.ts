@@ -112,6 +112,19 @@ describe('a run as the devtools fold it', () => {
     });
     expect(c.outbox).toMatchObject({ items: [], sending: null, lastMove: 'sent' });
     expect(c.retries).toEqual([]);
+    // The conversation machine: it sent the prompt, followed its run, and is idle once it ended.
+    expect(c.conversation).toEqual({
+      phase: 'idle',
+      input: 'ended',
+      run: runId,
+      at: c.conversation!.at,
+    });
+    const steps = c.timeline.map((r) => r.text).filter((t) => t.startsWith('conversation'));
+    expect(steps).toEqual([
+      'conversation · idle → sending (send) → settle, post',
+      `conversation · sending → live (accepted) · run ${runId.slice(0, 8)}… → own`,
+      `conversation · live → idle (ended) · run ${runId.slice(0, 8)}… → drain`,
+    ]);
   });
 
   it('a reload mid-answer: the run restored at the stored offset, the next request asks after it, the rest arrives from there', async () => {

@@ -6,6 +6,8 @@ export type { ObservedBase, ObservedScope } from './core/base/observe.js';
 export type { ObservedOutbox } from './core/chat/outbox.js';
 export type { ObservedEvent } from './core/client/client-events.js';
 export { observeClient } from './core/client/client-events.js';
+export type { ConversationPhase } from './core/conversation/machine.js';
+export type { ObservedConversation } from './core/conversation/queue.js';
 export type { ChatInterrupt } from './core/interrupts/chat-interrupts.js';
 export type { ObservedInterrupts } from './core/interrupts/interrupt-session.js';
 export type { ObservedStreamEnd, StreamOutcome } from './core/net/event-stream.js';

@@ -189,7 +189,7 @@ describe('storage, the outbox', () => {
     ]);
   });
 
-  it('a prompt sent offline: queued, then sending and sent when back online', async () => {
+  it('a prompt sent offline: queued, then sending and sent when back online; the conversation sends, then follows its run', async () => {
     const seen = listen();
     const online = { value: false, listeners: new Set<(v: boolean) => void>() };
     const client = new ResumableClient({
@@ -233,6 +233,15 @@ describe('storage, the outbox', () => {
       `queued ${runId} [hello] null`,
       `sending ${runId} [hello] ${runId}`,
       `sent ${runId} [] null`,
+    ]);
+    // The conversation machine's steps that moved it: the send, then its answer.
+    expect(
+      of(seen, 'conversation').map(
+        (e) => `${e.from}→${e.to} (${e.input}) run=${e.run} before=${e.before} [${e.effects}]`,
+      ),
+    ).toEqual([
+      'idle→sending (send) run=null before=null [settle,post]',
+      `sending→live (accepted) run=${runId} before=null [own]`,
     ]);
   });
 });

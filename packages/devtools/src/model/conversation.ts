@@ -42,6 +42,7 @@ function emptyConversation(event: ObservedEvent, id: string): ConversationView {
     key: event.key,
     firstSeen: event.at,
     lastSeen: event.at,
+    conversation: null,
     phase: null,
     runs: [],
     resumePoint: 0,
@@ -93,6 +94,10 @@ function foldConversation(c: ConversationView, event: ObservedEvent): Conversati
 /** The facts `event` changes in conversation `c`. */
 function factsOf(c: ConversationView, event: ObservedEvent): Partial<ConversationView> {
   switch (event.type) {
+    case 'conversation':
+      return {
+        conversation: { phase: event.to, input: event.input, run: event.run, at: event.at },
+      };
     case 'phase':
       return {
         phase: {

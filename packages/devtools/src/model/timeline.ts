@@ -35,6 +35,15 @@ export function timelineRow(c: ConversationView, event: ObservedEvent): Timeline
   const { seq, at } = event;
   const row = (tone: TimelineRow['tone'], text: string): TimelineRow => ({ seq, at, tone, text });
   switch (event.type) {
+    case 'conversation': {
+      const moved = event.before === null ? '' : ` · from run ${shortIds(event.before)}`;
+      const run = event.run === null ? '' : ` · run ${shortIds(event.run)}`;
+      const effects = event.effects.length > 0 ? ` → ${event.effects.join(', ')}` : '';
+      return row(
+        event.to === 'deleted' ? 'warn' : 'info',
+        `conversation · ${event.from} → ${event.to} (${event.input})${run}${moved}${effects}`,
+      );
+    }
     case 'phase': {
       let text = `${event.connection} · ${event.from} → ${event.to} (${event.event})`;
       if (event.nextRetryAt !== null) {

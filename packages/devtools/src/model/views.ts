@@ -1,5 +1,6 @@
 import type {
   ConnectionPhase,
+  ConversationPhase,
   SessionEvent,
   SessionPhase,
   StreamRole,
@@ -20,6 +21,8 @@ export interface ConversationView {
   readonly key: string;
   readonly firstSeen: number;
   readonly lastSeen: number;
+  /** The conversation machine's last move (which run it shows, and why); null before one. */
+  readonly conversation: ConversationStepView | null;
   /** The run machine's last move, and why; null before its first. */
   readonly phase: PhaseView | null;
   /** Runs followed, newest first. */
@@ -66,6 +69,15 @@ export interface ErrorView {
   readonly code: string;
   readonly message: string;
   readonly status?: number;
+}
+
+export interface ConversationStepView {
+  readonly phase: ConversationPhase;
+  /** The input that moved it (`heard`, `joined`, `send`, `accepted`, `ended`…). */
+  readonly input: string;
+  /** The run it shows after the move. */
+  readonly run: string | null;
+  readonly at: number;
 }
 
 export interface PhaseView {

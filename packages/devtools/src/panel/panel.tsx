@@ -161,6 +161,17 @@ function Conversation({ conversation: c }: { conversation: ConversationView }) {
   return (
     <div className="rdt-body">
       <dl className="rdt-facts">
+        <dt>Conversation</dt>
+        <dd data-testid="rdt-conversation">
+          {c.conversation ? (
+            <>
+              <b>{c.conversation.phase}</b>{' '}
+              <span className="rdt-dim">(on {c.conversation.input})</span>
+            </>
+          ) : (
+            '—'
+          )}
+        </dd>
         <dt>Phase</dt>
         <dd data-testid="rdt-phase">
           {c.phase ? (

@@ -109,6 +109,8 @@ export class ChatSession implements ChatHost {
           new ResumableError('too_many_requests', `conversation input ${input.type} dropped`),
         ),
       (error) => this.options.onWarning?.(toResumable(error)),
+      true,
+      scope,
     );
     this.outboxHost = {
       store: this.store,

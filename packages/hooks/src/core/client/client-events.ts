@@ -1,6 +1,7 @@
 import type { ObservedBase } from '../base/observe.js';
 import { subscribeObserver } from '../base/observe.js';
 import type { ObservedOutbox } from '../chat/outbox.js';
+import type { ObservedConversation } from '../conversation/queue.js';
 import type { ObservedInterrupts } from '../interrupts/interrupt-session.js';
 import type { ObservedStreamEnd } from '../net/event-stream.js';
 import type { ObservedRequest, ObservedResponse } from '../net/http.js';
@@ -20,6 +21,7 @@ import type { ObservedRole } from '../run/shared-stream.js';
  *
  * | event        | told by                     | what                                                |
  * | ------------ | --------------------------- | --------------------------------------------------- |
+ * | `conversation` | `conversation/queue.ts`   | a step of the conversation machine that moved it    |
  * | `phase`      | `run/followed-run.ts`       | a move of the run machine, its event and its error  |
  * | `run`        | `run/followed-run.ts`       | a run followed: started, joined, restored           |
  * | `events`     | `run/followed-run.ts`       | a batch folded: the envelopes, the point after it   |
@@ -35,6 +37,7 @@ import type { ObservedRole } from '../run/shared-stream.js';
  * | `interrupts` | `interrupts/interrupt-session.ts` | the chat's interrupts derived again           |
  */
 export type ObservedEvent =
+  | ObservedConversation
   | ObservedPhase
   | ObservedRun
   | ObservedEvents

@@ -1,6 +1,9 @@
+import type { ObservedBase, ObservedScope } from '../base/observe.js';
+import { notify, observed } from '../base/observe.js';
 import type {
   ConversationEffect,
   ConversationInput,
+  ConversationPhase,
   ConversationState,
   Payloads,
 } from './machine.js';
@@ -8,6 +11,25 @@ import { initialConversation, step } from './machine.js';
 
 /** Inputs waiting at most while one is processed (its effects report back synchronously). */
 export const MAX_QUEUED_INPUTS = 256;
+
+/**
+ * A step of the conversation machine that moved it (`observeClient`): its phase, its current
+ * run or the item it sends changed. Steps that change none of them (a batch folded, a page
+ * shown) are not told: the run's own events tell those.
+ */
+export interface ObservedConversation extends ObservedBase {
+  readonly type: 'conversation';
+  /** The input that moved it: `heard`, `joined`, `send`, `accepted`, `ended`… */
+  readonly input: ConversationInput['type'];
+  readonly from: ConversationPhase;
+  readonly to: ConversationPhase;
+  /** The current run after the step (the run it shows), or null. */
+  readonly run: string | null;
+  /** The run it moved from, when the step changed it. */
+  readonly before: string | null;
+  /** The effects the step asked for, in order (`join`, `open`, `post`…). */
+  readonly effects: readonly ConversationEffect['type'][];
+}
 
 /**
  * The conversation's one queue: inputs are taken one at a time, in arrival order, through
@@ -27,6 +49,8 @@ export class ConversationQueue<P extends Payloads = Payloads> {
     private readonly onOverflow: (input: ConversationInput<P>) => void = () => {},
     private readonly onError: (error: unknown) => void = () => {},
     owns = true,
+    /** Whose conversation it is, for `observeClient` (none: its steps are not told). */
+    private readonly scope?: ObservedScope,
   ) {
     this.current = initialConversation<P>(owns);
   }
@@ -45,8 +69,10 @@ export class ConversationQueue<P extends Payloads = Payloads> {
     this.busy = true;
     try {
       for (let next = this.waiting.shift(); next; next = this.waiting.shift()) {
-        const result = step(this.current, next);
+        const before = this.current;
+        const result = step(before, next);
         this.current = result.state;
+        if (this.scope && observed()) this.tell(next, before, result);
         for (const effect of result.effects) {
           try {
             this.perform(effect);
@@ -59,5 +85,29 @@ export class ConversationQueue<P extends Payloads = Payloads> {
     } finally {
       this.busy = false;
     }
+  }
+
+  private tell(
+    input: ConversationInput<P>,
+    before: ConversationState<P>,
+    { state, effects }: { state: ConversationState<P>; effects: readonly ConversationEffect<P>[] },
+  ): void {
+    if (
+      state.phase === before.phase &&
+      state.run === before.run &&
+      state.sending === before.sending
+    ) {
+      return;
+    }
+    notify<ObservedConversation>({
+      type: 'conversation',
+      ...this.scope!,
+      input: input.type,
+      from: before.phase,
+      to: state.phase,
+      run: state.run,
+      before: state.run === before.run ? null : before.run,
+      effects: effects.map((effect) => effect.type),
+    });
   }
 }
