@@ -37,6 +37,7 @@ function flagged(report: string, messageId: string): string[] {
 
 /** Entries whose every public name's types are exported by that entry too. */
 const NAMES_ALL_TYPES = [
+  'hooks-attachments',
   'hooks-threads',
   'protocol',
   'protocol-patch',
@@ -59,6 +60,7 @@ const ELSEWHERE: Record<string, string[]> = {
 /** Entries whose every name, and every member of one, has a doc comment. */
 const DOCUMENTED = [
   'hooks',
+  'hooks-attachments',
   'hooks-threads',
   'hooks-upload',
   'protocol-patch',

@@ -30,8 +30,7 @@ export type { AGUIEvent };
 // The AG-UI 1.0 vocabulary comes from @ag-ui/core; this package only adds offsets.
 export { EventType };
 
-/** One stored event of a run and its place in the run's log. */
-/** An event of a run's log with its offset (the SSE `id:`). */
+/** One stored event of a run and its place in the run's log (the SSE `id:`). */
 export interface Envelope<E extends AGUIEvent = AGUIEvent> {
   /** Its place in the run's log: 1, 2, 3… with no gaps. */
   offset: number;

@@ -16,14 +16,19 @@ import {
 export interface AttachmentsController {
   /** False when the controller has no `upload` (the composer hides its attach button). */
   enabled: boolean;
+  /** The files attached, with their upload's progress. */
   files: readonly DraftFile[];
   /** The files the last `add` refused, with the limit each broke. */
   rejected: readonly RejectedFile[];
   /** `uploading` and `failed` hold Send back; `ready` and `empty` let it go. */
   status: DraftStatus;
+  /** Attaches files and starts their uploads; returns the ones the limits refused. */
   add(files: Iterable<Blob>): RejectedFile[];
+  /** Takes a file back (aborting its upload). */
   remove(id: string): void;
+  /** Uploads a failed file again. */
   retry(id: string): void;
+  /** Empties the draft (after sending), aborting what is in flight. */
   clear(): void;
   /** The uploaded files, for `send(text, { attachments })`. */
   attachments(): Attachment[];

@@ -13,23 +13,29 @@ import { fileName } from '../net/uploads.js';
 
 export type DraftPhase = 'uploading' | 'uploaded' | 'failed';
 
+/** A file of the draft: its bytes, where its upload stands, and what the prompt will reference. */
 export interface DraftFile {
   /** Local id (React key, `remove(id)`). */
   id: string;
+  /** The file's name ('' for a Blob without one). */
   name: string;
+  /** Bytes. */
   size: number;
   /** The browser's type for the file ('' when it has none). */
   type: string;
   /** The bytes, kept for a retry and for previews. */
   file: Blob;
+  /** Where its upload stands. */
   phase: DraftPhase;
   /** Bytes sent so far. */
   loaded: number;
+  /** Why the upload failed (`failed`), else null. */
   error: ResumableError | null;
   /** What the prompt references, once uploaded. */
   attachment: Attachment | null;
 }
 
+/** What a prompt's files may be; a file past one is refused before any byte goes out. */
 export interface AttachmentLimits {
   /** Largest single file, in bytes. @default 10485760 (10 MiB) */
   maxFileBytes?: number;
@@ -39,19 +45,26 @@ export interface AttachmentLimits {
   maxFiles?: number;
 }
 
+/** Which limit a refused file broke. */
 export type RejectReason = 'file_too_large' | 'total_too_large' | 'too_many_files';
 
 /** A file refused before any byte went out; `limit` is the limit it broke. */
 export interface RejectedFile {
+  /** The file's name. */
   name: string;
+  /** Its bytes. */
   size: number;
+  /** The limit it broke. */
   reason: RejectReason;
+  /** That limit's value (bytes, or files for `too_many_files`). */
   limit: number;
   /** The same, as the typed error (`payload_too_large`, or `bad_request` for the count). */
   error: ResumableError;
 }
 
+/** The draft as `AttachmentDraft.store` holds it. */
 export interface AttachmentDraftState {
+  /** The files attached, in the order they were added. */
   files: readonly DraftFile[];
   /** The files the last `add` refused (replaced by the next `add`, cleared by `clear`). */
   rejected: readonly RejectedFile[];
@@ -60,6 +73,7 @@ export interface AttachmentDraftState {
 /** empty: nothing attached; uploading / failed: Send waits; ready: every file uploaded. */
 export type DraftStatus = 'empty' | 'uploading' | 'failed' | 'ready';
 
+/** Where the draft stands as a whole (what Send waits for). */
 export function draftStatus(state: AttachmentDraftState): DraftStatus {
   if (state.files.length === 0) return 'empty';
   if (state.files.some((f) => f.phase === 'failed')) return 'failed';
@@ -67,7 +81,8 @@ export function draftStatus(state: AttachmentDraftState): DraftStatus {
   return 'ready';
 }
 
-type DraftEvent =
+/** What happens to a file's upload: progress, its answer, a failure, or a retry. */
+export type DraftEvent =
   | { type: 'progress'; loaded: number }
   | { type: 'uploaded'; attachment: Attachment }
   | { type: 'failed'; error: ResumableError }
@@ -118,9 +133,16 @@ function rejection(name: string, size: number, reason: RejectReason, limit: numb
   return { name, size, reason, limit, error: new ResumableError(code, message) };
 }
 
+/** How the draft uploads a file (`ChatController.upload`, or an app's own). */
 export type UploadFn = (file: Blob, options: UploadOptions) => Promise<Attachment>;
 
+/**
+ * A prompt's attachments without React: files checked against the limits, uploaded at once
+ * through `upload` with progress, removable, retried after a failure. `useAttachments`
+ * adapts it.
+ */
 export class AttachmentDraft {
+  /** The draft's state (zustand): subscribe to follow it. */
   readonly store: StoreApi<AttachmentDraftState>;
   private readonly limits: Required<AttachmentLimits>;
   /** In-flight uploads by local id (bounded by `maxFiles`). */
@@ -135,6 +157,7 @@ export class AttachmentDraft {
     this.store = createStore<AttachmentDraftState>()(() => ({ files: [], rejected: [] }));
   }
 
+  /** The draft now. */
   getState(): AttachmentDraftState {
     return this.store.getState();
   }
