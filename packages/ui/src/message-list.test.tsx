@@ -236,6 +236,17 @@ describe('answer turns', () => {
     expect(await navigator.clipboard.readText()).toBe('From the offset.');
   });
 
+  it('a settled turn is drawn again when what its rows are drawn with changes (messageComponent)', () => {
+    const messages = thread();
+    const { container, rerender } = render(<MessageList messages={messages} />);
+    expect(container.querySelectorAll('.custom')).toHaveLength(0);
+    const Custom = (props: MessageProps) => <Message {...props} className="custom" />;
+    rerender(<MessageList messages={messages} messageComponent={Custom} />);
+    expect(
+      [...container.querySelectorAll('.custom')].map((e) => e.getAttribute('data-message-id')),
+    ).toEqual(['u1', 'r1', 'tools-1', 'a1', 'u2', 'a2']);
+  });
+
   it('while it streams: only ‹ n / m ›; stopped: "Stopped" first in the row', () => {
     const { container, rerender } = render(
       <MessageList

@@ -90,20 +90,19 @@ export function MessageList({
   }, []);
   useLayoutEffect(() => void toBottom.current('instant'), []);
   const rows = useRows(messages);
-  const renderRow = ({ message, toolResults, key }: MessageRowData, inTurn: boolean) => (
-    <MessageRow
-      key={key}
-      component={messageComponent}
-      message={message}
-      toolResults={toolResults}
-      allowRemoteImages={allowRemoteImages}
-      renderCode={renderCode}
-      labels={labels}
-      onRegenerate={onRegenerate}
-      onEdit={onEdit}
-      onSwitchBranch={onSwitchBranch}
-      inTurn={inTurn}
-    />
+  // What every row is drawn with: one object while none of it changes, so a settled turn
+  // (memoized on it) skips rendering while another streams, and renders when it changes.
+  const shared = useMemo<RowShared>(
+    () => ({
+      component: messageComponent,
+      allowRemoteImages,
+      renderCode,
+      labels,
+      onRegenerate,
+      onEdit,
+      onSwitchBranch,
+    }),
+    [messageComponent, allowRemoteImages, renderCode, labels, onRegenerate, onEdit, onSwitchBranch],
   );
   useKeepPlaceOnPrepend(scrollRef, messages, isLoadingOlder);
   const last = messages[messages.length - 1];
@@ -147,7 +146,7 @@ export function MessageList({
           ) : null}
           {rows.map((row, i) =>
             row.kind === 'prompt' ? (
-              renderRow(row.row, false)
+              renderRow(row.row, false, shared)
             ) : (
               <TurnRow
                 key={row.key}
@@ -155,10 +154,7 @@ export function MessageList({
                 messages={row.messages}
                 // The reply on its way is the last turn's, whichever of its parts streams.
                 streaming={isStreaming && i === rows.length - 1}
-                render={renderRow}
-                labels={labels}
-                onRegenerate={onRegenerate}
-                onSwitchBranch={onSwitchBranch}
+                shared={shared}
               />
             ),
           )}
@@ -265,47 +261,49 @@ type Row =
 /** Roles that render nothing: a turn made only of them has no action row. */
 const HIDDEN_ROLES = new Set(['system', 'developer', 'activity']);
 
-type TurnRowProps = {
+/** The props every row shares (`<MessageList>`'s own), one object while they are the same. */
+interface RowShared extends MessageActionHandlers {
+  component: ComponentType<MessageProps>;
+  allowRemoteImages: ImagePolicy;
+  renderCode: CodeRenderer | undefined;
+  labels: ChatLabels;
+}
+
+function renderRow(
+  { message, toolResults, key }: MessageRowData,
+  inTurn: boolean,
+  shared: RowShared,
+): ReactNode {
+  return (
+    <MessageRow key={key} {...shared} message={message} toolResults={toolResults} inTurn={inTurn} />
+  );
+}
+
+// Its rows and messages are the same arrays while the turn does not change (useRows), and
+// `shared` one object: a settled turn skips rendering while another streams.
+const TurnRow = memo(function TurnRow({
+  rows,
+  messages,
+  streaming,
+  shared,
+}: {
   rows: readonly MessageRowData[];
   messages: readonly ChatMessage[];
   streaming: boolean;
-  render: (row: MessageRowData, inTurn: boolean) => ReactNode;
-  labels: ChatLabels;
-} & Pick<MessageActionHandlers, 'onRegenerate' | 'onSwitchBranch'>;
-
-// Its rows and messages are the same arrays while the turn does not change (useRows): a
-// settled turn skips rendering while another streams. `render` is new on every list render
-// and only draws what the rows hold, so it is left out of the comparison.
-const TurnRow = memo(
-  function TurnRow({
-    rows,
-    messages,
-    streaming,
-    render,
-    labels,
-    onRegenerate,
-    onSwitchBranch,
-  }: TurnRowProps) {
-    return (
-      <AnswerTurn
-        messages={messages}
-        streaming={streaming}
-        labels={labels}
-        onRegenerate={onRegenerate}
-        onSwitchBranch={onSwitchBranch}
-      >
-        {rows.map((row) => render(row, true))}
-      </AnswerTurn>
-    );
-  },
-  (a, b) =>
-    a.rows === b.rows &&
-    a.messages === b.messages &&
-    a.streaming === b.streaming &&
-    a.labels === b.labels &&
-    a.onRegenerate === b.onRegenerate &&
-    a.onSwitchBranch === b.onSwitchBranch,
-);
+  shared: RowShared;
+}) {
+  return (
+    <AnswerTurn
+      messages={messages}
+      streaming={streaming}
+      labels={shared.labels}
+      onRegenerate={shared.onRegenerate}
+      onSwitchBranch={shared.onSwitchBranch}
+    >
+      {rows.map((row) => renderRow(row, true, shared))}
+    </AnswerTurn>
+  );
+});
 
 /**
  * The rows of the transcript, from the hooks' turn view (`chatTurns`, the one derivation of
