@@ -30,6 +30,7 @@ module.exports = dependencyRules({
     { path: 'outside-code.ts' },
     { path: 'highlight.tsx' },
     { path: 'interrupts/open-card.tsx' },
+    { path: 'deferred-parts.ts' },
   ],
   higherPackages: [],
 });

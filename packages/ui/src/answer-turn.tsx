@@ -45,15 +45,20 @@ export function AnswerTurn({
   );
 }
 
-function TurnActions({
+/**
+ * The action row of a turn (or of an answer shown on its own, a turn of one message): how it
+ * ended, ‹ n / m ›, and — once nothing in it streams — copy and regenerate.
+ */
+export function TurnActions({
   messages,
-  streaming,
+  streaming = false,
   labels,
   onRegenerate,
   onSwitchBranch,
 }: Pick<MessageActionHandlers, 'onRegenerate' | 'onSwitchBranch'> & {
   messages: readonly ChatMessage[];
-  streaming: boolean;
+  /** The reply on its way is this turn's, whatever its messages say. @default false */
+  streaming?: boolean;
   labels: ChatLabels;
 }) {
   // The versions are those of the turn's first message (the one under the prompt), whatever

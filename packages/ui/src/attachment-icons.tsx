@@ -1,13 +1,6 @@
-// Decorative, like icons.tsx: every button carries its own accessible name.
+// A file's icon, beside the kit's own (icons.tsx): drawn by the transcript's files and the
+// composer's tray, both loaded lazily, so not on the first paint.
 import { Icon } from './icons.js';
-
-export function PaperclipIcon() {
-  return (
-    <Icon>
-      <path d="m21.4 11.1-9.2 9.2a6 6 0 0 1-8.5-8.5l9.2-9.2a4 4 0 0 1 5.7 5.7l-9.2 9.2a2 2 0 0 1-2.8-2.8l8.5-8.5" />
-    </Icon>
-  );
-}
 
 export function FileIcon() {
   return (

@@ -1,4 +1,3 @@
-import { useRef } from 'react';
 import { errorWords } from './error-words.js';
 import type { ChatLabels } from './labels.js';
 
@@ -75,15 +74,3 @@ export const DEFAULT_ATTACHMENT_LABELS: AttachmentLabels = {
 
 /** Every word of the kit: the chat's, the attachments' and the thread list's. */
 export type AllLabels = ChatLabels & AttachmentLabels & ThreadListLabels;
-
-/**
- * `defaults` merged with the caller's labels, stable while the caller's object is the same
- * (the chat's `useLabels` keeps inline objects stable the same way).
- */
-export function useMergedLabels<T extends object>(defaults: T, labels: Partial<T> | undefined): T {
-  const ref = useRef<{ input: Partial<T> | undefined; merged: T } | null>(null);
-  if (ref.current && ref.current.input === labels) return ref.current.merged;
-  const merged = labels ? { ...defaults, ...labels } : defaults;
-  ref.current = { input: labels, merged };
-  return merged;
-}

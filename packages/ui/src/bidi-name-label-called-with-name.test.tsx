@@ -3,9 +3,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { approval } from '../test/fixtures.js';
 import type { ChatMessage } from './controller-types.js';
 import { cardsChunk, InterruptCard } from './interrupts/interrupt-card.js';
+import { partsChunk } from './lazy-parts.js';
 import { MessageFiles } from './message-files.js';
 
 beforeAll(() => cardsChunk.load());
+// The transcript's parts chunk (tool-call cards, ‹ n / m ›, files…); its fallbacks: lazy-parts.test.tsx.
+beforeAll(() => partsChunk.load());
 
 // Review of isolateName (b75e4ad): a label is a function the user supplies (a translation); the
 // text shown must be what that function returns for the name.

@@ -1,6 +1,6 @@
-import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { CopyButton } from './copy-button.js';
 import type { ChatLabels } from './labels.js';
+import { chunk, useChunk } from './lazy-chunk.js';
 import type { CodeRenderer } from './markdown.js';
 
 export interface CodeBlockProps {
@@ -33,8 +33,8 @@ export function CodeBlock({ code, language, labels, renderCode }: CodeBlockProps
   );
 }
 
-/** At most one highlight per this many ms while code streams in. */
-const THROTTLE_MS = 120;
+/** The highlighter and the highlighted body (highlight.tsx), fetched by the first block with a language. */
+export const highlightChunk = chunk(() => import('./highlight.js'));
 
 function Highlighted({
   code,
@@ -46,31 +46,7 @@ function Highlighted({
   /** The name of its scroll box. */
   label: string;
 }) {
-  const [done, setDone] = useState<{ code: string; nodes: ReactNode } | null>(null);
-  const last = useRef(0);
-  useEffect(() => {
-    if (!language) return;
-    let live = true;
-    const wait = Math.max(0, last.current + THROTTLE_MS - Date.now());
-    const timer = setTimeout(() => {
-      last.current = Date.now();
-      import('./highlight.js')
-        .then((m) => m.highlight(code, language))
-        .then((nodes) => {
-          if (live && nodes !== null) setDone({ code, nodes });
-        })
-        .catch(() => {
-          // The chunk failed to load (offline after a deploy): the code stays plain.
-        });
-    }, wait);
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-  }, [code, language]);
-  // While code streams in, the highlighted part so far plus the plain rest: no flicker.
-  const body =
-    done && code.startsWith(done.code) ? [done.nodes, code.slice(done.code.length)] : code;
+  const highlighter = useChunk(highlightChunk, language !== null);
   return (
     // Long lines scroll sideways in their own box, reachable by keyboard and named.
     // biome-ignore lint/a11y/useSemanticElements: the box is the pre itself (a section around it would be a second box)
@@ -81,7 +57,12 @@ function Highlighted({
       tabIndex={0}
     >
       <code className={language ? `language-${language}` : undefined}>
-        {body}
+        {/* Plain until the highlighter is there (a chunk that cannot load leaves it plain). */}
+        {highlighter && language ? (
+          <highlighter.HighlightedCode code={code} language={language} />
+        ) : (
+          code
+        )}
         {'\n'}
       </code>
     </pre>

@@ -10,15 +10,10 @@ import {
   useRef,
   useState,
 } from 'react';
-import { PaperclipIcon } from './attachment-icons.js';
-import {
-  type AttachmentLabels,
-  DEFAULT_ATTACHMENT_LABELS,
-  useMergedLabels,
-} from './attachment-labels.js';
+import { type AttachmentLabels, DEFAULT_ATTACHMENT_LABELS } from './attachment-labels.js';
 import { cx } from './cx.js';
-import { SendIcon, StopIcon } from './icons.js';
-import { type ChatLabels, useLabels } from './labels.js';
+import { PaperclipIcon, SendIcon, StopIcon } from './icons.js';
+import { type ChatLabels, useLabels, useMergedLabels } from './labels.js';
 import { AttachmentTray, trayChunk } from './lazy-tray.js';
 
 export interface ComposerProps {

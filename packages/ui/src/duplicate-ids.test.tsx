@@ -1,10 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { render } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { assistant, user } from '../test/fixtures.js';
+import { partsChunk } from './lazy-parts.js';
 import { Message } from './message.js';
 import { MessageList } from './message-list.js';
+
+// The transcript's parts chunk (tool-call cards, ‹ n / m ›, files…); its fallbacks: lazy-parts.test.tsx.
+beforeAll(() => partsChunk.load());
 
 // Ids are data from the model and the server: two of the same must not collide as React keys
 // (React then keeps stale rows and duplicates or drops text on the next render).

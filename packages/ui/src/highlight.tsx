@@ -1,7 +1,7 @@
-// Loaded on demand by <CodeBlock> (a dynamic import): the first paint never waits for it.
+// Loaded on demand by <CodeBlock> (highlightChunk): the first paint never waits for it.
 import type { LanguageFn } from 'highlight.js';
 import { createLowlight } from 'lowlight';
-import type { ReactNode } from 'react';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
 
 /**
  * Syntax highlighting with lowlight (highlight.js grammars, output as a syntax tree). Each
@@ -102,4 +102,35 @@ function toReact(nodes: readonly Node[]): ReactNode[] {
       </span>
     );
   });
+}
+
+/** At most one highlight per this many ms while code streams in. */
+const THROTTLE_MS = 120;
+
+/**
+ * The body of a code block, highlighted: plain until its highlight is done, then the
+ * highlighted part so far plus the plain rest while more code streams in (no flicker).
+ */
+export function HighlightedCode({ code, language }: { code: string; language: string }) {
+  const [done, setDone] = useState<{ code: string; nodes: ReactNode } | null>(null);
+  const last = useRef(0);
+  useEffect(() => {
+    let live = true;
+    const wait = Math.max(0, last.current + THROTTLE_MS - Date.now());
+    const timer = setTimeout(() => {
+      last.current = Date.now();
+      highlight(code, language)
+        .then((nodes) => {
+          if (live && nodes !== null) setDone({ code, nodes });
+        })
+        .catch(() => {
+          // A grammar's chunk failed to load (offline after a deploy): the code stays plain.
+        });
+    }, wait);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [code, language]);
+  return done && code.startsWith(done.code) ? [done.nodes, code.slice(done.code.length)] : code;
 }

@@ -81,3 +81,22 @@ export function ArrowDownIcon() {
     </Icon>
   );
 }
+
+/** Attach files (the composer). */
+export function PaperclipIcon() {
+  return (
+    <Icon>
+      <path d="m21.4 11.1-9.2 9.2a6 6 0 0 1-8.5-8.5l9.2-9.2a4 4 0 0 1 5.7 5.7l-9.2 9.2a2 2 0 0 1-2.8-2.8l8.5-8.5" />
+    </Icon>
+  );
+}
+
+/** Edit a prompt (its action row). */
+export function EditIcon() {
+  return (
+    <Icon>
+      <path d="M12 20h9" />
+      <path d="M16.5 3.5a2.12 2.12 0 0 1 3 3L7 19l-4 1 1-4Z" />
+    </Icon>
+  );
+}

@@ -8,7 +8,7 @@ export {
   DEFAULT_ATTACHMENT_LABELS,
   type ThreadListLabels,
 } from './attachment-labels.js';
-export { BranchNav, type BranchNavProps } from './branch-nav.js';
+export type { BranchNavProps } from './branch-nav.js';
 export { ChatRoot, type ChatRootProps } from './chat-root.js';
 export { Composer, type ComposerProps } from './composer.js';
 export {
@@ -42,6 +42,7 @@ export {
 export { InterruptCard } from './interrupts/interrupt-card.js';
 export { type ChatLabels, DEFAULT_LABELS, useLabels } from './labels.js';
 export { MessageEditor, type MessageEditorProps } from './lazy-editor.js';
+export { BranchNav } from './lazy-parts.js';
 export { AttachmentTray, type AttachmentTrayProps } from './lazy-tray.js';
 export {
   type CodeRenderer,
@@ -60,9 +61,9 @@ export {
   type FileAccess,
   FileAccessContext,
   type MessageFile,
-  MessageFiles,
   messageFiles,
-} from './message-files.js';
+} from './message-file-parts.js';
+export { MessageFiles, type MessageFilesProps } from './message-files.js';
 export { MessageList, type MessageListProps } from './message-list.js';
 export { type MessageStatus, messageStatus } from './message-status.js';
 export { ReplyAnnouncer, type ReplyAnnouncerProps } from './reply-announcer.js';
@@ -72,4 +73,5 @@ export {
   type ResumableChatViewOptions,
   type ResumableChatViewProps,
 } from './resumable-chat-view.js';
-export { ToolCall, type ToolCallProps, toolResultText } from './tool-call.js';
+export { ToolCall, type ToolCallProps } from './tool-call.js';
+export { toolResultText } from './tool-result.js';

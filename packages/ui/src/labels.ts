@@ -213,10 +213,15 @@ export const DEFAULT_LABELS: ChatLabels = {
  * values are shallow-equal: an inline `labels={{…}}` must not re-render every memoized row.
  */
 export function useLabels(labels: Partial<ChatLabels> | undefined): ChatLabels {
-  const ref = useRef<{ input: Partial<ChatLabels> | undefined; merged: ChatLabels } | null>(null);
+  return useMergedLabels(DEFAULT_LABELS, labels);
+}
+
+/** `defaults` merged with the caller's labels, stable as `useLabels` keeps them. */
+export function useMergedLabels<T extends object>(defaults: T, labels: Partial<T> | undefined): T {
+  const ref = useRef<{ input: Partial<T> | undefined; merged: T } | null>(null);
   const prev = ref.current;
   if (prev && shallowEqual(prev.input, labels)) return prev.merged;
-  const merged = labels ? { ...DEFAULT_LABELS, ...labels } : DEFAULT_LABELS;
+  const merged = labels ? { ...defaults, ...labels } : defaults;
   ref.current = { input: labels, merged };
   return merged;
 }

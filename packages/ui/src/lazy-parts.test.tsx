@@ -2,7 +2,7 @@
 // One file, in this order: nothing here loads a chunk before the test that checks its fallback.
 import type { AttachmentsController } from '@resumable/hooks/attachments';
 import { ResumableError } from '@resumable/protocol';
-import { act, fireEvent, render, screen } from '@testing-library/react';
+import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import axe from 'axe-core';
 import { hydrateRoot } from 'react-dom/client';
 import { renderToString } from 'react-dom/server';
@@ -12,9 +12,42 @@ import { DEFAULT_ATTACHMENT_LABELS } from './attachment-labels.js';
 import { InterruptCard } from './interrupts/interrupt-card.js';
 import { AttachmentTray } from './lazy-tray.js';
 import { Message } from './message.js';
+import { ReplyAnnouncer } from './reply-announcer.js';
 import { ResumableChatView } from './resumable-chat-view.js';
+import { ToolCall } from './tool-call.js';
 
 const noop = () => {};
+
+// A transcript's first frame waiting for them: lazy-parts-wait.test.tsx (a page of its own).
+describe("the transcript's parts (tool-call cards, ‹ n / m ›, files)", () => {
+  const call = {
+    id: 'c1',
+    type: 'function' as const,
+    function: { name: 'search_docs', arguments: '{"q":"offsets"}' },
+  };
+  it('a drawn-alone part shows nothing until its chunk is there; the live region is there at once, empty', async () => {
+    const { container } = render(
+      <>
+        <ToolCall call={call} />
+        <ReplyAnnouncer isStreaming={false} />
+      </>,
+    );
+    expect(container.innerHTML).toBe(
+      '<div class="rc-sr-only" aria-live="polite" aria-atomic="true" data-part="announcer"></div>',
+    );
+    const region = container.querySelector('[data-part="announcer"]');
+    // The chunk comes (this render asked for it): the card, and the same live region.
+    const card = await waitFor(() => {
+      const found = container.querySelector('[data-tool-call-id="c1"]');
+      expect(found).not.toBeNull();
+      return found!;
+    });
+    expect(card.getAttribute('data-tool-status')).toBe('running');
+    expect(card.querySelector('summary')?.textContent).toBe('search_docsRunning');
+    expect(container.querySelector('[data-part="announcer"]')).toBe(region);
+    expect(region?.textContent).toBe('');
+  });
+});
 
 describe('an open interrupt card', () => {
   it('first shows its frame, title and arguments (busy, not yet the card), then the card, focused', async () => {

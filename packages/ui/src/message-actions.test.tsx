@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { assistant, user } from '../test/fixtures.js';
 import type { BranchInfo, ChatMessage } from './controller-types.js';
 import { editorChunk } from './lazy-editor.js';
+import { partsChunk } from './lazy-parts.js';
 import { Message } from './message.js';
 import { MessageList } from './message-list.js';
 
@@ -20,6 +21,8 @@ const branch = (index: number, ids: string[]): BranchInfo => ({
 
 // The part loads lazily (src/lazy-parts.test.tsx checks that); here it is already there.
 beforeAll(() => editorChunk.load());
+// The transcript's parts chunk (tool-call cards, ‹ n / m ›, files…); its fallbacks: lazy-parts.test.tsx.
+beforeAll(() => partsChunk.load());
 
 describe('message actions', () => {
   it('show on hover and on keyboard focus; regenerate names the answer', async () => {

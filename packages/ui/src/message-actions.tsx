@@ -1,12 +1,11 @@
 import type { ReactNode, Ref } from 'react';
 import { ActionButton } from './action-button.js';
-import { EditIcon } from './branch-icons.js';
-import { BranchNav } from './branch-nav.js';
 import type { ChatController, ChatMessage } from './controller-types.js';
 import { CopyButton } from './copy-button.js';
 import { cx } from './cx.js';
-import { RetryIcon } from './icons.js';
+import { EditIcon, RetryIcon } from './icons.js';
 import type { ChatLabels } from './labels.js';
+import { BranchNav } from './lazy-parts.js';
 
 /**
  * What a message can do besides copy: `<MessageList>` and `<Message>` props. A missing one

@@ -1,7 +1,12 @@
 import { render, screen } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage } from './controller-types.js';
-import { FileAccessContext, fileSrc, MessageFiles, messageFiles } from './message-files.js';
+import { partsChunk } from './lazy-parts.js';
+import { FileAccessContext, fileSrc, messageFiles } from './message-file-parts.js';
+import { MessageFiles } from './message-files.js';
+
+// The transcript's parts chunk (tool-call cards, ‹ n / m ›, files…); its fallbacks: lazy-parts.test.tsx.
+beforeAll(() => partsChunk.load());
 
 const prompt = (content: unknown): ChatMessage =>
   ({ id: 'u1', role: 'user', content }) as unknown as ChatMessage;

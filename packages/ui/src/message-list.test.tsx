@@ -1,11 +1,15 @@
 import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Profiler, useState } from 'react';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { assistant, user } from '../test/fixtures.js';
 import type { ChatMessage } from './controller-types.js';
+import { partsChunk } from './lazy-parts.js';
 import { Message, type MessageProps } from './message.js';
 import { MessageList, stickChunk } from './message-list.js';
+
+// The transcript's parts chunk (tool-call cards, ‹ n / m ›, files…); its fallbacks: lazy-parts.test.tsx.
+beforeAll(() => partsChunk.load());
 
 describe('<MessageList>', () => {
   it('is a role="log" named "Conversation", in message order', () => {

@@ -3,8 +3,8 @@ import {
   type ComponentType,
   memo,
   type ReactNode,
-  type RefObject,
   useCallback,
+  useEffect,
   useLayoutEffect,
   useMemo,
   useRef,
@@ -13,12 +13,14 @@ import {
 import { AnswerTurn } from './answer-turn.js';
 import type { ChatMessage } from './controller-types.js';
 import { cx } from './cx.js';
-import { ArrowDownIcon, TypingDots } from './icons.js';
+import { TypingDots } from './icons.js';
 import { type ChatLabels, useLabels } from './labels.js';
 import { chunk, useChunk } from './lazy-chunk.js';
+import { partsChunk } from './lazy-parts.js';
 import type { CodeRenderer, ImagePolicy } from './markdown.js';
 import { areMessagePropsEqual, Message, type MessageProps, sameItems } from './message.js';
 import type { MessageActionHandlers } from './message-actions.js';
+import { messageFiles } from './message-file-parts.js';
 import type { ToBottom } from './stick-to-bottom.js';
 
 export interface MessageListProps extends MessageActionHandlers {
@@ -79,17 +81,19 @@ export function MessageList({
   const contentRef = useRef<HTMLDivElement>(null);
   // Following the reply: its chunk's, once there; until then the list only starts at its end.
   const stick = useChunk(stickChunk);
-  const [isAtBottom, setIsAtBottom] = useState(true);
   const toBottom = useRef<ToBottom>(() => {
     const el = scrollRef.current;
     if (el) el.scrollTop = el.scrollHeight;
   });
-  const onStick = useCallback((atBottom: boolean, go: ToBottom) => {
-    setIsAtBottom(atBottom);
+  const onStick = useCallback((go: ToBottom) => {
     toBottom.current = go;
   }, []);
   useLayoutEffect(() => void toBottom.current('instant'), []);
-  const rows = useRows(messages);
+  // The parts not every transcript has (tool-call cards, ‹ n / m ›, files, keeping the place
+  // when older history loads): fetched on first mount.
+  const parts = useChunk(partsChunk);
+  const held = useHeldForParts(parts !== null, messages);
+  const rows = useRows(held ? [] : messages);
   // What every row is drawn with: one object while none of it changes, so a settled turn
   // (memoized on it) skips rendering while another streams, and renders when it changes.
   const shared = useMemo<RowShared>(
@@ -104,7 +108,6 @@ export function MessageList({
     }),
     [messageComponent, allowRemoteImages, renderCode, labels, onRegenerate, onEdit, onSwitchBranch],
   );
-  useKeepPlaceOnPrepend(scrollRef, messages, isLoadingOlder);
   const last = messages[messages.length - 1];
   // Your own new message is always brought into view, even if you had scrolled up to read.
   const sentId = last?.role === 'user' && last.pending ? last.id : null;
@@ -112,7 +115,7 @@ export function MessageList({
     if (sentId !== null) void toBottom.current('instant');
   }, [sentId]);
   // Between Send and the first event of the reply, nothing in the transcript is streaming.
-  const awaitingReply = isStreaming && (!last || last.role === 'user');
+  const awaitingReply = isStreaming && !held && (!last || last.role === 'user');
 
   return (
     <div className={cx('rc-message-list', className)}>
@@ -166,60 +169,56 @@ export function MessageList({
         </div>
       </div>
       {stick ? (
-        <stick.StickToBottom scroll={scrollRef} content={contentRef} onChange={onStick} />
+        <stick.StickToBottom
+          scroll={scrollRef}
+          content={contentRef}
+          onChange={onStick}
+          jumpLabel={labels.jumpToLatest}
+        />
       ) : null}
-      {!isAtBottom ? (
-        <button
-          type="button"
-          className="rc-jump"
-          onClick={() => {
-            void toBottom.current();
-          }}
-        >
-          <ArrowDownIcon />
-          <span>{labels.jumpToLatest}</span>
-        </button>
+      {parts ? (
+        <parts.KeepPlaceOnPrepend
+          scroll={scrollRef}
+          messages={messages}
+          isLoadingOlder={isLoadingOlder}
+        />
       ) : null}
     </div>
   );
 }
 
+/** How long a transcript's first frame waits for the parts' chunk before it draws without them. */
+const PARTS_WAIT_MS = 1000;
+
+/** A tool call, versions (‹ n / m ›) or files: drawn by the parts' chunk (lazy-parts.tsx). */
+const hasParts = (m: ChatMessage) =>
+  Boolean(m.toolCalls?.length) || (m.branch?.count ?? 0) > 1 || messageFiles(m).length > 0;
+
 /**
- * When a page of history is prepended, keeps the messages the reader was looking at in place
- * (the content above grew by exactly the page's height). Done by hand rather than by
- * `overflow-anchor`, which Safari lacks and which would fight the stick-to-bottom scrolling.
- * The height before the page is read only while a page is loading (`isLoadingOlder`): reading
- * `scrollHeight` forces a layout of the whole transcript, and after every commit (every
- * streamed token) that was a third of what a streaming reply cost the page.
+ * True while the transcript's first frame should wait for the parts' chunk (fetched on
+ * mount): its messages have such parts and nothing has been drawn yet — as it waits for the
+ * persisted transcript, so a restored tool call, ‹ 2 / 2 › or file never appears after the
+ * messages around it. Once drawn, it never waits again (later parts come as the chunk does),
+ * and never longer than PARTS_WAIT_MS from mount: a chunk that cannot load leaves them out.
  */
-function useKeepPlaceOnPrepend(
-  scrollRef: RefObject<HTMLElement | null>,
-  messages: readonly ChatMessage[],
-  isLoadingOlder: boolean,
-): void {
-  // The height is null when it was not read while loading: no page is expected.
-  const before = useRef<{ firstId: string | undefined; height: number | null }>({
-    firstId: undefined,
-    height: null,
-  });
-  const firstId = messages[0]?.id;
+function useHeldForParts(loaded: boolean, messages: readonly ChatMessage[]): boolean {
+  const [waited, setWaited] = useState(false);
+  const drawn = useRef(false);
+  useEffect(() => {
+    const id = setTimeout(() => setWaited(true), PARTS_WAIT_MS);
+    return () => clearTimeout(id);
+  }, []);
+  const held = !loaded && !waited && !drawn.current && messages.some(hasParts);
   useLayoutEffect(() => {
-    const el = scrollRef.current;
-    if (!el) return;
-    const prev = before.current;
-    if (
-      prev.height !== null &&
-      prev.firstId !== undefined &&
-      firstId !== prev.firstId &&
-      messages.some((m) => m.id === prev.firstId)
-    ) {
-      el.scrollTop += el.scrollHeight - prev.height;
-    }
-    before.current = { firstId, height: isLoadingOlder ? el.scrollHeight : null };
+    if (!held && messages.length > 0) drawn.current = true;
   });
+  return held;
 }
 
-/** The scrolling library and its binding (stick-to-bottom.tsx), fetched on first mount. */
+/**
+ * The scrolling library, its binding and "Jump to latest" (stick-to-bottom.tsx), fetched on
+ * first mount.
+ */
 export const stickChunk = chunk(() => import('./stick-to-bottom.js'));
 
 type RowProps = MessageProps & { component: ComponentType<MessageProps> };

@@ -1,10 +1,14 @@
 import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { assistant, user } from '../test/fixtures.js';
 import type { ChatMessage } from './controller-types.js';
+import { partsChunk } from './lazy-parts.js';
 import { Markdown } from './markdown.js';
 import { Message } from './message.js';
+
+// The transcript's parts chunk (tool-call cards, ‹ n / m ›, files…); its fallbacks: lazy-parts.test.tsx.
+beforeAll(() => partsChunk.load());
 
 function el(container: HTMLElement, id: string): HTMLElement {
   return container.querySelector(`[data-message-id="${id}"]`) as HTMLElement;

@@ -1,5 +1,6 @@
 import { messageText } from '@resumable/protocol';
 import { memo, useContext, useRef, useState } from 'react';
+import { TurnActions } from './answer-turn.js';
 import type { ChatMessage } from './controller-types.js';
 import { cx } from './cx.js';
 import { TypingDots } from './icons.js';
@@ -11,7 +12,8 @@ import { type CodeRenderer, type ImagePolicy, Markdown } from './markdown.js';
 import { act, EndedBadge, type MessageActionHandlers, MessageActions } from './message-actions.js';
 import { MessageFiles } from './message-files.js';
 import { messageStatus } from './message-status.js';
-import { ToolCall, ToolResultText } from './tool-call.js';
+import { ToolCall } from './tool-call.js';
+import { ToolResultText } from './tool-result.js';
 
 export interface MessageProps extends MessageActionHandlers {
   message: ChatMessage;
@@ -259,19 +261,14 @@ function AssistantBody({
           labels={labels}
         />
       ))}
-      {inTurn ? null : message.streaming ? (
-        // While it streams only ‹ n / m › (a regenerated answer): no copy of half a text.
-        <MessageActions message={message} labels={labels} onSwitchBranch={onSwitchBranch} />
-      ) : (
-        <MessageActions
-          message={message}
-          copyText={text}
+      {inTurn ? null : (
+        // On its own, an answer is a turn of one message: the same row.
+        <TurnActions
+          messages={[message]}
           labels={labels}
           onRegenerate={onRegenerate}
           onSwitchBranch={onSwitchBranch}
-        >
-          {message.ended ? <EndedBadge status={message.ended} labels={labels} /> : null}
-        </MessageActions>
+        />
       )}
     </>
   );

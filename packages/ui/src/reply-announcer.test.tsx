@@ -1,6 +1,10 @@
 import { render } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { partsChunk } from './lazy-parts.js';
 import { ReplyAnnouncer } from './reply-announcer.js';
+
+// The transcript's parts chunk (tool-call cards, ‹ n / m ›, files…); its fallbacks: lazy-parts.test.tsx.
+beforeAll(() => partsChunk.load());
 
 describe('<ReplyAnnouncer>', () => {
   it('announces the start and the end of a reply once each, never per token', () => {

@@ -1,7 +1,8 @@
 import type { RunStatus } from '@resumable/protocol';
-import { useEffect, useRef, useState } from 'react';
 import { cx } from './cx.js';
 import { type ChatLabels, useLabels } from './labels.js';
+import { useChunk } from './lazy-chunk.js';
+import { partsChunk } from './lazy-parts.js';
 
 export interface ReplyAnnouncerProps {
   /** A reply is streaming. */
@@ -14,7 +15,9 @@ export interface ReplyAnnouncerProps {
 
 /**
  * A polite, visually hidden live region that says "Assistant is replying" when a reply starts
- * and "Reply finished" when it ends: once each, never per token.
+ * and "Reply finished" when it ends: once each, never per token. The region is there from the
+ * first frame (a live region must exist before its text changes); what it says comes with the
+ * transcript's parts chunk (`partsChunk`, fetched on mount).
  */
 export function ReplyAnnouncer({
   isStreaming,
@@ -23,13 +26,7 @@ export function ReplyAnnouncer({
   className,
 }: ReplyAnnouncerProps) {
   const labels = useLabels(labelsProp);
-  const [message, setMessage] = useState('');
-  const was = useRef(isStreaming);
-  useEffect(() => {
-    if (was.current === isStreaming) return;
-    was.current = isStreaming;
-    setMessage(announcement(isStreaming, status, labels));
-  }, [isStreaming, status, labels]);
+  const parts = useChunk(partsChunk);
   return (
     <div
       className={cx('rc-sr-only', className)}
@@ -37,12 +34,9 @@ export function ReplyAnnouncer({
       aria-atomic="true"
       data-part="announcer"
     >
-      {message}
+      {parts ? (
+        <parts.ReplyAnnouncement isStreaming={isStreaming} status={status} labels={labels} />
+      ) : null}
     </div>
   );
-}
-
-function announcement(streaming: boolean, status: RunStatus, labels: ChatLabels): string {
-  if (streaming) return labels.replying;
-  return status === 'cancelled' ? labels.replyStopped : labels.replyFinished;
 }

@@ -12,7 +12,7 @@ import { type ChatLabels, useLabels } from './labels.js';
 import type { CodeRenderer, ImagePolicy } from './markdown.js';
 import type { MessageProps } from './message.js';
 import { branchActions } from './message-actions.js';
-import { FileAccessContext } from './message-files.js';
+import { FileAccessContext } from './message-file-parts.js';
 import { MessageList } from './message-list.js';
 import { ReplyAnnouncer } from './reply-announcer.js';
 

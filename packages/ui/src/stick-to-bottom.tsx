@@ -3,6 +3,7 @@
 // it (the list starts at its end by itself).
 import { type RefObject, useLayoutEffect } from 'react';
 import { useStickToBottom } from 'use-stick-to-bottom';
+import { ArrowDownIcon } from './icons.js';
 
 /** Goes to the end of the transcript (`'instant'`: no animation). */
 export type ToBottom = (animation?: 'instant') => unknown;
@@ -10,15 +11,18 @@ export type ToBottom = (animation?: 'instant') => unknown;
 export interface StickToBottomProps {
   scroll: RefObject<HTMLElement | null>;
   content: RefObject<HTMLElement | null>;
-  /** Told whether the reader is at the end, and how to go there, as that changes. */
-  onChange(isAtBottom: boolean, toBottom: ToBottom): void;
+  /** Told how to go to the end, as that changes. */
+  onChange(toBottom: ToBottom): void;
+  /** The words of the button that goes back to the end (`labels.jumpToLatest`). */
+  jumpLabel: string;
 }
 
 /**
  * use-stick-to-bottom bound to the transcript's elements: follows the content while the
- * reader is at its end, lets go when they scroll up. Renders nothing.
+ * reader is at its end, lets go when they scroll up — then shows "Jump to latest" (only this
+ * part knows where the reader is, so the button comes with it).
  */
-export function StickToBottom({ scroll, content, onChange }: StickToBottomProps) {
+export function StickToBottom({ scroll, content, onChange, jumpLabel }: StickToBottomProps) {
   const { scrollRef, contentRef, isAtBottom, scrollToBottom } = useStickToBottom({
     initial: 'instant',
     // Instant, not a spring: a catch-up burst after a reconnect grows the content by many
@@ -33,9 +37,17 @@ export function StickToBottom({ scroll, content, onChange }: StickToBottomProps)
       contentRef(null);
     };
   }, [scroll, content, scrollRef, contentRef]);
-  useLayoutEffect(
-    () => onChange(isAtBottom, scrollToBottom),
-    [onChange, isAtBottom, scrollToBottom],
+  useLayoutEffect(() => onChange(scrollToBottom), [onChange, scrollToBottom]);
+  return isAtBottom ? null : (
+    <button
+      type="button"
+      className="rc-jump"
+      onClick={() => {
+        void scrollToBottom();
+      }}
+    >
+      <ArrowDownIcon />
+      <span>{jumpLabel}</span>
+    </button>
   );
-  return null;
 }

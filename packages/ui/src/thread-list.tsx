@@ -4,10 +4,11 @@
 import type { ThreadEntry, ThreadsController } from '@resumable/hooks/threads';
 import { type FormEvent, type KeyboardEvent, useRef, useState } from 'react';
 import { ActionButton } from './action-button.js';
-import { type ThreadListLabels, useMergedLabels } from './attachment-labels.js';
+import type { ThreadListLabels } from './attachment-labels.js';
 import { isolateName } from './bidi-name.js';
 import { cx } from './cx.js';
 import { errorWords } from './error-words.js';
+import { useMergedLabels } from './labels.js';
 
 export const DEFAULT_THREAD_LIST_LABELS: ThreadListLabels = {
   threadList: 'Conversations',

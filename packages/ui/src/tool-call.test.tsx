@@ -1,10 +1,14 @@
 import type { ChatInterrupt } from '@resumable/hooks/core';
 import type { ToolCallStatus } from '@resumable/hooks/turns';
 import { render } from '@testing-library/react';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { approval } from '../test/fixtures.js';
 import type { ChatMessage } from './controller-types.js';
+import { partsChunk } from './lazy-parts.js';
 import { ToolCall } from './tool-call.js';
+
+// The transcript's parts chunk (tool-call cards, ‹ n / m ›, files…); its fallbacks: lazy-parts.test.tsx.
+beforeAll(() => partsChunk.load());
 
 afterEach(() => vi.restoreAllMocks());
 

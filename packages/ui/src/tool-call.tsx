@@ -1,13 +1,13 @@
 import type { ChatInterrupt } from '@resumable/hooks/core';
 // One derivation of a tool call's status: the hooks' turn view's.
-import { type ToolCallStatus, toolCallStatus } from '@resumable/hooks/turns';
+import { toolCallStatus } from '@resumable/hooks/turns';
 import type { RunToolCall } from '@resumable/protocol';
-import { messageText } from '@resumable/protocol';
 import type { ChatMessage } from './controller-types.js';
-import { cx } from './cx.js';
 import { type ChatLabels, useLabels } from './labels.js';
+import { useChunk } from './lazy-chunk.js';
+import { partsChunk } from './lazy-parts.js';
 import { messageStatus } from './message-status.js';
-import { PrettyJson, prettyJson } from './pretty-json.js';
+import { ToolResultText } from './tool-result.js';
 
 export interface ToolCallProps {
   call: RunToolCall;
@@ -29,27 +29,10 @@ export interface ToolCallProps {
   className?: string;
 }
 
-/** The label of each status. */
-export function toolStatusLabel(status: ToolCallStatus, labels: ChatLabels): string {
-  switch (status) {
-    case 'awaiting_approval':
-      return labels.toolAwaitingApproval;
-    case 'running':
-      return labels.toolRunning;
-    case 'done':
-      return labels.toolDone;
-    case 'denied':
-      return labels.toolDenied;
-    case 'cancelled':
-      return labels.toolCancelled;
-    case 'failed':
-      return labels.toolFailed;
-  }
-}
-
 /**
  * A tool call: its name and status in a summary; arguments as they stream (pretty JSON once
- * complete) and the result inside. The result carries its own message DOM contract.
+ * complete) and the result inside. The result carries its own message DOM contract. Drawn by
+ * the transcript's parts chunk (`partsChunk`): nothing until it is there.
  */
 export function ToolCall({
   call,
@@ -61,59 +44,24 @@ export function ToolCall({
   className,
 }: ToolCallProps) {
   const labels = useLabels(labelsProp);
-  const status = toolCallStatus(result, ended, interrupt);
-  const args = call.function.arguments;
+  const parts = useChunk(partsChunk);
+  if (!parts) return null;
   return (
-    <details
-      className={cx('rc-tool', className)}
-      data-tool-call-id={call.id}
-      data-tool-status={status}
-      open={defaultOpen || undefined}
-    >
-      <summary className="rc-tool__summary">
-        <span className="rc-tool__name">{call.function.name}</span>
-        <span className={cx('rc-badge', `rc-badge--${status}`)}>
-          {toolStatusLabel(status, labels)}
-        </span>
-      </summary>
-      <div className="rc-tool__body">
-        <div className="rc-tool__section">
-          <div className="rc-tool__label">{labels.toolArguments}</div>
-          <pre
-            className="rc-tool__json"
-            data-part="arguments"
-            data-streaming={call.streaming || undefined}
-          >
-            {call.streaming ? args : <PrettyJson text={args} />}
-          </pre>
-        </div>
-        {result ? (
-          <div
-            className="rc-tool__section"
-            data-message-id={result.id}
-            data-role="tool"
-            data-status={messageStatus(result)}
-          >
-            <div className="rc-tool__label">{labels.toolResult}</div>
-            <pre className="rc-tool__json" data-part="result">
-              <ToolResultText result={result} />
-            </pre>
-          </div>
-        ) : null}
-      </div>
-    </details>
+    <parts.ToolCallCard
+      call={call}
+      status={toolCallStatus(result, ended, interrupt)}
+      result={
+        result
+          ? {
+              id: result.id,
+              status: messageStatus(result),
+              text: <ToolResultText result={result} />,
+            }
+          : null
+      }
+      defaultOpen={defaultOpen}
+      labels={labels}
+      className={className}
+    />
   );
-}
-
-/** The text of a tool message: its `error` when it failed, else its content (pretty JSON). */
-export function toolResultText(result: ChatMessage): string {
-  return errorOf(result) ?? prettyJson(messageText(result));
-}
-
-const errorOf = (result: ChatMessage) =>
-  'error' in result && typeof result.error === 'string' ? result.error : null;
-
-/** toolResultText as an element: the JSON is indented again only when it changes. */
-export function ToolResultText({ result }: { result: ChatMessage }) {
-  return errorOf(result) ?? <PrettyJson text={messageText(result)} />;
 }

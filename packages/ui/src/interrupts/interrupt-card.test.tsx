@@ -3,12 +3,15 @@ import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { approval } from '../../test/fixtures.js';
+import { partsChunk } from '../lazy-parts.js';
 import { ResumableChatView } from '../resumable-chat-view.js';
 import { cardsChunk, InterruptCard } from './interrupt-card.js';
 import { answerOf, formOf } from './schema-form.js';
 
 // The cards load lazily (src/lazy-parts.test.tsx checks that); here they are already there.
 beforeAll(() => cardsChunk.load());
+// The transcript's parts chunk (tool-call cards, ‹ n / m ›, files…); its fallbacks: lazy-parts.test.tsx.
+beforeAll(() => partsChunk.load());
 
 function setup(interrupt: ChatInterrupt) {
   const calls: [string, string, unknown][] = [];
