@@ -184,6 +184,14 @@ describe('<MessageList>', () => {
   });
 });
 
+/** A custom message component: the default one with a class of its own (stable, as a host's is). */
+const Custom = (props: MessageProps) => <Message {...props} className="custom" />;
+
+/** A host's code renderer (stable, as the prop asks). */
+const ownCode = (code: string, language: string | null) => (
+  <pre className="own-code">{`${language}: ${code}`}</pre>
+);
+
 describe('answer turns', () => {
   const reasoning = (id: string, text: string, extra: Partial<ChatMessage> = {}) =>
     ({ id, role: 'reasoning', content: text, ...extra }) as ChatMessage;
@@ -240,15 +248,36 @@ describe('answer turns', () => {
     expect(await navigator.clipboard.readText()).toBe('From the offset.');
   });
 
-  it('a settled turn is drawn again when what its rows are drawn with changes (messageComponent)', () => {
-    const messages = thread();
+  it('a settled turn is drawn again when what its rows are drawn with changes: messageComponent, renderCode, allowRemoteImages', () => {
+    // A settled answer with a code block and a remote image, under the showcase turn.
+    const messages = [
+      ...thread(),
+      user('u3', 'Show me'),
+      assistant('a3', '```ts\nresume()\n```\n\n![chart](https://example.com/chart.png)'),
+    ];
     const { container, rerender } = render(<MessageList messages={messages} />);
+    const turn = () => container.querySelectorAll('.rc-turn')[2]!;
     expect(container.querySelectorAll('.custom')).toHaveLength(0);
-    const Custom = (props: MessageProps) => <Message {...props} className="custom" />;
+    expect(turn().querySelector('.rc-image-blocked')?.textContent).toBe('Image not loaded: chart');
+
     rerender(<MessageList messages={messages} messageComponent={Custom} />);
     expect(
       [...container.querySelectorAll('.custom')].map((e) => e.getAttribute('data-message-id')),
-    ).toEqual(['u1', 'r1', 'tools-1', 'a1', 'u2', 'a2']);
+    ).toEqual(['u1', 'r1', 'tools-1', 'a1', 'u2', 'a2', 'u3', 'a3']);
+
+    rerender(<MessageList messages={messages} messageComponent={Custom} renderCode={ownCode} />);
+    expect(turn().querySelector('[data-part="code"] .own-code')?.textContent).toBe('ts: resume()');
+
+    rerender(
+      <MessageList
+        messages={messages}
+        messageComponent={Custom}
+        renderCode={ownCode}
+        allowRemoteImages
+      />,
+    );
+    expect(turn().querySelector('.rc-image-blocked')).toBeNull();
+    expect(turn().querySelector('img')?.getAttribute('src')).toBe('https://example.com/chart.png');
   });
 
   it('while it streams: only ‹ n / m ›; stopped: "Stopped" first in the row', () => {
