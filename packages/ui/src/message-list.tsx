@@ -16,7 +16,7 @@ import { cx } from './cx.js';
 import { TypingDots } from './icons.js';
 import { type ChatLabels, useLabels } from './labels.js';
 import { chunk, useChunk } from './lazy-chunk.js';
-import { partsChunk } from './lazy-parts.js';
+import { partsChunk, useHeldForParts } from './lazy-parts.js';
 import type { CodeRenderer, ImagePolicy } from './markdown.js';
 import { areMessagePropsEqual, Message, type MessageProps, sameItems } from './message.js';
 import type { MessageActionHandlers } from './message-actions.js';
@@ -92,7 +92,7 @@ export function MessageList({
   // The parts not every transcript has (tool-call cards, ‹ n / m ›, files, keeping the place
   // when older history loads): fetched on first mount.
   const parts = useChunk(partsChunk);
-  const held = useHeldForParts(parts !== null, messages);
+  const held = useHeldForParts(messages.length > 0, () => messages.some(hasParts));
   const rows = useRows(held ? [] : messages);
   // What every row is drawn with: one object while none of it changes, so a settled turn
   // (memoized on it) skips rendering while another streams, and renders when it changes.
@@ -187,33 +187,9 @@ export function MessageList({
   );
 }
 
-/** How long a transcript's first frame waits for the parts' chunk before it draws without them. */
-const PARTS_WAIT_MS = 1000;
-
 /** A tool call, versions (‹ n / m ›) or files: drawn by the parts' chunk (lazy-parts.tsx). */
 const hasParts = (m: ChatMessage) =>
   Boolean(m.toolCalls?.length) || (m.branch?.count ?? 0) > 1 || messageFiles(m).length > 0;
-
-/**
- * True while the transcript's first frame should wait for the parts' chunk (fetched on
- * mount): its messages have such parts and nothing has been drawn yet — as it waits for the
- * persisted transcript, so a restored tool call, ‹ 2 / 2 › or file never appears after the
- * messages around it. Once drawn, it never waits again (later parts come as the chunk does),
- * and never longer than PARTS_WAIT_MS from mount: a chunk that cannot load leaves them out.
- */
-function useHeldForParts(loaded: boolean, messages: readonly ChatMessage[]): boolean {
-  const [waited, setWaited] = useState(false);
-  const drawn = useRef(false);
-  useEffect(() => {
-    const id = setTimeout(() => setWaited(true), PARTS_WAIT_MS);
-    return () => clearTimeout(id);
-  }, []);
-  const held = !loaded && !waited && !drawn.current && messages.some(hasParts);
-  useLayoutEffect(() => {
-    if (!held && messages.length > 0) drawn.current = true;
-  });
-  return held;
-}
 
 /**
  * The scrolling library, its binding and "Jump to latest" (stick-to-bottom.tsx), fetched on

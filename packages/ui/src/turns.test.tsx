@@ -1,9 +1,13 @@
 import { chatTurns } from '@resumable/hooks/turns';
 import { fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { approval, assistant, user } from '../test/fixtures.js';
 import type { ChatMessage } from './controller-types.js';
+import { partsChunk } from './lazy-parts.js';
 import { TurnParts } from './turns.js';
+
+// The transcript's parts chunk (tool-call cards, ‹ n / m ›, files…); its fallbacks: lazy-parts.test.tsx.
+beforeAll(() => partsChunk.load());
 
 const reasoning = { id: 'r1', role: 'reasoning', content: 'Look it up first.' } as ChatMessage;
 const tool = (id: string, content: string) =>

@@ -9,6 +9,7 @@ import type { ChatMessage } from './controller-types.js';
 import { cx } from './cx.js';
 import { InterruptCard } from './interrupts/interrupt-card.js';
 import { type ChatLabels, useLabels } from './labels.js';
+import { useHeldForParts } from './lazy-parts.js';
 import { type CodeRenderer, type ImagePolicy, Markdown } from './markdown.js';
 import { ReasoningBody } from './message.js';
 import { MessageFiles } from './message-files.js';
@@ -68,6 +69,10 @@ export function TurnParts({
   className,
 }: TurnPartsProps) {
   const labels = useLabels(labelsProp);
+  // A turn with a tool call or files waits for the parts' chunk, as <MessageList> does.
+  const held = useHeldForParts(true, () =>
+    turn.parts.some((part) => part.type === 'tool' || part.type === 'file'),
+  );
   // Files are drawn once per message, where its first file part is.
   const seen = new Set<string>();
   const drawn = turn.parts.filter((part) => {
@@ -76,6 +81,7 @@ export function TurnParts({
     seen.add(part.messageId);
     return true;
   });
+  if (held) return null;
   return (
     <div className={cx('rc-turn-parts', className)} data-role={turn.role}>
       {drawn.map((part, i) => (
