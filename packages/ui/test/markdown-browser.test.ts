@@ -126,52 +126,60 @@ describe.each([
 });
 
 describe('a table streaming in, in Chromium', () => {
-  it('never shows a raw `|` row: every state the DOM went through is recorded', async () => {
-    const browser = await launchChromium({ width: 1280, height: 800 });
-    try {
-      const page = await browser.context.newPage();
-      await page.goto(`${fixture.url}?mode=markdown`);
-      await page.waitForFunction(() => '__rcAppend' in window, null, { timeout: 10_000 });
-      // Every text the reply's Markdown showed, after each batch of DOM changes (a
-      // MutationObserver runs before the browser can paint the change).
-      await page.evaluate(() => {
-        const states: string[] = [];
-        (window as unknown as { __states: string[] }).__states = states;
-        const reply = document.querySelector('[data-message-id="w1"]')!;
-        new MutationObserver(() => {
-          states.push(reply.querySelector('.rc-markdown')?.textContent ?? '');
-        }).observe(reply, { subtree: true, childList: true, characterData: true });
-      });
-      const doc = [
-        'What each failure looks like:',
-        '',
-        '| what breaks | what you see | what the page does |',
-        '| ------------------ | ------------------------------- | ------------------------ |',
-        '| reload | the answer, at once | resumes after its offset |',
-        '| Wi-Fi drops | "offline", then the rest | retries when back |',
-        '| server restarts | "can\'t reach the server" | backs off, then resumes |',
-        '',
-        'Nothing is lost.',
-        '',
-      ].join('\n');
-      await stream(page, doc);
-      await page.evaluate(() => (window as unknown as Writable).__rcEnd());
-      const states = await page.evaluate(
-        () => (window as unknown as { __states: string[] }).__states,
-      );
-      // Recorded throughout (one state per token or more), and not one holds a `|`.
-      expect(states.length).toBeGreaterThan(40);
-      expect(states.filter((state) => state.includes('|'))).toEqual([]);
-      expect(await page.locator('.rc-markdown th').allTextContents()).toEqual([
-        'what breaks',
-        'what you see',
-        'what the page does',
-      ]);
-      expect(await page.locator('.rc-markdown tbody tr').count()).toBe(3);
-    } finally {
-      await browser.close();
-    }
-  }, 60_000);
+  // Issue 27's done-when: at both of its viewports (the phone wraps the text before the table).
+  it.each([
+    { width: 1280, height: 800 },
+    { width: 390, height: 844 },
+  ])(
+    'never shows a raw `|` row at $width×$height: every state the DOM went through is recorded',
+    async (viewport) => {
+      const browser = await launchChromium(viewport);
+      try {
+        const page = await browser.context.newPage();
+        await page.goto(`${fixture.url}?mode=markdown`);
+        await page.waitForFunction(() => '__rcAppend' in window, null, { timeout: 10_000 });
+        // Every text the reply's Markdown showed, after each batch of DOM changes (a
+        // MutationObserver runs before the browser can paint the change).
+        await page.evaluate(() => {
+          const states: string[] = [];
+          (window as unknown as { __states: string[] }).__states = states;
+          const reply = document.querySelector('[data-message-id="w1"]')!;
+          new MutationObserver(() => {
+            states.push(reply.querySelector('.rc-markdown')?.textContent ?? '');
+          }).observe(reply, { subtree: true, childList: true, characterData: true });
+        });
+        const doc = [
+          'What each failure looks like:',
+          '',
+          '| what breaks | what you see | what the page does |',
+          '| ------------------ | ------------------------------- | ------------------------ |',
+          '| reload | the answer, at once | resumes after its offset |',
+          '| Wi-Fi drops | "offline", then the rest | retries when back |',
+          '| server restarts | "can\'t reach the server" | backs off, then resumes |',
+          '',
+          'Nothing is lost.',
+          '',
+        ].join('\n');
+        await stream(page, doc);
+        await page.evaluate(() => (window as unknown as Writable).__rcEnd());
+        const states = await page.evaluate(
+          () => (window as unknown as { __states: string[] }).__states,
+        );
+        // Recorded throughout (one state per token or more), and not one holds a `|`.
+        expect(states.length).toBeGreaterThan(40);
+        expect(states.filter((state) => state.includes('|'))).toEqual([]);
+        expect(await page.locator('.rc-markdown th').allTextContents()).toEqual([
+          'what breaks',
+          'what you see',
+          'what the page does',
+        ]);
+        expect(await page.locator('.rc-markdown tbody tr').count()).toBe(3);
+      } finally {
+        await browser.close();
+      }
+    },
+    60_000,
+  );
 
   it('does not touch finished blocks while later text streams', async () => {
     const browser = await launchChromium({ width: 1280, height: 800 });
