@@ -2,7 +2,6 @@ import type { RunMessage, RunState, RunStatus } from '@resumable/protocol';
 import { createRunState, type ResumableError } from '@resumable/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import { createStore } from 'zustand/vanilla';
-import { MAX_SESSION_WARNINGS } from '../base/defaults.js';
 import type { ConnectionInfo } from './connection.js';
 import { initialConnection, liveConnection } from './connection.js';
 
