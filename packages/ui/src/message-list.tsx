@@ -4,11 +4,9 @@ import {
   memo,
   type ReactNode,
   useCallback,
-  useEffect,
   useLayoutEffect,
   useMemo,
   useRef,
-  useState,
 } from 'react';
 import { AnswerTurn } from './answer-turn.js';
 import type { ChatMessage } from './controller-types.js';
