@@ -253,6 +253,11 @@ export class Subscription {
         if (events.length > 0) {
           this.pageEvents = pageEventsAfter(events);
           this.write(events);
+          // Caught up with what the producer published: live now, in the same tick as the
+          // check. Waiting for an empty page instead, a replay chasing a run that appends
+          // faster than one store read (Redis: each read a round trip) never went live -
+          // it kept reading pages, and a client that stopped reading was never cut.
+          if (hub && !hub.closed && this.cursor >= hub.lastPublished) this.mode = 'live';
           continue;
         }
         const terminal = this.terminalOffset ?? hub?.terminalOffset ?? null;
