@@ -1,7 +1,15 @@
+import type { ReactNode } from 'react';
 import { CopyButton } from './copy-button.js';
 import type { ChatLabels } from './labels.js';
 import { chunk, useChunk } from './lazy-chunk.js';
-import type { CodeRenderer } from './markdown.js';
+
+/**
+ * Renders the body of a fenced code block in place of the built-in highlighter; the header
+ * with the language and the copy button stays. Return plain elements (no
+ * `dangerouslySetInnerHTML` of model output unless your highlighter escapes it). Pass a
+ * stable function.
+ */
+export type CodeRenderer = (code: string, language: string | null) => ReactNode;
 
 export interface CodeBlockProps {
   code: string;

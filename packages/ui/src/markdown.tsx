@@ -1,7 +1,7 @@
 import type { Nodes, Root } from 'mdast';
 import { memo, type ReactNode, useMemo, useRef, useState } from 'react';
 import { INCOMPLETE_IMAGE_PLACEHOLDER } from 'remend';
-import { CodeBlock } from './code-block.js';
+import { CodeBlock, type CodeRenderer } from './code-block.js';
 import { cx } from './cx.js';
 import { type ChatLabels, useLabels } from './labels.js';
 import { chunk, useChunk } from './lazy-chunk.js';
@@ -15,13 +15,7 @@ import { type MdRenderers, parseMarkdown, renderRoot } from './mdast-react.js';
  */
 export type ImagePolicy = boolean | ((url: string) => boolean);
 
-/**
- * Renders the body of a fenced code block in place of the built-in highlighter; the header
- * with the language and the copy button stays. Return plain elements (no
- * `dangerouslySetInnerHTML` of model output unless your highlighter escapes it). Pass a
- * stable function.
- */
-export type CodeRenderer = (code: string, language: string | null) => ReactNode;
+export type { CodeRenderer } from './code-block.js';
 
 export interface MarkdownProps {
   /** The Markdown source (the message's text so far). */
