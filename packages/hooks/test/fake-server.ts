@@ -80,6 +80,8 @@ export class FakeServer {
   pauseNew = false;
   /** Answers for the next `POST /runs` requests, in order (then normal service). */
   readonly postOverrides: Override[] = [];
+  /** Answer each POST /runs this late (ms): a prompt's sending state outlasts a frame. */
+  postDelayMs = 0;
   /** Answers for the next `POST …/cancel` requests, in order (then normal service). */
   readonly cancelOverrides: Override[] = [];
   /** Answers for the next `GET …/events` requests, in order (then normal service). */
@@ -268,6 +270,7 @@ export class FakeServer {
     for await (const chunk of req) body += chunk;
 
     if (req.method === 'POST' && path === '/runs') {
+      if (this.postDelayMs) await new Promise((r) => setTimeout(r, this.postDelayMs));
       const override = this.postOverrides.shift();
       if (override) return this.json(res, override.status, override.body, override.headers);
       const input = JSON.parse(body || '{}') as {

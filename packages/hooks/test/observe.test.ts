@@ -234,7 +234,10 @@ describe('storage, the outbox', () => {
       `sending ${runId} [hello] ${runId}`,
       `sent ${runId} [] null`,
     ]);
-    // The conversation machine's steps that moved it: the send, then its answer.
+    // The conversation machine's steps that moved it: the send, its answer, then the run's
+    // end (this server serves the whole log at once: the end can come before the outbox's
+    // last move is seen, so wait for it rather than race it).
+    await waitFor(() => of(seen, 'conversation').length >= 3, 'the run ends');
     expect(
       of(seen, 'conversation').map(
         (e) => `${e.from}→${e.to} (${e.input}) run=${e.run} before=${e.before} [${e.effects}]`,
@@ -242,6 +245,7 @@ describe('storage, the outbox', () => {
     ).toEqual([
       'idle→sending (send) run=null before=null [settle,post]',
       `sending→live (accepted) run=${runId} before=null [own]`,
+      `live→idle (ended) run=${runId} before=null [drain]`,
     ]);
   });
 });

@@ -65,7 +65,12 @@ describe('useResumableChat', () => {
         />
       </Providers>,
     );
+    // React hears the stores once a frame: the POST is answered 100 ms late, so the first
+    // frame with the prompt comes while it is still sending (this server answered within
+    // the frame once, and the first frame drawn already had it sent).
+    server.postDelayMs = 100;
     await act(() => chat.send('hello'));
+    server.postDelayMs = 0;
     // The first render with the prompt shows it at once, marked as sending.
     expect(seen.find((m) => m !== undefined)).toMatchObject({
       role: 'user',
