@@ -285,29 +285,49 @@ const TimelineItem = memo(function TimelineItem({ row }: { row: TimelineRow }) {
   );
 });
 
-function EventsTable({ conversation: c }: { conversation: ConversationView }) {
-  if (c.events.length === 0) return <p className="rdt-dim">No event yet.</p>;
+/**
+ * A table of the panel: its empty state when there are no rows, else the rows under their
+ * column heads, in a box that scrolls and is reachable by keyboard.
+ */
+function ScrollTable(props: {
+  label: string;
+  empty: string;
+  columns: readonly string[];
+  rows: number;
+  children: ReactNode;
+}) {
+  if (props.rows === 0) return <p className="rdt-dim">{props.empty}</p>;
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable table must be reachable by keyboard
     <div className="rdt-scroll" tabIndex={0}>
-      <table className="rdt-table" aria-label="Events">
+      <table className="rdt-table" aria-label={props.label}>
         <thead>
           <tr>
-            <th scope="col">Offset</th>
-            <th scope="col">Type</th>
-            <th scope="col">At</th>
-            <th scope="col">+ms</th>
-            <th scope="col">Batch</th>
-            <th scope="col">Detail</th>
+            {props.columns.map((column) => (
+              <th key={column} scope="col">
+                {column}
+              </th>
+            ))}
           </tr>
         </thead>
-        <tbody>
-          {c.events.map((e) => (
-            <EventItem key={`${e.runId} ${e.offset}`} event={e} />
-          ))}
-        </tbody>
+        <tbody>{props.children}</tbody>
       </table>
     </div>
+  );
+}
+
+function EventsTable({ conversation: c }: { conversation: ConversationView }) {
+  return (
+    <ScrollTable
+      label="Events"
+      empty="No event yet."
+      columns={['Offset', 'Type', 'At', '+ms', 'Batch', 'Detail']}
+      rows={c.events.length}
+    >
+      {c.events.map((e) => (
+        <EventItem key={`${e.runId} ${e.offset}`} event={e} />
+      ))}
+    </ScrollTable>
   );
 }
 
@@ -325,73 +345,51 @@ const EventItem = memo(function EventItem({ event: e }: { event: EventRow }) {
 });
 
 function RequestsTable({ conversation: c }: { conversation: ConversationView }) {
-  if (c.requests.length === 0) return <p className="rdt-dim">No request yet.</p>;
   return (
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable table must be reachable by keyboard
-    <div className="rdt-scroll" tabIndex={0}>
-      <table className="rdt-table" aria-label="Requests">
-        <thead>
-          <tr>
-            <th scope="col">At</th>
-            <th scope="col">Request</th>
-            <th scope="col">after=</th>
-            <th scope="col">Status</th>
-            <th scope="col">ms</th>
-            <th scope="col">End</th>
-          </tr>
-        </thead>
-        <tbody>
-          {c.requests.map((r) => (
-            <tr key={r.id} data-after={r.after ?? undefined}>
-              <td>{clock(r.at)}</td>
-              <td title={r.path}>
-                {r.method} {shortIds(r.path)}
-              </td>
-              <td>{r.after ?? ''}</td>
-              <td className={r.error ? 'rdt-warn' : undefined}>
-                {r.status ?? (r.error ? '✕' : '…')}
-                {r.error ? ` ${r.error.code}` : ''}
-              </td>
-              <td>{r.ms ?? ''}</td>
-              <td>{r.end ? `${r.end.outcome}, ${r.end.events} events, ${r.end.ms} ms` : ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <ScrollTable
+      label="Requests"
+      empty="No request yet."
+      columns={['At', 'Request', 'after=', 'Status', 'ms', 'End']}
+      rows={c.requests.length}
+    >
+      {c.requests.map((r) => (
+        <tr key={r.id} data-after={r.after ?? undefined}>
+          <td>{clock(r.at)}</td>
+          <td title={r.path}>
+            {r.method} {shortIds(r.path)}
+          </td>
+          <td>{r.after ?? ''}</td>
+          <td className={r.error ? 'rdt-warn' : undefined}>
+            {r.status ?? (r.error ? '✕' : '…')}
+            {r.error ? ` ${r.error.code}` : ''}
+          </td>
+          <td>{r.ms ?? ''}</td>
+          <td>{r.end ? `${r.end.outcome}, ${r.end.events} events, ${r.end.ms} ms` : ''}</td>
+        </tr>
+      ))}
+    </ScrollTable>
   );
 }
 
 function RetriesTable({ conversation: c }: { conversation: ConversationView }) {
-  if (c.retries.length === 0) return <p className="rdt-dim">No retry.</p>;
   return (
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable table must be reachable by keyboard
-    <div className="rdt-scroll" tabIndex={0}>
-      <table className="rdt-table" aria-label="Retries">
-        <thead>
-          <tr>
-            <th scope="col">At</th>
-            <th scope="col">Path</th>
-            <th scope="col">Attempt</th>
-            <th scope="col">Delay</th>
-            <th scope="col">Retry-After</th>
-            <th scope="col">Error</th>
-          </tr>
-        </thead>
-        <tbody>
-          {c.retries.map((r) => (
-            <tr key={`${r.at} ${r.path} ${r.attempt}`}>
-              <td>{clock(r.at)}</td>
-              <td>{r.path}</td>
-              <td>{r.attempt}</td>
-              <td>{r.delay === null ? `gave up (${r.gaveUp})` : `${r.delay} ms`}</td>
-              <td>{r.retryAfter === null ? '' : `${r.retryAfter} s`}</td>
-              <td>{errorText(r.error)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <ScrollTable
+      label="Retries"
+      empty="No retry."
+      columns={['At', 'Path', 'Attempt', 'Delay', 'Retry-After', 'Error']}
+      rows={c.retries.length}
+    >
+      {c.retries.map((r) => (
+        <tr key={`${r.at} ${r.path} ${r.attempt}`}>
+          <td>{clock(r.at)}</td>
+          <td>{r.path}</td>
+          <td>{r.attempt}</td>
+          <td>{r.delay === null ? `gave up (${r.gaveUp})` : `${r.delay} ms`}</td>
+          <td>{r.retryAfter === null ? '' : `${r.retryAfter} s`}</td>
+          <td>{errorText(r.error)}</td>
+        </tr>
+      ))}
+    </ScrollTable>
   );
 }
 
