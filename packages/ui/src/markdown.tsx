@@ -17,6 +17,10 @@ export type ImagePolicy = boolean | ((url: string) => boolean);
 
 export type { CodeRenderer } from './code-block.js';
 
+/**
+ * Props of {@link Markdown}: the text to render and how far to trust it. Every option has a
+ * safe default; only `text` is required.
+ */
 export interface MarkdownProps {
   /** The Markdown source (the message's text so far). */
   text: string;
@@ -32,10 +36,20 @@ export interface MarkdownProps {
    * @default false
    */
   allowRemoteImages?: ImagePolicy;
-  /** @default undefined (the built-in highlighter, loaded on first use) */
+  /**
+   * Renders the body of each fenced code block instead of the built-in highlighter (the
+   * block's header, with its language and copy button, stays).
+   * @default undefined (the built-in highlighter, loaded on first use)
+   */
   renderCode?: CodeRenderer | undefined;
-  /** @default DEFAULT_LABELS (uses `copyCode`, `copied`, `imageBlocked`) */
+  /**
+   * Overrides of the words it shows: `copyCode` and `copied` (a code block's copy button),
+   * `codeBlock` (a code block's accessible name), `table` (a table's scroll box) and
+   * `imageBlocked` (the stand-in for a remote image not allowed).
+   * @default DEFAULT_LABELS
+   */
   labels?: Partial<ChatLabels>;
+  /** Class names added to the wrapping `<div>` (which always has `rc-markdown`). */
   className?: string;
 }
 
