@@ -63,6 +63,7 @@ const DOCUMENTED = [
   'hooks-attachments',
   'hooks-threads',
   'hooks-upload',
+  'protocol',
   'protocol-patch',
   'server-ai-sdk',
   'server-testing',

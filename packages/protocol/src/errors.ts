@@ -33,7 +33,14 @@ export const HTTP_STATUS_BY_CODE: Readonly<Partial<Record<ErrorCode, number>>> =
 /** A server's JSON error response (protocol.md, "Errors"). */
 export interface ErrorBody {
   /** `runId` names the run a conflict is about (`run_in_progress`, `interrupt_answered`). */
-  error: { code: ErrorCode; message: string; runId?: string };
+  error: {
+    /** What went wrong, one word of `ERROR_CODES`. */
+    code: ErrorCode;
+    /** Text for a person; not stable, do not branch on it. */
+    message: string;
+    /** The run a conflict names (`run_in_progress`, `interrupt_answered`). */
+    runId?: string;
+  };
 }
 
 /** Every error of the kit: a `code` to branch on, and the HTTP status when there is one. */
@@ -46,9 +53,16 @@ export class ResumableError extends Error {
   readonly status: number | undefined;
   /** Seconds to wait before retrying (from `Retry-After`), when known. */
   readonly retryAfter: number | undefined;
-  /** The run a `run_in_progress` conflict names (the thread's running run). */
+  /**
+   * The run a conflict names: the thread's running run for `run_in_progress`, the run that
+   * answered first for `interrupt_answered`.
+   */
   readonly runId?: string;
 
+  /**
+   * `options.status` defaults to the code's own HTTP status (`HTTP_STATUS_BY_CODE`, none for
+   * a client-only code); `options.cause` becomes the standard `Error.cause`.
+   */
   constructor(
     code: ErrorCode,
     message: string,

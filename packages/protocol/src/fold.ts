@@ -10,6 +10,11 @@ import type { AppEvent, RunMessage, RunState } from './state.js';
 import { isTerminalStatus } from './state.js';
 import { messageProblem } from './validate.js';
 
+/**
+ * Where a batch skipped ahead of the resume point: an envelope arrived beyond the next
+ * offset, so the events between were never seen. Reconnect from the state's `offset`
+ * (`expected - 1`) to fetch them; `foldLog` throws `offset_gap` on one.
+ */
 export interface OffsetGap {
   /** The offset that should have come next (resume point + 1). */
   expected: number;
@@ -17,7 +22,12 @@ export interface OffsetGap {
   received: number;
 }
 
+/** What folding one batch of envelopes did: the new state and a tally of the envelopes. */
 export interface FoldResult {
+  /**
+   * The state after the batch: the input state itself when nothing was applied or warned
+   * (never mutated), otherwise a new one sharing every unchanged message with it.
+   */
   state: RunState;
   /** Envelopes applied (each moved the resume point by one). */
   applied: number;

@@ -38,6 +38,7 @@ let readValue: unknown;
 export class IdIndex<V> implements ReadonlyMap<string, V> {
   private constructor(
     private readonly shards: (IdSlots<V> | undefined)[],
+    /** How many ids the index holds. */
     public size: number,
     /** Bit k set: shard k was made by this copy, which may write it. */
     private own: number,
@@ -63,6 +64,7 @@ export class IdIndex<V> implements ReadonlyMap<string, V> {
     return lastHash;
   }
 
+  /** Maps `id` to `value` (replacing any value it had), copying the shard it writes first. */
   set(id: string, value: V): this {
     if (this === readIndex) readIndex = null;
     const h = this.hash(id);
@@ -70,6 +72,7 @@ export class IdIndex<V> implements ReadonlyMap<string, V> {
     return this;
   }
 
+  /** Removes `id`; true when it was there. */
   delete(id: string): boolean {
     if (this === readIndex) readIndex = null;
     const h = this.hash(id);
@@ -88,6 +91,7 @@ export class IdIndex<V> implements ReadonlyMap<string, V> {
     return this.shards[k]!;
   }
 
+  /** The value of `id`, or undefined when the index does not hold it. */
   get(id: string): V | undefined {
     if (this === readIndex && id === readId) return readValue as V | undefined;
     const h = this.hash(id);
@@ -98,27 +102,33 @@ export class IdIndex<V> implements ReadonlyMap<string, V> {
     return value;
   }
 
+  /** Whether the index holds `id`. */
   has(id: string): boolean {
     const h = this.hash(id);
     return this.shards[shardOf(h)]?.has(id, h) === true;
   }
 
+  /** Every `[id, value]` pair, shard by shard: not in insertion order. */
   *entries(): MapIterator<[string, V]> {
     for (const shard of this.shards) if (shard) yield* shard.entries();
   }
 
+  /** Every id, in the order of `entries()` (not insertion order). */
   *keys(): MapIterator<string> {
     for (const [id] of this.entries()) yield id;
   }
 
+  /** Every value, in the order of `entries()` (not insertion order). */
   *values(): MapIterator<V> {
     for (const [, value] of this.entries()) yield value;
   }
 
+  /** The same as `entries()`: `for (const [id, value] of index)`. */
   [Symbol.iterator](): MapIterator<[string, V]> {
     return this.entries();
   }
 
+  /** Calls `callback` with each value, its id and the index, in the order of `entries()`. */
   forEach(callback: (value: V, id: string, map: ReadonlyMap<string, V>) => void): void {
     for (const [id, value] of this.entries()) callback(value, id, this);
   }

@@ -11,6 +11,7 @@ export type InterruptStatus = 'open' | 'resolved' | 'cancelled';
 export type InterruptView = Interrupt & {
   /** The run that ended with this interrupt. */
   runId: string;
+  /** `open` until answered; `resolved` by an answer, `cancelled` by a new prompt instead. */
   status: InterruptStatus;
   /** The run that answered (its continuation, or the new prompt that cancelled it). */
   answeredBy?: string;

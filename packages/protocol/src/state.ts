@@ -21,15 +21,21 @@ export type RunStatus = 'idle' | 'running' | 'finished' | 'cancelled' | 'error';
 export type MessageEnd = 'stopped' | 'error';
 
 /** A tool call as the fold keeps it: AG-UI's shape, plus whether its arguments still stream. */
-export type RunToolCall = ToolCall & { streaming?: true };
+export type RunToolCall = ToolCall & {
+  /** Present (`true`) while its arguments are still streaming (TOOL_CALL_ARGS before END). */
+  streaming?: true;
+};
 
 /**
  * An AG-UI message plus two facts a chat UI needs and AG-UI messages lack: whether it is
  * still streaming, and whether it was cut short. Everything else is AG-UI's `Message`.
  */
 export type RunMessage = Message & {
+  /** Present (`true`) while the message is still open (no END event yet). */
   streaming?: true;
+  /** Set when the run ended while it was open: `stopped` if cancelled, `error` if it failed. */
   ended?: MessageEnd;
+  /** An assistant message's tool calls, each marked while its arguments stream. */
   toolCalls?: RunToolCall[];
 };
 

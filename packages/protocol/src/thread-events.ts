@@ -4,7 +4,13 @@
  * both.
  */
 export const THREAD_EVENTS = {
+  /** A run started in the thread: `{runId, messages, parentMessageId?, resume?}`. */
   runStarted: 'resumable.run_started',
+  /** A run's terminal event is stored: `{runId, status, outcome?, error?}`. */
   runEnded: 'resumable.run_ended',
+  /**
+   * The thread's history changed other than by a run: `{reason: 'renamed', title}` or
+   * `{reason: 'deleted'}` (the stream's last event).
+   */
   historyChanged: 'resumable.history_changed',
 } as const;
