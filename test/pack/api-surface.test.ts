@@ -39,6 +39,7 @@ function flagged(report: string, messageId: string): string[] {
 const NAMES_ALL_TYPES = [
   'hooks-attachments',
   'hooks-threads',
+  'hooks-turns',
   'protocol',
   'protocol-patch',
   'server',
@@ -61,7 +62,9 @@ const ELSEWHERE: Record<string, string[]> = {
 const DOCUMENTED = [
   'hooks',
   'hooks-attachments',
+  'hooks-core',
   'hooks-threads',
+  'hooks-turns',
   'hooks-upload',
   'protocol',
   'protocol-patch',

@@ -37,6 +37,7 @@ export interface ToolResult {
 
 /** An answer's or a prompt's text: one AG-UI message's, Markdown. */
 export interface TextPart {
+  /** Tells the part kinds apart. */
   type: 'text';
   /** The text so far. */
   text: string;
@@ -48,6 +49,7 @@ export interface TextPart {
 
 /** The model's reasoning: one AG-UI `reasoning` message's text. */
 export interface ReasoningPart {
+  /** Tells the part kinds apart. */
   type: 'reasoning';
   /** The reasoning so far. */
   text: string;
@@ -59,7 +61,9 @@ export interface ReasoningPart {
 
 /** A file a message carries (an AG-UI `image` or `document` content part given by URL). */
 export interface FilePart {
+  /** Tells the part kinds apart. */
   type: 'file';
+  /** The AG-UI content part it comes from: an `image` (drawn inline) or a `document` (a link). */
   kind: 'image' | 'document';
   /** An http(s) URL or a path on the API (the server answers paths); other schemes are dropped. */
   url: string;
@@ -69,12 +73,15 @@ export interface FilePart {
   name: string;
   /** Bytes, when the part says. */
   size: number | null;
+  /** The AG-UI message that carries the file. */
   messageId: string;
 }
 
 /** A tool call with its arguments, where it stands and its result. */
 export interface ToolPart {
+  /** Tells the part kinds apart. */
   type: 'tool';
+  /** The call's id (AG-UI `toolCallId`): what its result and an interrupt about it name. */
   toolCallId: string;
   /** `''` for a result whose call is not in view (on an older history page). */
   toolName: string;
@@ -82,6 +89,7 @@ export interface ToolPart {
   arguments: string;
   /** The arguments still stream. */
   streaming: boolean;
+  /** Where the call stands, from its result, the reply's end and its interrupt. */
   status: ToolCallStatus;
   /** Null until the tool answered. */
   result: ToolResult | null;
@@ -93,7 +101,9 @@ export interface ToolPart {
 
 /** An interrupt that concerns no tool call of the turn: a question, an agent's own reason. */
 export interface InterruptPart {
+  /** Tells the part kinds apart. */
   type: 'interrupt';
+  /** The interrupt: answer it with the chat's `resolve` or `cancel`. */
   interrupt: ChatInterrupt;
 }
 
@@ -115,6 +125,7 @@ export interface ChatTurn {
    * (the run that asked wrote no message in view).
    */
   messageId: string | null;
+  /** What the turn draws, in order: text, reasoning, files, tool calls, interrupts. */
   parts: readonly TurnPart[];
   /** The AG-UI messages it is made of, oldest first (system, developer and activity ones included). */
   messages: readonly ChatMessage[];
@@ -128,6 +139,7 @@ export interface ChatTurn {
   pending: 'sending' | 'queued' | null;
 }
 
+/** What `chatTurns` and `useChatTurns` read: the chat controller's fields of the same names. */
 export interface ChatTurnsInput {
   /** The chat's messages (`chat.messages`). */
   messages: readonly ChatMessage[];
