@@ -13,7 +13,7 @@ module.exports = dependencyRules({
     },
     { name: 'recorder', paths: ['recorder.ts'], why: 'The page-wide listener and its state.' },
     { name: 'panel', paths: ['panel/'], why: 'The UI, a lazily loaded chunk.' },
-    { name: 'components', paths: ['devtools.tsx', 'off.ts'] },
+    { name: 'components', paths: ['devtools.tsx', 'lazy-panel.tsx', 'off.ts'] },
     { name: 'entries', paths: ['index.ts', 'production.ts'] },
   ],
   lazy: [{ path: 'panel/', why: 'Loaded when the panel is first shown.' }],

@@ -1,10 +1,8 @@
 import type { CSSProperties, ReactElement } from 'react';
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
+import { LazyPanel } from './lazy-panel.js';
 import type { DevtoolsRecorder } from './recorder.js';
 import { recorder } from './recorder.js';
-
-/** The panel: its own chunk, loaded when it is first shown. */
-const Panel = /* @__PURE__ */ lazy(() => import('./panel/panel.js'));
 
 /** Where `<ResumableDevtools>` keeps whether it was open, so a reload keeps it open. */
 const OPEN_KEY = 'resumable-devtools:open';
@@ -122,14 +120,12 @@ export function ResumableDevtools({
   }
   return (
     <div style={FRAME} className="rdt-float">
-      <Suspense fallback={null}>
-        <Panel
-          recorder={page}
-          onClose={() => toggle(false)}
-          initialKey={initialKey}
-          theme={theme}
-        />
-      </Suspense>
+      <LazyPanel
+        recorder={page}
+        onClose={() => toggle(false)}
+        initialKey={initialKey}
+        theme={theme}
+      />
     </div>
   );
 }
@@ -144,11 +140,7 @@ export function ResumableDevtoolsPanel({
 }: ResumableDevtoolsPanelProps): ReactElement | null {
   const page = useRecorder();
   if (page === null) return null;
-  return (
-    <Suspense fallback={null}>
-      <Panel recorder={page} initialKey={initialKey} theme={theme} />
-    </Suspense>
-  );
+  return <LazyPanel recorder={page} initialKey={initialKey} theme={theme} />;
 }
 
 /**
