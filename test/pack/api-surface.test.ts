@@ -38,6 +38,7 @@ function flagged(report: string, messageId: string): string[] {
 /** Entries whose every public name's types are exported by that entry too. */
 const NAMES_ALL_TYPES = [
   'hooks-attachments',
+  'hooks-core',
   'hooks-threads',
   'hooks-turns',
   'protocol',

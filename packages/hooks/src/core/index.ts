@@ -31,6 +31,7 @@ export type {
   ChatState,
   ConversationOptions,
   OutboxItem,
+  Regenerated,
 } from './conversation/state.js';
 export type { ChatInterrupt } from './interrupts/chat-interrupts.js';
 export type { Attachment } from './net/attachment.js';

@@ -20,7 +20,7 @@ import type { RunSessionState } from '../run/session-store.js';
 import { BranchView, forkedRun, pinnedParent } from './branch-view.js';
 import type { ChatRecord, StoredRecords } from './chat-record.js';
 import { chatRecordKey, loadChatRecord, restoredChat } from './chat-record.js';
-import type { ChatFeatures, ChatHost } from './host.js';
+import type { ChatFeatures } from './host.js';
 import { OptimisticMessages } from './optimistic.js';
 import type { ChatSessionOptions, SendOptions } from './options.js';
 import type { OutboxHost } from './outbox.js';
@@ -49,9 +49,13 @@ function withoutFeature(what: string): ResumableError {
 /**
  * A conversation on top of one `RunSession`: history pages, the prompt outbox (persisted,
  * sent when online, never twice thanks to client-chosen run ids), joining a run another
- * tab or device started, and stop = server cancel. Framework-free.
+ * tab or device started, and stop = server cancel. Framework-free. Made by
+ * `ResumableClient.chatSession(key)`, which gives it the features' code.
+ *
+ * It is the features' `ChatHost` (`host.ts`) by shape: they take it as one, which checks
+ * it. Not declared with `implements`, so the host stays out of the public declarations.
  */
-export class ChatSession implements ChatHost {
+export class ChatSession {
   /** The conversation's state (zustand): subscribe to follow it. */
   readonly store: StoreApi<ChatState>;
   /** The session of the conversation's current run (its stream, record and connection). */
@@ -66,15 +70,24 @@ export class ChatSession implements ChatHost {
   private readonly draining = new SerialLoop();
   /** Held (`active`), let go of (`idle`), or `disposed` for good: only an active chat sends. */
   private phase: 'idle' | 'active' | 'disposed' = 'idle';
-  /** Read by tests: bounded by the outbox (entries leave when their run is confirmed). */
+  /**
+   * Read by tests: bounded by the outbox (entries leave when their run is confirmed).
+   * @internal
+   */
   readonly optimistic = new OptimisticMessages();
   private channel: TabChannel | null = null;
   /** The prompt POST's failures in a row and its pending retry. */
   private readonly retries: Retrier;
-  /** Which branch of each prompt and answer is shown (regenerate, edit, switch). */
+  /**
+   * Which branch of each prompt and answer is shown (regenerate, edit, switch).
+   * @internal
+   */
   readonly branches = new BranchView();
   private readonly outboxHost: OutboxHost;
-  /** History, active-run and new-thread reads: aborted when the chat is let go. */
+  /**
+   * History, active-run and new-thread reads: aborted when the chat is let go.
+   * @internal
+   */
   readonly reads = new HeldReads();
   /**
    * The conversation's one ordered machine (`conversation/machine.ts`): which run is the
@@ -86,6 +99,14 @@ export class ChatSession implements ChatHost {
   /** The join the machine asked for, while its snapshot loads. */
   private joining: { runId: string; done: Promise<void> } | null = null;
 
+  /**
+   * A chat on `run` (the run session of the same key). Without the features' code (which
+   * `ResumableClient.chatSession` gives), `regenerate`, `edit` and `switchBranch` reject with
+   * `bad_request`, and a continuation the server refused stays queued for `retry()`.
+   */
+  constructor(options: ChatSessionOptions, run: RunSession);
+  /** @internal `ResumableClient` gives the features' code. */
+  constructor(options: ChatSessionOptions, run: RunSession, features: ChatFeatures);
   constructor(
     options: ChatSessionOptions,
     run: RunSession,
@@ -224,6 +245,7 @@ export class ChatSession implements ChatHost {
   /**
    * Hands the chat the records the first paint is reading (`first-paint.ts`), so it shows
    * the same transcript without reading them twice. Only before the chat is first held.
+   * @internal
    */
   preload(records: Promise<StoredRecords>): void {
     if (this.loading !== null || this.preloaded !== null) return;

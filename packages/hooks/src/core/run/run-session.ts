@@ -48,7 +48,10 @@ export class RunSession {
   readonly store: StoreApi<RunSessionState>;
   /** The outside world it uses (the options' `env` over the browser's). */
   readonly env: ResumableEnvironment;
-  /** The protocol's requests, with the session's endpoint, headers and timeouts. */
+  /**
+   * The protocol's requests, with the session's endpoint, headers and timeouts.
+   * @internal
+   */
   readonly api: RunApi;
   /** Where its records are kept (memory once the storage failed). */
   readonly storage: RecordStorage;
@@ -62,7 +65,10 @@ export class RunSession {
   /** The followed run and the machine's phase (the loop's host). */
   private readonly followed: FollowedRun;
 
-  /** Who opens this session's stream when tabs share a conversation (`conversation.ts`). */
+  /**
+   * Who opens this session's stream when tabs share a conversation (`conversation.ts`).
+   * @internal
+   */
   readonly shared: SharedStream;
 
   private hydration: Promise<void> | null = null;
@@ -226,6 +232,8 @@ export class RunSession {
   /**
    * Reads the persisted record once and shows its snapshot before any network; `read`: the
    * record the first paint already read (`first-paint.ts`), used instead of a second read.
+   * The session hydrates itself when first held.
+   * @internal
    */
   hydrate(read?: Promise<RecordRead>): Promise<void> {
     this.hydration ??= this.readRecord(read ?? loadRecord(this.storage, this.key));
