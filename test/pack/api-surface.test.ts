@@ -47,6 +47,9 @@ const NAMES_ALL_TYPES = [
   'server-ai-sdk',
   'server-testing',
   'ui',
+  'ui-interrupts',
+  'ui-thread-list',
+  'ui-turns',
 ];
 
 /**
@@ -71,6 +74,10 @@ const DOCUMENTED = [
   'protocol-patch',
   'server-ai-sdk',
   'server-testing',
+  'ui',
+  'ui-interrupts',
+  'ui-thread-list',
+  'ui-turns',
 ];
 
 describe('the public surfaces, as their API reports show them', () => {

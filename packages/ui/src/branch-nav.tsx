@@ -4,12 +4,18 @@ import { ChevronLeftIcon, ChevronRightIcon } from './branch-icons.js';
 import type { BranchInfo } from './controller-types.js';
 import type { ChatLabels } from './labels.js';
 
+/** Props of {@link BranchNav}: the message shown, its versions, and how to switch. */
 export interface BranchNavProps {
   /** The message shown now (one of `branch.siblingIds`). */
   messageId: string;
+  /** Its versions (`message.branch`): the 0-based `index` shown among `count`. */
   branch: BranchInfo;
   /** Shows sibling `index` (0-based) instead: `controller.switchBranch`. */
   onSwitch: (messageId: string, index: number) => void;
+  /**
+   * Its words, whole (`useLabels()` merges a partial set): `previousBranch`, `nextBranch`,
+   * `branchPosition` (the visible `n / m`) and `branchNav` (the group's name).
+   */
   labels: ChatLabels;
 }
 

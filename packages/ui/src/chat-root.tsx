@@ -1,6 +1,10 @@
 import type { HTMLAttributes } from 'react';
 import { cx } from './cx.js';
 
+/**
+ * Props of {@link ChatRoot}: a `<div>`'s own (`className` is added to `rc-root rc-chat`,
+ * `children` are your parts) and a forced theme.
+ */
 export interface ChatRootProps extends HTMLAttributes<HTMLDivElement> {
   /**
    * Force a theme; by default it follows `prefers-color-scheme`. Sets `data-theme`.

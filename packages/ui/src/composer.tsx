@@ -16,6 +16,7 @@ import { PaperclipIcon, SendIcon, StopIcon } from './icons.js';
 import { type ChatLabels, useLabels, useMergedLabels } from './labels.js';
 import { AttachmentTray, trayChunk } from './lazy-tray.js';
 
+/** Props of {@link Composer}: what Send and Stop do, the chat's state, and its words. */
 export interface ComposerProps {
   /**
    * Called with the trimmed text (and the uploaded files, when there are any); the textarea
@@ -34,7 +35,7 @@ export interface ComposerProps {
    * before it is sent. @default 0
    */
   openInterrupts?: number;
-  /** @default false */
+  /** Disables the textarea, the attach button and Send (Stop stays usable). @default false */
   disabled?: boolean;
   /** Focus the textarea on mount. @default false */
   autoFocus?: boolean;
@@ -44,7 +45,13 @@ export interface ComposerProps {
    * @default undefined (no attach button)
    */
   attachments?: AttachmentsController | undefined;
+  /**
+   * Overrides of its words: `messageInput`, `placeholder`, `send`, `stop`, `stopHint`,
+   * `offlineHint`, `promptCancelsInterrupts`, and the `AttachmentLabels` of its files.
+   * What is left out keeps `DEFAULT_LABELS` and `DEFAULT_ATTACHMENT_LABELS`.
+   */
   labels?: Partial<ChatLabels & AttachmentLabels>;
+  /** Class names added to its `<form>` (which always has `rc-composer`). */
   className?: string;
 }
 

@@ -7,7 +7,9 @@ import { type ChatLabels, useLabels } from './labels.js';
 /** An error as the status shows it: a `ResumableError`, or a run's `{ message, code }`. */
 export type StatusError = Pick<ResumableError, 'message'> & { code?: string | undefined };
 
+/** Props of {@link ConnectionStatus}: the transport's facts, the session's error, and its words. */
 export interface ConnectionStatusProps {
+  /** The transport's state (`useResumableChat().connection`): its phase, retries and errors. */
   connection: ConnectionInfo;
   /** The run's status: tells "offline while the answer keeps going" from plain offline. */
   status?: RunStatus;
@@ -31,7 +33,12 @@ export interface ConnectionStatusProps {
    * @default 4000
    */
   resumedFor?: number;
+  /**
+   * Overrides of its words: `reconnecting`, `unreachable`, `offline`, `resumed`, `viaTab`,
+   * `retryNow`, `retry`, `agentLost` and `error`. What is left out keeps `DEFAULT_LABELS`.
+   */
   labels?: Partial<ChatLabels>;
+  /** Class names added to its outer `<div>` (which always has `rc-connection`). */
   className?: string;
 }
 
@@ -135,6 +142,10 @@ export function connectionStatusText(
   }
 }
 
+/**
+ * An error in plain words, as the `role="alert"` notice shows it: `labels.agentLost` for
+ * `agent_lost`, else `labels.error(message, code)`.
+ */
 export function errorText(error: StatusError, labels: ChatLabels): string {
   return error.code === 'agent_lost' ? labels.agentLost : labels.error(error.message, error.code);
 }

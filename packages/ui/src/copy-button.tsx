@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { cx } from './cx.js';
 import { CheckIcon, CopyIcon } from './icons.js';
 
+/** Props of {@link CopyButton}: the text to copy and the button's two names. */
 export interface CopyButtonProps {
   /** The text put on the clipboard. */
   text: string;
@@ -9,6 +10,7 @@ export interface CopyButtonProps {
   label: string;
   /** Accessible name (and tooltip) for a short while after copying. */
   copiedLabel: string;
+  /** Class names added to the `<button>` (which always has `rc-icon-button`). */
   className?: string;
 }
 

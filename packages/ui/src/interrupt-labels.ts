@@ -1,10 +1,13 @@
 /** The words of the interrupt cards (approvals, questions, browser tools), for translation. */
 export interface InterruptLabels {
-  /** Heading of an approval card; `tool` is the tool's name. */
+  /** Heading of an approval card; `tool` is the tool's name. @default 'Allow <tool>?' */
   approvalTitle: (tool: string) => string;
-  /** @default 'Approve' */
+  /** The approval card's button that lets the tool run. @default 'Approve' */
   approve: string;
-  /** @default 'Deny' */
+  /**
+   * The approval card's button that refuses the tool (with the optional reason).
+   * @default 'Deny'
+   */
   deny: string;
   /** Label of the optional reason field beside Deny. @default 'Reason (optional)' */
   denyReason: string;
@@ -12,37 +15,71 @@ export interface InterruptLabels {
   questionTitle: string;
   /** Label of a free-form answer field. @default 'Your answer' */
   answerInput: string;
-  /** @default 'Answer' */
+  /** The question card's submit button. @default 'Answer' */
   submitAnswer: string;
   /** Cancels a question or an interrupted tool (the agent goes on without it). @default 'Cancel' */
   cancelInterrupt: string;
-  /** A browser tool running in this page; `tool` is its name. */
+  /**
+   * A browser tool running in this page; `tool` is its name.
+   * @default 'Running <tool> in this page…'
+   */
   toolRunningHere: (tool: string) => string;
-  /** A browser tool waiting for a page that has it (this one does not, or not yet). */
+  /**
+   * A browser tool waiting for a page that has it (this one does not, or not yet).
+   * @default 'Waiting for <tool> to run in the page'
+   */
   toolWaiting: (tool: string) => string;
-  /** A browser tool cut by a reload that is not safe to run twice. */
+  /**
+   * A browser tool cut by a reload that is not safe to run twice: asks whether to run it again.
+   * @default '<tool> was interrupted by a reload. It may have run already: run it again?'
+   */
   toolInterrupted: (tool: string) => string;
   /** Runs such a tool again. @default 'Run again' */
   rerunTool: string;
-  /** Answered states shown in the transcript. */
+  /** What an answered approval shows in the transcript once it was approved. @default 'Approved' */
   approved: string;
+  /**
+   * What an answered approval shows once it was denied, with the reason given (null when
+   * none was). @default 'Denied: <reason>' or 'Denied'
+   */
   denied: (reason: string | null) => string;
+  /** What an interrupt shows in the transcript once it was cancelled. @default 'Cancelled' */
   cancelledAnswer: string;
+  /**
+   * What an answered question (or browser tool) shows in the transcript: `answer` is the
+   * answer's text, or its JSON when it is not a string. @default 'Answered: <answer>'
+   */
   answered: (answer: string) => string;
-  /** Answered by another tab or device whose answer is not known here. */
+  /**
+   * Answered by another tab or device whose answer is not known here.
+   * @default 'Answered in another tab'
+   */
   answeredElsewhere: string;
-  /** Answered by another tab or device, with its answer (`summary`: "Approved", …). */
+  /**
+   * Answered by another tab or device, with its answer (`summary`: "Approved", …).
+   * @default '<summary> (in another tab)'
+   */
   answeredElsewhereAs: (summary: string) => string;
   /**
    * After the answer's summary: given here, not yet taken by the server (offline, or in
-   * flight: it goes out on its own); or kept until the run's other questions are answered.
+   * flight: it goes out on its own). @default 'waiting to send'
    */
   answerQueued: string;
+  /**
+   * After the answer's summary: kept until the run's other open interrupts are answered too,
+   * then sent with them. @default 'kept until the other questions are answered'
+   */
   answerDraft: string;
-  /** Announced (politely) when the assistant needs an answer; `what` is the card's heading. */
+  /**
+   * Announced (politely) when the assistant needs an answer; `what` is the card's heading.
+   * @default 'The assistant needs your answer: <what>'
+   */
   needsAnswer: (what: string) => string;
 }
 
+/**
+ * The English words of every {@link InterruptLabels} key; `DEFAULT_LABELS` includes them.
+ */
 export const DEFAULT_INTERRUPT_LABELS: InterruptLabels = {
   approvalTitle: (tool) => `Allow ${tool}?`,
   approve: 'Approve',

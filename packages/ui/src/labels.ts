@@ -9,13 +9,16 @@ import { DEFAULT_INTERRUPT_LABELS, type InterruptLabels } from './interrupt-labe
 export interface ChatLabels extends InterruptLabels {
   /** Accessible name of the composer's textarea. @default 'Message' */
   messageInput: string;
-  /** @default 'Send a message…' */
+  /** Placeholder of the composer's empty textarea. @default 'Send a message…' */
   placeholder: string;
-  /** @default 'Send' */
+  /** Accessible name (and tooltip) of the composer's send button. @default 'Send' */
   send: string;
-  /** @default 'Stop' */
+  /** Accessible name of the composer's stop button, shown while a reply streams. @default 'Stop' */
   stop: string;
-  /** Hint under the composer while offline. */
+  /**
+   * Hint under the composer while the browser is offline: what is sent now waits.
+   * @default 'Messages you send now will go out when you are back online.'
+   */
   offlineHint: string;
   /**
    * Hint under the composer while a prompt is typed and the assistant waits for an answer
@@ -24,27 +27,44 @@ export interface ChatLabels extends InterruptLabels {
   promptCancelsInterrupts: (count: number) => string;
   /** Accessible name of the transcript (`role="log"`). @default 'Conversation' */
   transcript: string;
-  /** Shown in an empty transcript. */
+  /** Shown in an empty transcript. @default 'Send a message to start the conversation.' */
   empty: string;
-  /** @default 'Load older messages' */
+  /**
+   * The button at the top of the transcript that fetches earlier history.
+   * @default 'Load older messages'
+   */
   loadOlder: string;
-  /** @default 'Loading older messages…' */
+  /** The same button while older history is loading. @default 'Loading older messages…' */
   loadingOlder: string;
-  /** @default 'Jump to latest' */
+  /**
+   * The button that scrolls back to the end of the transcript, shown when the user has
+   * scrolled up. @default 'Jump to latest'
+   */
   jumpToLatest: string;
-  /** Visually hidden speaker names, read before each message. */
+  /** Visually hidden speaker name read before each user message. @default 'You' */
   user: string;
+  /** Visually hidden speaker name read before each assistant message. @default 'Assistant' */
   assistant: string;
+  /**
+   * Visually hidden speaker name read before a tool result drawn as its own row (one whose
+   * call is not in the transcript). @default 'Tool'
+   */
   tool: string;
   /** Summary of a finished reasoning block. @default 'Reasoning' */
   reasoning: string;
   /** Summary of a reasoning block that is still streaming. @default 'Thinking…' */
   reasoningStreaming: string;
-  /** Shown while the assistant has not produced a token yet (screen readers get `replying`). */
+  /**
+   * Accessible name of the typing dots shown while the assistant has not produced a token yet
+   * (screen readers also hear `replying`). @default 'Thinking…'
+   */
   thinking: string;
   /** Marks a reply the user stopped; its text is kept. @default 'Stopped' */
   stopped: string;
-  /** Marks a reply cut short by an error (distinct from stopped). */
+  /**
+   * Marks a reply cut short by an error (distinct from stopped).
+   * @default 'Interrupted by an error'
+   */
   errored: string;
   /** An optimistic user message whose POST is in flight. @default 'Sending…' */
   sending: string;
@@ -53,13 +73,16 @@ export interface ChatLabels extends InterruptLabels {
    * reply in progress): it goes out on its own. @default 'Waiting to send'
    */
   queued: string;
-  /** @default 'Copy code' */
+  /** The copy button of a code block. @default 'Copy code' */
   copyCode: string;
-  /** @default 'Copy message' */
+  /** The copy button in a message's action row. @default 'Copy message' */
   copyMessage: string;
-  /** @default 'Copied' */
+  /** What a copy button says for a moment after it copied. @default 'Copied' */
   copied: string;
-  /** Stand-in for a remote image that was not loaded. */
+  /**
+   * Stand-in for a remote image that was not loaded (see `allowRemoteImages`), by its alt
+   * text (empty when it has none). @default 'Image not loaded: <alt>' or 'Image not loaded'
+   */
   imageBlocked: (alt: string) => string;
   /** Accessible name of a table's scroll box (it scrolls sideways when wide). @default 'Table' */
   table: string;
@@ -81,37 +104,64 @@ export interface ChatLabels extends InterruptLabels {
    * stopped before its result. @default 'Cancelled'
    */
   toolCancelled: string;
-  /** A tool call's state: its result is an error, or the reply failed before it. @default 'Failed' */
+  /**
+   * A tool call's state: its result is an error, or the reply failed before it.
+   * @default 'Failed'
+   */
   toolFailed: string;
+  /** Heading over a tool call's arguments (in its card and in an approval). @default 'Arguments' */
   toolArguments: string;
+  /** Heading over a tool call's result in its card. @default 'Result' */
   toolResult: string;
-  /** Polite announcements, once per reply. */
+  /**
+   * Polite announcement (`<ReplyAnnouncer>`) when a reply starts streaming, once per reply.
+   * @default 'Assistant is replying'
+   */
   replying: string;
+  /** Polite announcement when a reply ends on its own. @default 'Reply finished' */
   replyFinished: string;
+  /**
+   * Polite announcement when a reply ends because it was stopped (cancelled).
+   * @default 'Reply stopped'
+   */
   replyStopped: string;
-  /** Connection status lines (`role="status"`). `seconds` is null when no retry is scheduled. */
+  /**
+   * Connection status line (`role="status"`) while the stream reconnects: the attempt number
+   * and the seconds until the next try, or null when none is scheduled.
+   * @default 'Reconnecting (attempt <attempt>), next try in <seconds> s'
+   */
   reconnecting: (attempt: number, seconds: number | null) => string;
   /**
    * The browser is online but the server does not answer. `seconds` until the next try, or
    * null when none is scheduled.
    */
   unreachable: (seconds: number | null) => string;
-  /** Only when the browser itself is offline. `running`: a reply was in progress. */
+  /**
+   * Status line shown only when the browser itself is offline. `running`: a reply was in
+   * progress (it keeps going on the server). @default 'You are offline'
+   */
   offline: (running: boolean) => string;
+  /**
+   * Status line for a few seconds after a reconnect the user was told about: how many events
+   * the resumed stream caught up. @default 'Reconnected — caught up <events> events'
+   */
   resumed: (events: number) => string;
   /**
    * A reply streams in this tab through another tab of the app, which holds the
    * conversation's one connection. @default 'Live via another tab'
    */
   viaTab: string;
-  /** The run's worker died (`agent_lost`): the partial answer is kept. */
+  /**
+   * The alert when the run's worker died (`agent_lost`): the partial answer is kept.
+   * @default 'The assistant stopped unexpectedly (run lost). The partial answer is kept.'
+   */
   agentLost: string;
   /**
    * Any other error, as shown in the `role="alert"` notice. `message` is the technical
    * detail (shown as the notice's tooltip); the default says what `code` means in plain words.
    */
   error: (message: string, code: string | undefined) => string;
-  /** @default 'Retry' */
+  /** The button beside an error alert: retries the failed send or run. @default 'Retry' */
   retry: string;
   /** Beside "can't reach the server": try at once instead of waiting. @default 'Retry now' */
   retryNow: string;
@@ -137,6 +187,10 @@ export interface ChatLabels extends InterruptLabels {
   branchNav: (position: number, count: number) => string;
 }
 
+/**
+ * The English words of every {@link ChatLabels} key (interrupt labels included): what a key
+ * left out of a `labels` prop falls back to. Spread it to derive a translation.
+ */
 export const DEFAULT_LABELS: ChatLabels = {
   ...DEFAULT_INTERRUPT_LABELS,
   messageInput: 'Message',

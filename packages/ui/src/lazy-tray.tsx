@@ -9,8 +9,18 @@ import { chunk, useChunk } from './lazy-chunk.js';
  */
 export const trayChunk = chunk(() => import('./composer-attachments.js'));
 
+/** Props of {@link AttachmentTray}: the composer's files and the words to show them with. */
 export interface AttachmentTrayProps {
+  /**
+   * The files picked, pasted or dropped (`useAttachments(controller)` from
+   * `@resumable/hooks/attachments`).
+   */
   attachments: AttachmentsController;
+  /**
+   * Its words, whole: `attachments` (the list's name), `uploading`, `uploadFailed`,
+   * `retryUpload`, `removeAttachment`, and the refusals `fileTooLarge`, `totalTooLarge` and
+   * `tooManyFiles`.
+   */
   labels: AttachmentLabels;
 }
 

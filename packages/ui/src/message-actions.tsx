@@ -39,13 +39,24 @@ export function act(run: () => unknown): void {
     .catch(() => {});
 }
 
+/**
+ * Props of {@link MessageActions}: the message, what its buttons do (the handlers it
+ * extends), and its words.
+ */
 export interface MessageActionsProps extends MessageActionHandlers {
+  /** The message the row acts on: its id for the handlers, its `branch` for ‹ n / m ›. */
   message: ChatMessage;
   /** The message's text (what Copy copies; no Copy when empty or absent). */
   copyText?: string;
   /** Opens the inline editor (prompts). */
   onStartEdit?: (() => void) | undefined;
+  /** Receives the Edit button, e.g. to give it focus back when the inline editor closes. */
   editButtonRef?: Ref<HTMLButtonElement>;
+  /**
+   * Its words, whole (`useLabels()` merges a partial set): `copyMessage`, `copied`,
+   * `regenerate`, `editMessage`, and the branch navigation's `previousBranch`, `nextBranch`,
+   * `branchPosition` and `branchNav`.
+   */
   labels: ChatLabels;
   /** First in the row, at the message's edge (an "ended" badge). */
   children?: ReactNode;

@@ -1,12 +1,18 @@
 import { type KeyboardEvent, useEffect, useRef, useState } from 'react';
 import type { ChatLabels } from './labels.js';
 
+/** Props of {@link MessageEditor}: the prompt's text and what Save and Cancel do. */
 export interface MessageEditorProps {
   /** The prompt's text as sent. */
   initial: string;
   /** Called with the trimmed new text (never empty). */
   onSave: (text: string) => void;
+  /** Called by Cancel or Esc: close the editor, the prompt unchanged. */
   onCancel: () => void;
+  /**
+   * Its words, whole (`useLabels()` merges a partial set): `editInput` (the text box's
+   * name), `cancelEdit` and `saveEdit`.
+   */
   labels: ChatLabels;
 }
 

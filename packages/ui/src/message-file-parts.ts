@@ -18,10 +18,19 @@ export const FileAccessContext = createContext<FileAccess>({ token: null });
 
 /** An image or document part of a message, as the transcript shows it. */
 export interface MessageFile {
+  /** An `image` part (shown as a picture) or a `document` part (shown as a link). */
   kind: 'image' | 'document';
+  /**
+   * Where the file is: a URL a link may take (http(s), relative, mailto…; a part whose URL
+   * is `javascript:`, `data:` or another scheme is left out). A path is resolved against
+   * `FileAccess.origin` when drawn.
+   */
   url: string;
+  /** The part's media type, as the message gives it; '' when it has none. */
   mimeType: string;
+  /** The file's name from the part's metadata, else the last segment of `url`. */
   name: string;
+  /** The file's size in bytes from the part's metadata; null when it is not given. */
   size: number | null;
 }
 

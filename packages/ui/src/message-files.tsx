@@ -6,11 +6,15 @@ import { useChunk } from './lazy-chunk.js';
 import { partsChunk } from './lazy-parts.js';
 import { FileAccessContext, fileSrc, messageFiles } from './message-file-parts.js';
 
-/** `<MessageFiles>`'s props. */
+/** Props of {@link MessageFiles}: the message whose files to show, and their words. */
 export interface MessageFilesProps {
   /** The message whose image and document parts (by URL) are shown. */
   message: ChatMessage;
-  /** @default DEFAULT_ATTACHMENT_LABELS (uses `fileLink`) */
+  /**
+   * Overrides of its words: `fileLink` (a document chip's name, with its size). What is left
+   * out keeps `DEFAULT_ATTACHMENT_LABELS`.
+   * @default DEFAULT_ATTACHMENT_LABELS
+   */
   labels?: Partial<AttachmentLabels>;
 }
 

@@ -21,7 +21,12 @@ import type { MessageActionHandlers } from './message-actions.js';
 import { messageFiles } from './message-file-parts.js';
 import type { ToBottom } from './stick-to-bottom.js';
 
+/**
+ * Props of {@link MessageList}: the messages, the transcript's state, what each message's
+ * action row does (the handlers it extends), and how messages are drawn.
+ */
 export interface MessageListProps extends MessageActionHandlers {
+  /** The transcript, oldest first (the controller's `messages`). */
   messages: readonly ChatMessage[];
   /**
    * A reply is on its way: shows a typing indicator until its first message appears.
@@ -30,7 +35,10 @@ export interface MessageListProps extends MessageActionHandlers {
   isStreaming?: boolean;
   /** More history exists before the first message: shows "load older" at the top. @default false */
   hasOlder?: boolean;
-  /** @default false */
+  /**
+   * Older history is being fetched: the "load older" button is busy and disabled.
+   * @default false
+   */
   isLoadingOlder?: boolean;
   /**
    * The persisted transcript is still being read (a reload): shows nothing rather than the
@@ -38,10 +46,17 @@ export interface MessageListProps extends MessageActionHandlers {
    * @default false
    */
   isRestoring?: boolean;
+  /** Called by the "load older" button (shown while `hasOlder`): fetch earlier history. */
   onLoadOlder?: () => void;
-  /** @default false (remote images in replies are not loaded) */
+  /**
+   * Which remote images in replies may load (`true`: every http(s) image).
+   * @default false (remote images in replies are not loaded)
+   */
   allowRemoteImages?: ImagePolicy;
-  /** Renders code block bodies (syntax highlighting); pass a stable function. @default undefined */
+  /**
+   * Renders the body of each fenced code block instead of the built-in highlighter; pass a
+   * stable function. @default undefined (the built-in highlighter)
+   */
   renderCode?: CodeRenderer;
   /**
    * Renders each message; wrap or replace the default `<Message>`. It renders only when its
@@ -49,7 +64,13 @@ export interface MessageListProps extends MessageActionHandlers {
    * @default Message
    */
   messageComponent?: ComponentType<MessageProps>;
+  /**
+   * Overrides of the words it shows: its own `transcript`, `empty`, `loadOlder`,
+   * `loadingOlder`, `jumpToLatest` and `thinking`, and every message's. What is left out
+   * keeps `DEFAULT_LABELS`.
+   */
   labels?: Partial<ChatLabels>;
+  /** Class names added to its outer `<div>` (which always has `rc-message-list`). */
   className?: string;
 }
 

@@ -15,18 +15,35 @@ import { messageStatus } from './message-status.js';
 import { ToolCall } from './tool-call.js';
 import { ToolResultText } from './tool-result.js';
 
+/**
+ * Props of {@link Message} (and of a `messageComponent` that replaces it): the message, what
+ * its action row does (the handlers it extends), and how to draw its content.
+ */
 export interface MessageProps extends MessageActionHandlers {
+  /** The message to draw (one of the controller's `messages`). */
   message: ChatMessage;
   /**
    * For an assistant message with tool calls: the `role: 'tool'` message answering each call,
    * in the order of `message.toolCalls` (undefined while it has not come).
    */
   toolResults?: ReadonlyArray<ChatMessage | undefined>;
-  /** @default false (remote images are not loaded) */
+  /**
+   * Which remote images in its Markdown may load (`true`: every http(s) image).
+   * @default false (remote images are not loaded)
+   */
   allowRemoteImages?: ImagePolicy;
-  /** Renders code block bodies (syntax highlighting). @default undefined */
+  /**
+   * Renders the body of each fenced code block instead of the built-in highlighter.
+   * @default undefined (the built-in highlighter)
+   */
   renderCode?: CodeRenderer | undefined;
+  /**
+   * Overrides of the words it shows: the speaker names (`user`, `assistant`, `tool`), the
+   * Markdown's, tool calls', reasoning's, its action row's and its interrupts' keys. What
+   * is left out keeps `DEFAULT_LABELS`.
+   */
   labels?: Partial<ChatLabels>;
+  /** Class names added to its element (which always has `rc-message rc-message--<role>`). */
   className?: string;
   /**
    * A part of an answer turn (the messages between two prompts: reasoning, tool calls, text,

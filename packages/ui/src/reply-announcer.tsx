@@ -4,12 +4,18 @@ import { type ChatLabels, useLabels } from './labels.js';
 import { useChunk } from './lazy-chunk.js';
 import { partsChunk } from './lazy-parts.js';
 
+/** Props of {@link ReplyAnnouncer}: whether a reply streams, how the run ended, and its words. */
 export interface ReplyAnnouncerProps {
   /** A reply is streaming. */
   isStreaming: boolean;
   /** The run's status when the reply ends: a cancelled run is announced as stopped. */
   status?: RunStatus;
+  /**
+   * Overrides of what it announces: `replying`, `replyFinished` and `replyStopped`. What is
+   * left out keeps `DEFAULT_LABELS`.
+   */
   labels?: Partial<ChatLabels>;
+  /** Class names added to the live region (which always has `rc-sr-only`, visually hidden). */
   className?: string;
 }
 

@@ -16,20 +16,34 @@ import { FileAccessContext } from './message-file-parts.js';
 import { MessageList } from './message-list.js';
 import { ReplyAnnouncer } from './reply-announcer.js';
 
+/**
+ * How `<ResumableChatView>` and `<ResumableChat>` look and behave: words, theme, rendering of
+ * replies, and file limits. Every option has a default.
+ */
 export interface ResumableChatViewOptions {
-  /** Strings to replace (i18n); the rest keep their English defaults. */
+  /**
+   * Strings to replace (i18n): any `ChatLabels` or `AttachmentLabels` key; the rest keep
+   * their English defaults (`DEFAULT_LABELS`, `DEFAULT_ATTACHMENT_LABELS`).
+   */
   labels?: Partial<ChatLabels & AttachmentLabels>;
+  /** Class names added to its root element (which always has `rc-root rc-chat`). */
   className?: string;
   /**
    * Force a theme; by default it follows `prefers-color-scheme`. Sets `data-theme` on the root.
    * @default undefined
    */
   theme?: 'light' | 'dark';
-  /** @default false (remote images in replies are not loaded) */
+  /**
+   * Which remote images in replies may load (`true`: every http(s) image).
+   * @default false (remote images in replies are not loaded)
+   */
   allowRemoteImages?: ImagePolicy;
-  /** Renders code block bodies (syntax highlighting); pass a stable function. @default undefined */
+  /**
+   * Renders the body of each fenced code block instead of the built-in highlighter; pass a
+   * stable function. @default undefined (the built-in highlighter)
+   */
   renderCode?: CodeRenderer;
-  /** @default false */
+  /** Focus the composer's textarea on mount. @default false */
   autoFocus?: boolean;
   /** Replaces the default message renderer (see `<MessageList messageComponent>`). */
   messageComponent?: ComponentType<MessageProps>;
@@ -52,6 +66,7 @@ export interface ResumableChatViewOptions {
   fileOrigin?: string;
 }
 
+/** Props of {@link ResumableChatView}: a controller to draw, and the view's options. */
 export interface ResumableChatViewProps extends ResumableChatViewOptions {
   /**
    * What `useResumableChat` returns. `hydrated: false` (the persisted transcript is still

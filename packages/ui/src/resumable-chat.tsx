@@ -1,6 +1,10 @@
 import { type UseResumableChatOptions, useResumableChat } from '@resumable/hooks';
 import { ResumableChatView, type ResumableChatViewOptions } from './resumable-chat-view.js';
 
+/**
+ * Props of {@link ResumableChat}: where the server is and which conversation, options for
+ * `useResumableChat`, and the view's options.
+ */
 export interface ResumableChatProps extends ResumableChatViewOptions {
   /**
    * Base URL of the Resumable server routes, e.g. `/api`.

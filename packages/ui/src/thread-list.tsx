@@ -10,6 +10,13 @@ import { cx } from './cx.js';
 import { errorWords } from './error-words.js';
 import { useMergedLabels } from './labels.js';
 
+// Named here too: a caller types its `labels` (or a translation) without a second import.
+export type { ThreadListLabels } from './attachment-labels.js';
+
+/**
+ * The English words of every {@link ThreadListLabels} key: what a key left out of
+ * `<ThreadList labels>` falls back to.
+ */
 export const DEFAULT_THREAD_LIST_LABELS: ThreadListLabels = {
   threadList: 'Conversations',
   newThread: 'New conversation',
@@ -23,6 +30,7 @@ export const DEFAULT_THREAD_LIST_LABELS: ThreadListLabels = {
   confirmDeleteButton: 'Delete',
 };
 
+/** Props of {@link ThreadList}: the conversations, the current one, and what a pick does. */
 export interface ThreadListProps {
   /** What `useThreads()` (from `@resumable/hooks/threads`) returns. */
   threads: ThreadsController;
@@ -34,7 +42,9 @@ export interface ThreadListProps {
   onCreate?: (id: string) => void;
   /** After a conversation was deleted (pick another when it was the current one). */
   onRemoved?: (id: string) => void;
+  /** Overrides of the list's words; what is left out keeps `DEFAULT_THREAD_LIST_LABELS`. */
   labels?: Partial<ThreadListLabels>;
+  /** Class names added to the list's `<nav>` (which always has `rc-threads`). */
   className?: string;
 }
 

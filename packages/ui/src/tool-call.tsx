@@ -9,7 +9,9 @@ import { partsChunk } from './lazy-parts.js';
 import { messageStatus } from './message-status.js';
 import { ToolResultText } from './tool-result.js';
 
+/** Props of {@link ToolCall}: the call, what answered it, and its words. */
 export interface ToolCallProps {
+  /** The call, one of an assistant message's `toolCalls`: its id, name and arguments. */
   call: RunToolCall;
   /** The `role: 'tool'` message answering this call, once it exists. */
   result?: ChatMessage | undefined;
@@ -25,7 +27,13 @@ export interface ToolCallProps {
    * @default false
    */
   defaultOpen?: boolean;
+  /**
+   * Overrides of its words: the states (`toolRunning`, `toolDone`, `toolFailed`,
+   * `toolAwaitingApproval`, `toolDenied`, `toolCancelled`), `toolArguments` and
+   * `toolResult`. What is left out keeps `DEFAULT_LABELS`.
+   */
   labels?: Partial<ChatLabels>;
+  /** Class names added to its `<details>` (which always has `rc-tool`). */
   className?: string;
 }
 

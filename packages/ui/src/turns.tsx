@@ -15,12 +15,23 @@ import { ReasoningBody } from './message.js';
 import { MessageFiles } from './message-files.js';
 import { ToolCall } from './tool-call.js';
 
+// The types these props take, named here so a caller types them without a second import.
+export type { InterruptLabels } from './interrupt-labels.js';
+export type { ChatLabels } from './labels.js';
+export type { CodeRenderer, ImagePolicy } from './markdown.js';
+
+/** Props of {@link Reasoning}: the reasoning text and whether it still streams. */
 export interface ReasoningProps {
   /** The model's reasoning so far. */
   text: string;
   /** Still streaming: open, labelled `reasoningStreaming`. @default false */
   streaming?: boolean;
+  /**
+   * Overrides of its summary's words: `reasoningStreaming` while it streams, `reasoning`
+   * once done. What is left out keeps `DEFAULT_LABELS`.
+   */
   labels?: Partial<ChatLabels>;
+  /** Class names added to its `<details>` (which always has `rc-reasoning`). */
   className?: string;
 }
 
@@ -39,17 +50,30 @@ export function Reasoning({ text, streaming = false, labels, className }: Reason
   );
 }
 
+/** Props of {@link TurnParts}: one turn, what answers its interrupts, and how to draw its text. */
 export interface TurnPartsProps {
   /** A turn of `useChatTurns(chat)`. */
   turn: ChatTurn;
   /** What answers an interrupt (an approval, a question, a browser tool): the chat itself. */
   controls: Pick<InterruptControls, 'resolve' | 'cancel'> &
     Partial<Pick<InterruptControls, 'rerunTool'>>;
-  /** @default false (remote images in replies are not loaded) */
+  /**
+   * Which remote images in answers may load (`true`: every http(s) image).
+   * @default false (remote images in replies are not loaded)
+   */
   allowRemoteImages?: ImagePolicy;
-  /** Renders code block bodies (syntax highlighting). @default undefined */
+  /**
+   * Renders the body of each fenced code block instead of the built-in highlighter.
+   * @default undefined (the built-in highlighter)
+   */
   renderCode?: CodeRenderer;
+  /**
+   * Overrides of the words its parts show (a tool call's states, reasoning, code blocks,
+   * interrupt cards…): any `ChatLabels` key; what is left out keeps `DEFAULT_LABELS`. Files
+   * are drawn with `DEFAULT_ATTACHMENT_LABELS`.
+   */
   labels?: Partial<ChatLabels>;
+  /** Class names added to the wrapping `<div>` (which always has `rc-turn-parts`). */
   className?: string;
 }
 

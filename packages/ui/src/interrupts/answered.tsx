@@ -56,6 +56,13 @@ export function answerOutcome(i: ChatInterrupt): 'approved' | 'denied' | 'cancel
   return payload?.approved === true ? 'approved' : 'denied';
 }
 
+/**
+ * An answered interrupt as the transcript keeps it: one line saying what the answer was
+ * ({@link answeredText}, e.g. "Approved", "Denied: reason", "Answered: 42") and, when it is
+ * not sent yet, that it waits. It carries `data-interrupt-id`, `data-interrupt-status` and
+ * `data-outcome` (approved, denied, cancelled or answered). `<InterruptCard>` shows it once
+ * its interrupt is answered.
+ */
 export function AnsweredInterrupt(props: {
   interrupt: ChatInterrupt;
   labels: ChatLabels;

@@ -3,6 +3,9 @@
 // them lazily; importing this entry puts them in your first paint.
 'use client';
 
+// The words the cards take, named here so a caller types them without a second import.
+export type { InterruptLabels } from '../interrupt-labels.js';
+export type { ChatLabels } from '../labels.js';
 export { ApprovalCard } from './approval-card.js';
 export type { InterruptCardProps } from './card-props.js';
 export { InterruptCard } from './interrupt-card.js';

@@ -6,16 +6,35 @@
 export interface FormField {
   /** The property name; '' for a schema that is itself one field. */
   name: string;
+  /**
+   * The field's label: the schema's `title`, else the property name; '' for a single field
+   * (the card labels it with `answerInput`).
+   */
   label: string;
+  /**
+   * The input it takes: free `text` (a string), a `number` or `integer`, a `boolean` (a
+   * checkbox), or a `choice` among `choices` (a string `enum`).
+   */
   kind: 'text' | 'number' | 'integer' | 'boolean' | 'choice';
+  /** The values of a `choice` field (the first 50 of the `enum`); empty for the other kinds. */
   choices: readonly string[];
+  /**
+   * The schema requires it (a single field always is); an empty optional field is left
+   * out of the answer.
+   */
   required: boolean;
+  /** A text field's `maxLength` from the schema; absent when it has none. */
   maxLength?: number;
 }
 
+/**
+ * The form {@link formOf} reads from a question's `responseSchema`, and {@link answerOf}
+ * turns back into the answer.
+ */
 export interface FormShape {
   /** `object`: the answer is an object of the fields; `single`: the one field's value. */
   shape: 'object' | 'single';
+  /** The fields in the schema's order (at most 20); one field when `shape` is `single`. */
   fields: FormField[];
 }
 
@@ -62,7 +81,10 @@ export function formOf(schema: unknown): FormShape {
   return single ? { shape: 'single', fields: [{ ...single, label: '' }] } : free;
 }
 
-/** The form's values as the answer: typed per field (numbers as numbers), empty optional fields left out. */
+/**
+ * The form's values as the answer: typed per field (numbers as numbers), empty optional
+ * fields left out.
+ */
 export function answerOf(form: FormShape, values: ReadonlyMap<string, string | boolean>): unknown {
   const typed = (f: FormField): unknown => {
     const v = values.get(f.name);
