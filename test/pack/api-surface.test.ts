@@ -56,10 +56,13 @@ const NAMES_ALL_TYPES = [
  * Names an entry's public names use that another entry exports: the root of the hooks holds
  * `ResumableClient` and `RunSession` (the provider's `client`, `ResumableRun.session`) and the
  * provider's `loadEngine`, which `/core` exports - the root exporting the classes would load
- * the engine on first paint.
+ * the engine on first paint. The hooks' feature entries take `/core`'s sessions
+ * (`interruptSessionOf(chat)`): exporting a class there would mean exporting every type of
+ * its members too, `/core`'s whole surface again.
  */
 const ELSEWHERE: Record<string, string[]> = {
   hooks: ['EngineLoader', 'ResumableClient', 'RunSession'],
+  'hooks-interrupts': ['ChatSession'],
 };
 
 /** Entries whose every name, and every member of one, has a doc comment. */
@@ -67,6 +70,7 @@ const DOCUMENTED = [
   'hooks',
   'hooks-attachments',
   'hooks-core',
+  'hooks-interrupts',
   'hooks-threads',
   'hooks-turns',
   'hooks-upload',

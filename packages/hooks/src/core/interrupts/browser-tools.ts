@@ -8,6 +8,10 @@ export type { BrowserTool, BrowserTools } from './tool-declarations.js';
 
 /** The part of the Web Locks API used here (`navigator.locks`). */
 export interface LockManagerLike {
+  /**
+   * Runs `callback` holding lock `name`; with `ifAvailable`, at once with a null lock when
+   * another tab holds it (that tab runs the tool).
+   */
   request(
     name: string,
     options: { ifAvailable: boolean },
@@ -39,11 +43,16 @@ export class BrowserToolRunner {
     private readonly locks: LockManagerLike | null = browserLocks(),
   ) {}
 
+  /** The page's tools now (`useResumableChat`'s `tools`): open interrupts for them are run. */
   setTools(tools: BrowserTools): void {
     this.tools = tools;
     this.consider();
   }
 
+  /**
+   * Runs tools for the session's open `client_tool` interrupts, now and as they come;
+   * returns the matching stop (a tool already running finishes).
+   */
   start(): () => void {
     this.off ??= this.session.store.subscribe(() => this.consider());
     this.consider();

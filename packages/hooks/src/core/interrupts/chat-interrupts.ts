@@ -27,6 +27,7 @@ export type KnownInterrupt = Interrupt & { runId: string; afterMessageId?: strin
  * the server confirmed that run.
  */
 export interface LocalAnswer extends ResumeEntry {
+  /** Where the answer stands: `draft`, `queued` or `sent` (above). */
   state: 'draft' | 'queued' | 'sent';
   /** The continuation run that carries it (null for a draft). */
   runId: string | null;
@@ -131,9 +132,13 @@ export function rememberInterrupts(
   return [...byId.values()].slice(-MAX_KNOWN_INTERRUPTS);
 }
 
+/** What `deriveInterrupts` derives the interrupts from: their three sources and the run. */
 export interface DeriveInput {
+  /** The interrupts seen so far (`InterruptRecord.known`). */
   known: readonly KnownInterrupt[];
+  /** The server's statuses (`GET /threads/{id}`'s `interrupts`); `[]` before it is read. */
   server: readonly InterruptView[];
+  /** This device's answers (`InterruptRecord.answers`). */
   answers: readonly LocalAnswer[];
   /** The followed run: its id and folded outcome. */
   run: { runId: string | null; outcome: RunFinishedOutcome | null; lastMessageId?: string };

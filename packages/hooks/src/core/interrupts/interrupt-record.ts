@@ -15,16 +15,26 @@ import type { KnownInterrupt, LocalAnswer } from './chat-interrupts.js';
  * started. Bounded; parsed defensively (a bad entry is dropped, not trusted).
  */
 export interface InterruptRecord {
+  /** The record's format version. */
   v: 1;
+  /** The chat's key (`RunSessionOptions.key`): a record of another key is not read. */
   key: string;
+  /** The interrupts this device saw, each with the run that asked (the newest 50 kept). */
   known: KnownInterrupt[];
+  /** This device's answers, until the server confirmed them. */
   answers: LocalAnswer[];
   /** Browser tools this device started (`started` persisted before `execute` runs). */
   tools: ToolMark[];
 }
 
+/** A browser tool this device started for an interrupt. */
 export interface ToolMark {
+  /** The interrupt the tool answers. */
   interruptId: string;
+  /**
+   * `started`: persisted before the tool ran (a reload that finds it runs an idempotent tool
+   * again, else shows the interrupt `interrupted`); `done`: the tool answered.
+   */
   state: 'started' | 'done';
 }
 

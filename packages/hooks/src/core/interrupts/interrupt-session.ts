@@ -28,6 +28,7 @@ import {
 } from './interrupt-record.js';
 import { onRefusedContinuation } from './refused-continuation.js';
 
+/** An interrupt session's state (`InterruptSession.store`). */
 export interface InterruptState {
   /** Every interrupt the chat knows of, oldest first, with what became of it. */
   interrupts: readonly ChatInterrupt[];
@@ -37,6 +38,10 @@ export interface InterruptState {
   server: readonly InterruptView[];
   /** Interrupt ids whose browser tool runs in this page, or was cut by a reload. */
   executions: ReadonlyMap<string, 'running' | 'interrupted'>;
+  /**
+   * True once this device's record is read: before, `interrupts` is empty and an answer
+   * finds nothing to answer (wait for it, as the hooks do).
+   */
   hydrated: boolean;
 }
 
@@ -52,8 +57,15 @@ export interface ObservedInterrupts extends ObservedBase {
  * this device's answers (persisted as drafts until every open interrupt of the run is
  * answered), and sends them as one continuation through the chat's outbox — so an answer
  * given offline goes out once when back online, and a reload keeps it. Framework-free.
+ * One per chat: `interruptSessionOf(chat)` makes it (its constructor is internal).
  */
 export class InterruptSession {
+  /**
+   * The chat it answers for (the chat's `ChatHost` side: its run, store and outbox).
+   * @internal
+   */
+  readonly chat: ChatHost;
+  /** The session's state (zustand): subscribe to follow it. */
   readonly store: StoreApi<InterruptState>;
   private readonly keepAlive: KeepAlive;
   private readonly retries: Retrier;
@@ -66,10 +78,12 @@ export class InterruptSession {
   private requeued = false;
   private lastParts: unknown[] = [];
 
+  /** @internal Made by `interruptSessionOf`: one per chat. */
   constructor(
-    readonly chat: ChatHost,
+    chat: ChatHost,
     private readonly onWarning?: (warning: ResumableError) => void,
   ) {
+    this.chat = chat;
     const key = chat.run.key;
     this.store = createStore<InterruptState>()(() => ({
       interrupts: [],
@@ -93,10 +107,15 @@ export class InterruptSession {
     });
   }
 
+  /** The session's state now. */
   getState(): InterruptState {
     return this.store.getState();
   }
 
+  /**
+   * Holds the session and its chat: reads the record and the server's statuses, derives
+   * the interrupts and follows their sources while held. Returns the matching `release`.
+   */
   retain(): () => void {
     const releaseChat = this.chat.retain();
     const release = this.keepAlive.retain();
@@ -166,7 +185,10 @@ export class InterruptSession {
     this.persistSoon({ ...record, answers });
   }
 
-  /** Answers interrupt `id` (an approval `{approved}`, a tool `{result}`, a question `{answer}`). */
+  /**
+   * Answers interrupt `id` (an approval `{approved}`, a tool `{result}`, a question
+   * `{answer}`). Rejects with `bad_request` for an answer the server would refuse.
+   */
   resolve(id: string, payload: unknown): Promise<void> {
     return this.answer({ interruptId: id, status: 'resolved', payload });
   }
