@@ -176,12 +176,20 @@ export class DemoPage {
     );
   }
 
-  /** Waits until the last reply has the given `data-status`. */
+  /**
+   * Waits until the last reply has the given `data-status`. The last reply itself: the last
+   * of the replies with that status was an earlier one from the second answer on (a test
+   * stopping its second answer went on at once, before that answer had ended).
+   */
   async waitForMessageStatus(status: string, timeoutMs = 30_000) {
-    await this.page
-      .locator(`[data-role="assistant"][data-status="${status}"]`)
-      .last()
-      .waitFor({ timeout: timeoutMs });
+    await this.page.waitForFunction(
+      (status) =>
+        [...document.querySelectorAll('[data-role="assistant"]')]
+          .at(-1)
+          ?.getAttribute('data-status') === status,
+      status,
+      { timeout: timeoutMs },
+    );
   }
 
   /** What a failure message needs to tell what the page did. */

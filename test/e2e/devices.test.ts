@@ -136,6 +136,52 @@ function approve(demo: DemoPage, id: string): Promise<number> {
   }, id);
 }
 
+/** How far ahead both pages are told the instant they click at (two `evaluate`s at load 30). */
+const ARM_MS = 1000;
+
+/**
+ * Clicks Approve on interrupt `id`'s card in every page at one instant of the machine's
+ * clock, which the pages share with the test: each page is told the instant first, and
+ * clicks on its own timer. (One `evaluate` that clicked at once in each page let the first
+ * click's answer reach the other page before its `evaluate` came at load 30: it had no
+ * Approve left to click.) Returns when each clicked (the page's clock), -1 where its card
+ * had no Approve then.
+ */
+async function approveAtOnce(devices: DemoPage[], id: string): Promise<number[]> {
+  const at = Date.now() + ARM_MS;
+  const armed = await Promise.all(
+    devices.map((device) =>
+      device.page.evaluate(
+        ({ id, at }) => {
+          (window as unknown as { __clicked: Promise<number> }).__clicked = new Promise((resolve) =>
+            setTimeout(() => {
+              const card = document.querySelector(
+                `section.rc-interrupt[data-interrupt-id="${id}"]`,
+              );
+              const button = [...(card?.querySelectorAll('button') ?? [])].find(
+                (b) => b.textContent === 'Approve',
+              );
+              button?.click();
+              resolve(button ? Date.now() : -1);
+            }, at - Date.now()),
+          );
+          return Date.now();
+        },
+        { id, at },
+      ),
+    ),
+  );
+  expect(
+    armed.map((when) => when < at),
+    `every page was told before the instant (ms after it: ${armed.map((w) => w - at)})`,
+  ).toEqual(devices.map(() => true));
+  return Promise.all(
+    devices.map((device) =>
+      device.page.evaluate(() => (window as unknown as { __clicked: Promise<number> }).__clicked),
+    ),
+  );
+}
+
 /** The thread's runs, as the server lists them. */
 async function threadRuns(demo: DemoPage): Promise<string[]> {
   const run = await demo.run();
@@ -221,7 +267,7 @@ describe('two devices on one conversation, at the demo pace', () => {
         await waitForOpen(d, id, `round ${round}: D shows C's question`);
       }
       // Both click in the same moment, in the pages.
-      const [onC, onD] = await Promise.all([approve(c, id), approve(d, id)]);
+      const [onC, onD] = (await approveAtOnce([c, d], id)) as [number, number];
       expect([onC > 0, onD > 0], `round ${round}: both had Approve`).toEqual([true, true]);
       for (const device of [c, d]) {
         await waitForAnswered(device, id, `round ${round}`);
