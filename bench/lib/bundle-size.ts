@@ -60,6 +60,8 @@ export async function measure(
   goalKb?: number,
   /** A path fragment (`packages/devtools/`): the row counts the bytes from those files. */
   attribute?: string,
+  /** Build without the `production` export condition, as esbuild alone does. */
+  fallback = false,
 ): Promise<Row> {
   const dir = mkdtempSync(join(tmpdir(), 'resumable-size-'));
   try {
@@ -81,7 +83,9 @@ export async function measure(
         platform: 'browser',
         target: 'es2022',
         jsx: 'automatic',
-        conditions: ['@resumable/source'],
+        // What Vite, webpack and Rollup's node-resolve set for a production build; esbuild
+        // alone sets neither (`fallback` measures that).
+        conditions: fallback ? ['@resumable/source'] : ['@resumable/source', 'production'],
         define: { 'process.env.NODE_ENV': '"production"' },
         external: [...REACT, ...external],
         logLevel: 'error',
@@ -212,24 +216,36 @@ export function devtoolsApp(from: '@resumable/devtools' | '@resumable/devtools/p
   ].join('\n');
 }
 
-/** The devtools rows: the app without them, with them in production, opted in. */
+/**
+ * The devtools rows: the app without them, with them in a production build, opted in, and
+ * with them built by a bundler that does not set the `production` export condition.
+ */
 export const DEVTOOLS_BUNDLES = [
   {
     name: 'app without devtools',
-    what: 'useResumableChat in a component (the baseline of the two rows below)',
+    what: 'useResumableChat in a component (the baseline of the rows below)',
     source: devtoolsApp(null),
+    fallback: false,
   },
   {
     name: 'app + <ResumableDevtools />, production',
-    what: 'the same app rendering <ResumableDevtools /> from @resumable/devtools, NODE_ENV=production',
+    what: 'the same app rendering <ResumableDevtools /> from @resumable/devtools, a production build (NODE_ENV=production, the production export condition as Vite, webpack, Next.js and Rollup set it)',
     source: devtoolsApp('@resumable/devtools'),
+    fallback: false,
   },
   {
     name: 'app + <ResumableDevtools />, opted in',
     what: 'the same app rendering it from @resumable/devtools/production (the demo does)',
     source: devtoolsApp('@resumable/devtools/production'),
+    fallback: false,
+  },
+  {
+    name: 'app + <ResumableDevtools />, no condition',
+    what: 'the production row built by esbuild alone: NODE_ENV=production but no production export condition',
+    source: devtoolsApp('@resumable/devtools'),
+    fallback: true,
   },
 ] as const;
 
 export const measureDevtools = (b: (typeof DEVTOOLS_BUNDLES)[number]) =>
-  measure(b.name, b.what, b.source, [], undefined, 'packages/devtools/');
+  measure(b.name, b.what, b.source, [], undefined, 'packages/devtools/', b.fallback);

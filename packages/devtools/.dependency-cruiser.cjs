@@ -14,6 +14,11 @@ module.exports = dependencyRules({
     { name: 'recorder', paths: ['recorder.ts'], why: 'The page-wide listener and its state.' },
     { name: 'panel', paths: ['panel/'], why: 'The UI, a lazily loaded chunk.' },
     { name: 'components', paths: ['devtools.tsx', 'lazy-panel.tsx', 'off.ts'] },
+    {
+      name: 'stand-ins',
+      paths: ['absent.ts'],
+      why: "What the package is in a production build (the `production` condition's entry).",
+    },
     { name: 'entries', paths: ['index.ts', 'production.ts'] },
   ],
   lazy: [{ path: 'panel/', why: 'Loaded when the panel is first shown.' }],

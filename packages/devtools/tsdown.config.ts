@@ -10,7 +10,7 @@ const CLIENT_ENTRIES = new Set(['index', 'production']);
  * bundler decides it.
  */
 export default defineConfig({
-  entry: ['src/index.ts', 'src/production.ts'],
+  entry: ['src/index.ts', 'src/production.ts', 'src/absent.ts'],
   format: 'esm',
   dts: true,
   platform: 'neutral',

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { DEFAULT_LABELS as LABELS } from '@resumable/ui';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, test } from 'vitest';
@@ -10,7 +12,7 @@ import {
   waitForRunEnd,
 } from '../e2e/demo-page.js';
 import { launchChromium, newContext, screenshot } from '../e2e/harness.js';
-import { awaitBuild } from '../shared-builds.js';
+import { awaitBuild, EXAMPLE_DIR } from '../shared-builds.js';
 import { type NextApp, startNextApp } from './next-app.js';
 
 /**
@@ -118,6 +120,38 @@ test('the Server Component page is rendered on the server with the chat in it', 
   // The composer is in the server's HTML: <ResumableChat> rendered there as a client
   // component, from the Server Component page that imports it.
   expect(html).toContain('aria-label="Message"');
+});
+
+/**
+ * Words only @resumable/devtools holds: the key its button remembers the panel by, the
+ * button's label, a heading of the panel. Not one is in the app's production build.
+ */
+const DEVTOOLS_MARKS = ['resumable-devtools:open', 'Open the Resumable devtools', 'Last after='];
+
+/** Every file of the build under `dir` (`.next/static`, `.next/server`) holding one of `marks`. */
+function filesHolding(dir: string, marks: string[]): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && /\.(?:js|html|rsc)$/.test(entry.name))
+    .map((entry) => join(entry.parentPath, entry.name))
+    .filter((file) => {
+      const text = readFileSync(file, 'utf8');
+      return marks.some((mark) => text.includes(mark));
+    });
+}
+
+test('the layout renders <ResumableDevtools />, and the production build holds none of the devtools (issue #29)', async () => {
+  // The production export condition resolves @resumable/devtools to its stand-ins: nothing
+  // of the recorder, the button or the panel in any chunk the browser or the server loads.
+  const built = join(EXAMPLE_DIR, '.next');
+  expect(filesHolding(join(built, 'static'), DEVTOOLS_MARKS)).toEqual([]);
+  expect(filesHolding(join(built, 'server'), DEVTOOLS_MARKS)).toEqual([]);
+  const context = await freshContext();
+  const chat = await DemoPage.open(context, theApp(), '');
+  // Hydrated and its effects run (the real button appears after the mount).
+  await chat.page.waitForLoadState('networkidle', { timeout: 15_000 });
+  expect(await chat.page.getByRole('button', { name: 'Open the Resumable devtools' }).count()).toBe(
+    0,
+  );
 });
 
 describe.each(PAGES)('$name', (example) => {

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
@@ -23,12 +23,17 @@ import { apiEntries, apiReports } from './api-reports.js';
 const ROOT = resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
 
+/** An `exports` entry's conditions; a condition may hold conditions of its own (`production`). */
+interface ExportConditions {
+  [condition: string]: string | ExportConditions;
+}
+
 interface Manifest {
   name: string;
   version: string;
   license?: string;
   private?: boolean;
-  exports: Record<string, string | Record<string, string>>;
+  exports: Record<string, string | ExportConditions>;
   dependencies?: Record<string, string>;
   devDependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
@@ -260,7 +265,7 @@ describe('packing: every package installs from its tarball and type-checks', () 
       await sh('tar', ['-xzf', tarballs.get(manifest.name)!, '-C', unpacked], work);
       for (const [key, target] of Object.entries(manifest.exports)) {
         if (typeof target === 'string') continue;
-        const file = join(unpacked, 'package', target.import!);
+        const file = join(unpacked, 'package', target.import as string);
         found.set(key === '.' ? manifest.name : `${manifest.name}/${key.slice(2)}`, {
           client: USE_CLIENT.test(readFileSync(file, 'utf8')),
           react: importsReact(file),
@@ -282,6 +287,25 @@ describe('packing: every package installs from its tarball and type-checks', () 
     ]) {
       expect(found.get(name), name).toEqual({ client: true, react: true });
     }
+    // What a production build resolves `@resumable/devtools` to (the `production`
+    // condition): the stand-ins, with no directive (a Server Component renders them on the
+    // server; nothing goes to the browser) and nothing of the recorder or the panel.
+    const devtools = manifests.find(({ manifest }) => manifest.name === '@resumable/devtools')!;
+    const production = (devtools.manifest.exports['.'] as ExportConditions).production;
+    expect(production).toEqual({ types: './dist/index.d.ts', import: './dist/absent.js' });
+    const absent = join(
+      work,
+      'unpacked',
+      '@resumable+devtools',
+      'package',
+      (production as ExportConditions).import as string,
+    );
+    expect(USE_CLIENT.test(readFileSync(absent, 'utf8'))).toBe(false);
+    // It and the chunk of stand-ins it shares with index.js: no other module.
+    const reached = staticImports(absent).map((file) => basename(file));
+    expect(reached).toHaveLength(2);
+    expect(reached[0]).toBe('absent.js');
+    expect(reached[1]).toMatch(/^absent-[\w-]+\.js$/);
     for (const name of [
       '@resumable/hooks/core',
       '@resumable/hooks/observe',
@@ -317,9 +341,20 @@ function importsReact(file: string, seen = new Set<string>()): boolean {
   return false;
 }
 
+/** A built module and every module of its package it imports statically, transitively. */
+function staticImports(file: string, seen = new Set<string>()): string[] {
+  if (seen.has(file)) return [];
+  seen.add(file);
+  const source = readFileSync(file, 'utf8');
+  for (const match of source.matchAll(/\bfrom\s*["'](\.[^"'\n]+)["']/g)) {
+    staticImports(join(dirname(file), match[1]!), seen);
+  }
+  return [...seen];
+}
+
 /** Every file an `exports` entry points at (import, types, and the source condition). */
 function exportTargets(manifest: Manifest): string[] {
-  return Object.values(manifest.exports).flatMap((target) =>
-    typeof target === 'string' ? [target] : Object.values(target),
-  );
+  const targets = (target: string | ExportConditions): string[] =>
+    typeof target === 'string' ? [target] : Object.values(target).flatMap(targets);
+  return Object.values(manifest.exports).flatMap(targets);
 }

@@ -1,3 +1,4 @@
+import { ResumableDevtools } from '@resumable/devtools';
 import '@resumable/ui/styles.css';
 import './globals.css';
 import type { Metadata, Viewport } from 'next';
@@ -16,6 +17,10 @@ export default function RootLayout({ children }: { children: ReactNode }) {
           <Link href="/use-chat">useChat</Link>
         </nav>
         {children}
+        {/* Under `next dev`, a button that opens the devtools panel (bottom right: Next's
+            own dev indicator sits bottom left); in `next build`, nothing (the production
+            export condition picks the package's stand-in). */}
+        <ResumableDevtools buttonPosition="bottom-right" />
       </body>
     </html>
   );
