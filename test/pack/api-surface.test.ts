@@ -56,13 +56,20 @@ const NAMES_ALL_TYPES = [
  * Names an entry's public names use that another entry exports: the root of the hooks holds
  * `ResumableClient` and `RunSession` (the provider's `client`, `ResumableRun.session`) and the
  * provider's `loadEngine`, which `/core` exports - the root exporting the classes would load
- * the engine on first paint. The hooks' feature entries take `/core`'s sessions
- * (`interruptSessionOf(chat)`): exporting a class there would mean exporting every type of
- * its members too, `/core`'s whole surface again.
+ * the engine on first paint. The hooks' feature entries name the `ChatSession` they take
+ * (`interruptSessionOf(chat)`, `uploadToChat(chat, file)`), not the types of its members:
+ * exporting those there too would be `/core`'s surface again.
  */
 const ELSEWHERE: Record<string, string[]> = {
   hooks: ['EngineLoader', 'ResumableClient', 'RunSession'],
-  'hooks-interrupts': ['ChatSession'],
+  'hooks-interrupts': [
+    'ChatSessionOptions',
+    'ChatState',
+    'OutboxItem',
+    'RunSession',
+    'SendOptions',
+  ],
+  'hooks-upload': ['ChatSessionOptions', 'ChatState', 'OutboxItem', 'RunSession', 'SendOptions'],
 };
 
 /** Entries whose every name, and every member of one, has a doc comment. */

@@ -2,8 +2,8 @@
 // (derived interrupts, answers through the chat's outbox) and the browser tool runner.
 // `useResumableChat` loads this on demand, so a page that never meets an interrupt does not
 // pay for it on first paint. The wire's shapes (`InterruptView`, `InterruptStatus`,
-// `ResumeEntry`) are `@resumable/protocol`'s; the chat a session answers for is `/core`'s
-// `ChatSession`.
+// `ResumeEntry`) are `@resumable/protocol`'s. The `ChatSession` a session answers for is
+// named here; the types of its members (its options, state, run session) are `/core`'s.
 
 import type { ResumableError } from '@resumable/protocol';
 import type { ChatSession } from './core/chat/chat-session.js';
@@ -12,6 +12,7 @@ import {
   interruptSessionOf as sessionOfHost,
 } from './core/interrupts/interrupt-session.js';
 
+export type { ChatSession } from './core/chat/chat-session.js';
 export type { LockManagerLike } from './core/interrupts/browser-tools.js';
 export { BrowserToolRunner, browserToolRunnerOf } from './core/interrupts/browser-tools.js';
 export type {

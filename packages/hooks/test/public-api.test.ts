@@ -40,6 +40,7 @@ import type {
   UseResumableRunOptions,
 } from '../src/index.js';
 import * as root from '../src/index.js';
+import * as interrupts from '../src/interrupts.js';
 import * as threads from '../src/threads/index.js';
 import * as turns from '../src/turns/index.js';
 import * as upload from '../src/upload/index.js';
@@ -148,6 +149,10 @@ describe('the other entries', () => {
     expectTypeOf(upload.uploadFile).parameter(0).toEqualTypeOf<upload.EndpointOptions>();
     expectTypeOf(upload.createThread).parameter(0).toEqualTypeOf<upload.EndpointOptions>();
     expectTypeOf(upload.uploadToChat).parameter(0).toEqualTypeOf<upload.ChatSession>();
+    expectTypeOf(interrupts.interruptSessionOf)
+      .parameter(0)
+      .toEqualTypeOf<interrupts.ChatSession>();
+    expectTypeOf(interrupts.deriveInterrupts).parameter(0).toEqualTypeOf<interrupts.DeriveInput>();
     expectTypeOf(upload.uploadFile).returns.toEqualTypeOf<Promise<upload.Attachment>>();
     expectTypeOf(threads.createThread).parameter(0).toEqualTypeOf<threads.EndpointOptions>();
     expectTypeOf(threads.renameThread).parameter(0).toEqualTypeOf<threads.EndpointOptions>();

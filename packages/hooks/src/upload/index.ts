@@ -1,6 +1,8 @@
 // Uploads (`@resumable/hooks/upload`): what `useResumableChat`'s `upload` loads on first use,
 // for apps that upload without the chat's controller. The calls take the server as
 // `EndpointOptions` (the endpoint, headers and fetch the rest of the kit takes).
+// `uploadToChat` takes a `ChatSession`, named here; the types of its members (its options,
+// state, run session) are `/core`'s: exported here too, they would be `/core`'s surface again.
 
 import type { ChatSession } from '../core/chat/chat-session.js';
 import type { Attachment } from '../core/net/attachment.js';
