@@ -34,8 +34,13 @@ export class DirectoryFiles implements FileStore {
   /** The commit in progress per thread: the next one waits for it. */
   private readonly writing = new Map<string, Promise<unknown>>();
 
-  constructor(readonly directory: string) {}
+  /** Nothing is read or made until the first upload; the directory is made then. */
+  constructor(
+    /** Where the files are: `<directory>/<threadId>/<fileId>` (and `.json` beside it). */
+    readonly directory: string,
+  ) {}
 
+  /** {@inheritDoc FileStore.upload} */
   upload(threadId: string, fileId: string): FileUpload {
     if (!fileRef(threadId, fileId)) {
       throw new ResumableError(
@@ -118,12 +123,14 @@ export class DirectoryFiles implements FileStore {
     }
   }
 
+  /** {@inheritDoc FileStore.head} */
   async head(threadId: string, fileId: string): Promise<StoredFile | null> {
     if (!fileRef(threadId, fileId)) return null;
     const text = await this.io(() => readFile(this.path(threadId, `${fileId}.json`), 'utf8'));
     return text === null ? null : (JSON.parse(text) as StoredFile);
   }
 
+  /** {@inheritDoc FileStore.get} */
   async get(threadId: string, fileId: string) {
     const file = await this.head(threadId, fileId);
     if (!file) return null;
@@ -131,12 +138,14 @@ export class DirectoryFiles implements FileStore {
     return bytes === null ? null : { file, bytes: new Uint8Array(bytes) };
   }
 
+  /** {@inheritDoc FileStore.removeThread} */
   async removeThread(threadId: string): Promise<void> {
     // `fileRef`'s rule for the thread's id: `..` here would be the directory's parent.
     if (!isWireId(threadId)) return;
     await rm(this.path(threadId), { recursive: true, force: true });
   }
 
+  /** {@inheritDoc FileStore.remove} */
   async remove(threadId: string, fileId: string): Promise<void> {
     if (!fileRef(threadId, fileId)) return;
     // The description first: bytes without one are never read.

@@ -26,9 +26,12 @@ import { ResumableError } from '@resumable/protocol';
  *    {@link runNotFound} (answered as 404: a thread deleted meanwhile is no server fault).
  */
 
+/** A stored run's status: `running` until its terminal event is stored with it. */
 export type StoredRunStatus = 'running' | 'finished' | 'cancelled' | 'error';
 
+/** A thread as the store keeps it: its id, its access token and its dates. */
 export interface ThreadRecord {
+  /** The thread's id (the client's, or one the server made). */
   threadId: string;
   /** The thread's capability token (protocol.md, "Access"). */
   token: string;
@@ -45,9 +48,13 @@ export interface ThreadRecord {
   updatedAt?: number;
 }
 
+/** A run as the store keeps it: where its log stands, and its snapshot once it ended. */
 export interface RunRecord {
+  /** The run's id (the client's `runId`, or the server's). */
   runId: string;
+  /** The thread the run belongs to. */
   threadId: string;
+  /** `running` until the terminal event is stored (`EventStore.append` with `end`). */
   status: StoredRunStatus;
   /** Epoch milliseconds. */
   createdAt: number;
@@ -69,10 +76,15 @@ export interface RunRecord {
   replyTo?: string | null;
 }
 
+/** What `EventStore.createRun` stores: a run about to start, in status `running`. */
 export interface NewRun {
+  /** The run's id; creating an id that exists changes nothing (an idempotent retry). */
   runId: string;
+  /** The thread, which must exist (else {@link threadNotFound}). */
   threadId: string;
+  /** Epoch milliseconds. */
   createdAt: number;
+  /** Id of the server instance that will run the agent (`RunRecord.owner`). */
   owner: string;
   /**
    * Most runs of the thread running at once, this one included (absent or 0: no limit).
@@ -92,6 +104,7 @@ export interface NewRun {
 
 /** One event of a run's log. */
 export interface StoredEvent {
+  /** The event's offset in its log: 1 for the first, then consecutive. */
   offset: number;
   /** The AG-UI event as JSON text, one line. */
   json: string;
@@ -99,11 +112,15 @@ export interface StoredEvent {
 
 /** Stored atomically with a batch whose last event is terminal. */
 export interface RunEnd {
+  /** How the run ended, as its terminal event says. */
   status: Exclude<StoredRunStatus, 'running'>;
+  /** Epoch milliseconds. */
   endedAt: number;
+  /** The run folded through its terminal event: what `GET /runs/{id}` answers from then on. */
   snapshot: RunSnapshot;
 }
 
+/** One page of a thread's message history (`EventStore.listMessages`). */
 export interface MessagePage {
   /** Oldest to newest inside the page. */
   messages: Message[];
@@ -149,6 +166,12 @@ export interface InterruptLedger {
   get(threadId: string, interruptIds: readonly string[]): Promise<InterruptAnswer[]>;
 }
 
+/**
+ * Where a server keeps threads, runs, their events and the thread's history: the contract
+ * `MemoryStore`, `SqliteStore` and `RedisStore` implement, and a store of one's own must
+ * (this file's opening comment lists the rules every one keeps). The members after
+ * `threadLog` are optional: what a store shared by several instances adds.
+ */
 export interface EventStore {
   /** `memory`, `sqlite`, `redis`: shown in logs and the README. */
   readonly kind: string;
@@ -167,6 +190,7 @@ export interface EventStore {
    * a thread again, so a retried POST cannot bring it back. Atomic with the tombstone.
    */
   createThread(thread: ThreadRecord): Promise<boolean>;
+  /** The thread, or null when there is none (never was, or deleted). */
   getThread(threadId: string): Promise<ThreadRecord | null>;
 
   /**
@@ -177,6 +201,7 @@ export interface EventStore {
    * one: {@link runInProgress} naming one of them (checked in the same atomic step).
    */
   createRun(run: NewRun): Promise<{ created: boolean; run: RunRecord }>;
+  /** The run, or null when there is none (never was, or its thread was deleted). */
   getRun(runId: string): Promise<RunRecord | null>;
   /** The thread's runs, newest first. */
   listRuns(threadId: string, limit: number): Promise<RunRecord[]>;
@@ -253,7 +278,12 @@ export interface EventStore {
    * every `ttlMs / 3`; `findOrphanedRuns` returns runs whose lease lapsed.
    */
   acquireLease?(runId: string, owner: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Extends `owner`'s lease on the run by `ttlMs`; false when `owner` no longer holds it
+   * (it lapsed and another instance may have taken the run over: stop producing).
+   */
   renewLease?(runId: string, owner: string, ttlMs: number): Promise<boolean>;
+  /** Gives the lease up (the run ended here); a no-op when `owner` does not hold it. */
   releaseLease?(runId: string, owner: string): Promise<void>;
 }
 
@@ -263,10 +293,14 @@ export interface EventStore {
  * "someone else wrote this run" and stops producing.
  */
 export class AppendConflictError extends Error {
+  /** Always `AppendConflictError` (what `instanceof` cannot tell across bundles). */
   override readonly name = 'AppendConflictError';
   constructor(
+    /** The run whose log refused the batch. */
     readonly runId: string,
+    /** The offset the run's log takes next (its `lastOffset + 1`). */
     readonly expectedOffset: number,
+    /** The offset the batch had there; equal to `expectedOffset` when the run had ended. */
     readonly gotOffset: number,
   ) {
     super(`run ${runId}: append at offset ${gotOffset}, the log expects ${expectedOffset}`);
@@ -406,6 +440,7 @@ export interface ThreadLogStore {
   append(threadId: string, json: string, keep: number): Promise<number | null>;
   /** Events with offset > `after`, ascending, at most `limit`. */
   read(threadId: string, after: number, limit: number): Promise<StoredEvent[]>;
+  /** The offsets the log holds now (`{first: 0, last: 0}` for an empty or unknown thread). */
   head(threadId: string): Promise<ThreadLogHead>;
   /**
    * A shared store's live tail of the thread (events appended by any instance after
@@ -425,9 +460,11 @@ export interface RateTake {
   scope: 'thread' | 'address';
   /** Which budget (`runs`, `prompt-bytes`, `uploads`, …): one window per name and key. */
   name: string;
+  /** The thread id, or the client address key: the window's owner within `name`. */
   key: string;
   /** Most weight in any `windowMs`. */
   limit: number;
+  /** The window's length, in milliseconds (the server's windows are 60 000: a minute). */
   windowMs: number;
   /** What this take counts (1 a start, or bytes); 0 takes nothing. */
   weight: number;
@@ -435,17 +472,21 @@ export interface RateTake {
 
 /** Which window refused (its index in the list) and the seconds until it would not. */
 export interface RateRefusal {
+  /** The refusing window's position in the list given to `check` or `take`. */
   index: number;
+  /** Whole seconds until the weight would fit (at least 1): the `Retry-After` answered. */
   retryAfter: number;
 }
 
 /** One thing held against a quota (a running run against its client's), until released. */
 export interface QuotaHold {
+  /** Which quota (`running-runs`: a client's runs running at once); one count per name and key. */
   name: string;
   /** The client address key (`addressKeys`). */
   key: string;
   /** What is held (a run id); holding it again renews it. */
   id: string;
+  /** Most holds `key` may have at once under `name`. */
   limit: number;
   /** The hold lapses after this unless renewed (its holder died). */
   ttlMs: number;
@@ -466,5 +507,6 @@ export interface SharedCounters {
   hold(hold: QuotaHold): Promise<number | null>;
   /** Extends a hold (the holder is alive). */
   renew(hold: QuotaHold): Promise<void>;
+  /** Ends a hold (the run ended), freeing its place in the quota; a no-op when not held. */
   release(hold: QuotaHold): Promise<void>;
 }

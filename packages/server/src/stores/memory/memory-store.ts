@@ -35,6 +35,7 @@ interface MemoryThread {
   nextSeq: number;
 }
 
+/** How much a `MemoryStore` may hold. */
 export interface MemoryStoreOptions {
   /**
    * Bytes of event JSON the store keeps, of runs and of thread event streams. Past it, the
@@ -55,9 +56,12 @@ export interface MemoryStoreOptions {
  * Records are copied in and out so callers can never alias the stored state.
  */
 export class MemoryStore implements EventStore {
+  /** Always `memory`. */
   readonly kind = 'memory';
+  /** False: one process holds it; nothing survives a restart. */
   readonly shared = false;
   private readonly ledger = new MemoryInterruptLedger();
+  /** {@inheritDoc EventStore.interrupts} */
   readonly interrupts: InterruptLedger = this.ledger;
   private readonly threads = new Map<string, MemoryThread>();
   /** Ids of deleted threads (`ThreadEdits.remove`'s tombstones): never threads again. */
@@ -77,8 +81,11 @@ export class MemoryStore implements EventStore {
       this.eventBytes -= bytes;
     },
   });
+  /** {@inheritDoc EventStore.threadLog} */
   readonly threadLog: ThreadLogStore = this.logs;
+  /** {@inheritDoc EventStore.files} */
   readonly files: FileStore = new MemoryFiles();
+  /** {@inheritDoc EventStore.threadEdits} */
   readonly threadEdits: ThreadEdits = {
     rename: async (threadId, title, updatedAt) => {
       const thread = this.threads.get(threadId);
@@ -105,6 +112,7 @@ export class MemoryStore implements EventStore {
     this.maxEventBytes = options.maxEventBytes ?? DEFAULTS.memory.maxEventBytes;
   }
 
+  /** {@inheritDoc EventStore.createThread} */
   async createThread(thread: ThreadRecord): Promise<boolean> {
     if (this.threads.has(thread.threadId) || this.deleted.has(thread.threadId)) return false;
     this.threads.set(thread.threadId, {
@@ -117,11 +125,13 @@ export class MemoryStore implements EventStore {
     return true;
   }
 
+  /** {@inheritDoc EventStore.getThread} */
   async getThread(threadId: string): Promise<ThreadRecord | null> {
     const thread = this.threads.get(threadId);
     return thread ? { ...thread.record } : null;
   }
 
+  /** {@inheritDoc EventStore.createRun} */
   async createRun(run: NewRun): Promise<{ created: boolean; run: RunRecord }> {
     const existing = this.runs.get(run.runId);
     if (existing) return { created: false, run: copy(existing.record) };
@@ -149,11 +159,13 @@ export class MemoryStore implements EventStore {
     return { created: true, run: copy(record) };
   }
 
+  /** {@inheritDoc EventStore.getRun} */
   async getRun(runId: string): Promise<RunRecord | null> {
     const run = this.runs.get(runId);
     return run ? copy(run.record) : null;
   }
 
+  /** {@inheritDoc EventStore.listRuns} */
   async listRuns(threadId: string, limit: number): Promise<RunRecord[]> {
     const thread = this.threads.get(threadId);
     if (!thread) return [];
@@ -165,6 +177,7 @@ export class MemoryStore implements EventStore {
     return out;
   }
 
+  /** {@inheritDoc EventStore.append} */
   async append(runId: string, events: readonly StoredEvent[], end?: RunEnd): Promise<void> {
     const run = this.runs.get(runId);
     if (!run) throw runNotFound(runId);
@@ -190,6 +203,7 @@ export class MemoryStore implements EventStore {
     }
   }
 
+  /** {@inheritDoc EventStore.readEvents} */
   async readEvents(runId: string, after: number, limit: number): Promise<StoredEvent[]> {
     const run = this.runs.get(runId);
     if (!run || run.events.length === 0) return [];
@@ -199,6 +213,7 @@ export class MemoryStore implements EventStore {
     return run.events.slice(start, start + limit);
   }
 
+  /** {@inheritDoc EventStore.putMessages} */
   async putMessages(threadId: string, _runId: string, messages: readonly Message[]) {
     const thread = this.threads.get(threadId);
     if (!thread) throw threadNotFound(threadId);
@@ -217,6 +232,7 @@ export class MemoryStore implements EventStore {
     }
   }
 
+  /** {@inheritDoc EventStore.listMessages} */
   async listMessages(threadId: string, before: number | null, limit: number): Promise<MessagePage> {
     const all = this.threads.get(threadId)?.messages ?? [];
     let end = all.length;
@@ -232,11 +248,13 @@ export class MemoryStore implements EventStore {
     };
   }
 
+  /** {@inheritDoc EventStore.findOrphanedRuns} */
   async findOrphanedRuns(): Promise<RunRecord[]> {
     // A memory store dies with its process, so at start-up there is never an orphan.
     return [];
   }
 
+  /** {@inheritDoc EventStore.pruneEvents} */
   async pruneEvents(endedBefore: number): Promise<number> {
     let pruned = 0;
     for (const run of this.runs.values()) {
@@ -249,6 +267,7 @@ export class MemoryStore implements EventStore {
     return pruned;
   }
 
+  /** {@inheritDoc EventStore.close} */
   async close(): Promise<void> {
     this.threads.clear();
     this.runs.clear();

@@ -1,6 +1,10 @@
 import type { ClusterOptions, RedisOptions } from 'ioredis';
 import { DEFAULTS } from '../../defaults.js';
 
+/**
+ * Which Redis (or Redis Cluster) a `RedisStore` uses, under what key prefix, and how long
+ * it waits for it. Every option is optional: the default is a local Redis.
+ */
 export interface RedisStoreOptions {
   /**
    * The Redis server, as a `redis://[user:password@]host:port[/db]` URL
@@ -31,7 +35,16 @@ export interface RedisStoreOptions {
    * their own (a run always over the same one), never the one reads and leases use.
    * @default `{ replicas: 1, timeoutMs: 1000, connections: 4 }` on a cluster; `false` on one Redis
    */
-  durableAppends?: { replicas?: number; timeoutMs?: number; connections?: number } | false;
+  durableAppends?:
+    | {
+        /** Replicas that must have an append before it counts as stored (1 unless given). */
+        replicas?: number;
+        /** Milliseconds `WAIT` gives them (1000 unless given); then it is an outage. */
+        timeoutMs?: number;
+        /** Connections of their own that durable appends go over (4 unless given). */
+        connections?: number;
+      }
+    | false;
   /**
    * Prefix of every key, so deployments (or tests) can share one Redis database.
    * @default 'resumable:'

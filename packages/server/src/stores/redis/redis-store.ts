@@ -67,14 +67,18 @@ interface Durability {
  * reconnects on its own when Redis is back.
  */
 export class RedisStore implements EventStore {
+  /** Always `redis` (one Redis or a cluster). */
   readonly kind = 'redis';
+  /** True: any number of server instances may share it. */
   readonly shared = true;
   /**
    * Where everything is kept, key by key: for the store's parts (threads, files, sweeps).
    * @internal
    */
   readonly keys: RedisKeys;
+  /** {@inheritDoc EventStore.interrupts} */
   readonly interrupts: InterruptLedger;
+  /** {@inheritDoc EventStore.counters} */
   readonly counters: SharedCounters;
   /**
    * Where runs are found from their id (`runthread:<R>`).
@@ -106,10 +110,18 @@ export class RedisStore implements EventStore {
   private readonly appendClients: Client[] = [];
   private tails: LiveTails | null = null;
   private closed = false;
+  /** {@inheritDoc EventStore.threadLog} */
   readonly threadLog: ThreadLogStore = new RedisThreadLog(this); // protocol.md, "Thread event stream"
+  /** {@inheritDoc EventStore.threadEdits} */
   readonly threadEdits: ThreadEdits = new RedisThreadEdits(this);
+  /** {@inheritDoc EventStore.files} */
   readonly files: FileStore = new RedisFiles(this);
 
+  /**
+   * Connects at once, in the background: nothing waits for Redis here. Until it answers,
+   * each operation fails with `store_unavailable` after `connectWaitMs`. Throws a
+   * `RangeError` for a `cluster` or `redis+cluster://` URL without a valid seed node.
+   */
   constructor(options: RedisStoreOptions = {}) {
     this.target = targetOf(options);
     this.label = this.target.kind === 'single' ? this.target.url : this.target.label;
@@ -159,6 +171,7 @@ export class RedisStore implements EventStore {
 
   // ---- threads -------------------------------------------------------------------------
 
+  /** {@inheritDoc EventStore.createThread} */
   async createThread(thread: ThreadRecord): Promise<boolean> {
     const reply = await this.call('createThread', (c) =>
       c.rsCreateThread(
@@ -172,6 +185,7 @@ export class RedisStore implements EventStore {
     return reply === 1;
   }
 
+  /** {@inheritDoc EventStore.getThread} */
   async getThread(threadId: string): Promise<ThreadRecord | null> {
     const key = this.keys.thread(threadId);
     return threadOf(threadId, await this.call('getThread', (c) => c.hmget(key, ...THREAD_FIELDS)));
@@ -179,6 +193,7 @@ export class RedisStore implements EventStore {
 
   // ---- runs ------------------------------------------------------------------------------
 
+  /** {@inheritDoc EventStore.createRun} */
   async createRun(run: NewRun): Promise<{ created: boolean; run: RunRecord }> {
     const k = this.keys;
     const { runId, threadId } = run;
@@ -222,6 +237,7 @@ export class RedisStore implements EventStore {
     return { created: reply[0] === 1, run: toRecord(reply[1] as string[], 1)! };
   }
 
+  /** {@inheritDoc EventStore.getRun} */
   async getRun(runId: string): Promise<RunRecord | null> {
     const known = this.runs.known(runId) !== undefined;
     const threadId = await this.runs.threadOf(runId);
@@ -234,7 +250,10 @@ export class RedisStore implements EventStore {
     return again === null || again === threadId ? null : this.getRunOf(again, runId);
   }
 
-  /** The run `runId` of `threadId`, or null. */
+  /**
+   * The run `runId` of `threadId`, or null: `getRun` without looking the run's thread up.
+   * The store's own parts use it; an application has no need to.
+   */
   async getRunOf(threadId: string, runId: string): Promise<RunRecord | null> {
     const [fields, streamExists] = (await this.call('getRun', (c) =>
       c.rsGetRun(this.keys.run(threadId, runId), this.keys.events(threadId, runId)),
@@ -242,6 +261,7 @@ export class RedisStore implements EventStore {
     return toRecord(fields, streamExists);
   }
 
+  /** {@inheritDoc EventStore.listRuns} */
   async listRuns(threadId: string, limit: number): Promise<RunRecord[]> {
     if (limit <= 0) return [];
     const rows = (await this.call('listRuns', (c) =>
@@ -250,6 +270,7 @@ export class RedisStore implements EventStore {
     return rows.flatMap(([fields, exists]) => toRecord(fields, exists) ?? []);
   }
 
+  /** {@inheritDoc EventStore.append} */
   async append(runId: string, events: readonly StoredEvent[], end?: RunEnd): Promise<void> {
     const first = events[0]?.offset ?? -1;
     for (let i = 1; i < events.length; i++) {
@@ -310,6 +331,7 @@ export class RedisStore implements EventStore {
     ).catch(() => 0);
   }
 
+  /** {@inheritDoc EventStore.readEvents} */
   async readEvents(runId: string, after: number, limit: number): Promise<StoredEvent[]> {
     if (limit <= 0) return [];
     const threadId = await this.runs.threadOf(runId);
@@ -338,7 +360,10 @@ export class RedisStore implements EventStore {
     return entries.map(([id, fields]) => ({ offset: offsetOf(id), json: fields[1] ?? 'null' }));
   }
 
-  /** Entries of a stream after `after` (an offset), at most `limit`. */
+  /**
+   * Entries of the Redis stream at `key` after `after` (an offset), at most `limit`: the
+   * store's own parts use it (a run's and a thread's log); an application has no need to.
+   */
   async readStream(key: string, after: number, limit: number): Promise<StoredEvent[]> {
     const entries = (await this.call('readEvents', (c) =>
       c.xrange(key, entryId(after + 1), '+', 'COUNT', limit),
@@ -348,6 +373,7 @@ export class RedisStore implements EventStore {
 
   // ---- history ---------------------------------------------------------------------------
 
+  /** {@inheritDoc EventStore.putMessages} */
   async putMessages(threadId: string, _runId: string, messages: readonly Message[]) {
     const args: string[] = [];
     for (const message of messages) args.push(message.id, JSON.stringify(message));
@@ -358,6 +384,7 @@ export class RedisStore implements EventStore {
     if (reply === -1) throw threadNotFound(threadId);
   }
 
+  /** {@inheritDoc EventStore.listMessages} */
   async listMessages(threadId: string, before: number | null, limit: number): Promise<MessagePage> {
     if (limit <= 0) return { messages: [], nextBefore: null };
     const [rows, bodies] = (await this.call('listMessages', (c) =>
@@ -373,10 +400,12 @@ export class RedisStore implements EventStore {
 
   // ---- orphans and retention -------------------------------------------------------------
 
+  /** {@inheritDoc EventStore.findOrphanedRuns} */
   findOrphanedRuns(): Promise<RunRecord[]> {
     return findOrphanedRuns(this);
   }
 
+  /** {@inheritDoc EventStore.pruneEvents} */
   pruneEvents(endedBefore: number): Promise<number> {
     return pruneEvents(this, endedBefore);
   }
@@ -384,7 +413,8 @@ export class RedisStore implements EventStore {
   /**
    * An ended run leaves the orphan sweep's index for the retention sweep's. Each index is a
    * key of its own (another slot): written after the run's own step, and repaired by the
-   * sweeps should this fail (the run's hash is the truth).
+   * sweeps should this fail (the run's hash is the truth). The store's own parts call it
+   * (`append`, the sweeps); an application has no need to.
    */
   async indexEnded(threadId: string, runId: string, endedAt: number): Promise<void> {
     const member = runMember(threadId, runId);
@@ -396,6 +426,7 @@ export class RedisStore implements EventStore {
 
   // ---- shared-store members --------------------------------------------------------------
 
+  /** {@inheritDoc EventStore.subscribe} */
   subscribe(
     runId: string,
     after: number,
@@ -431,6 +462,7 @@ export class RedisStore implements EventStore {
     };
   }
 
+  /** {@inheritDoc EventStore.requestCancel} */
   async requestCancel(runId: string): Promise<void> {
     const threadId = await this.runs.threadOf(runId);
     if (threadId === null) return;
@@ -439,6 +471,7 @@ export class RedisStore implements EventStore {
     );
   }
 
+  /** {@inheritDoc EventStore.onCancelRequest} */
   onCancelRequest(listener: (runId: string) => void): () => void {
     this.cancelListeners.add(listener);
     if (!this.closed) {
@@ -461,6 +494,7 @@ export class RedisStore implements EventStore {
     };
   }
 
+  /** {@inheritDoc EventStore.acquireLease} */
   async acquireLease(runId: string, owner: string, ttlMs: number): Promise<boolean> {
     const threadId = await this.runs.threadOf(runId);
     if (threadId === null) return false;
@@ -472,6 +506,7 @@ export class RedisStore implements EventStore {
     return reply === 1;
   }
 
+  /** {@inheritDoc EventStore.renewLease} */
   async renewLease(runId: string, owner: string, ttlMs: number): Promise<boolean> {
     const threadId = await this.runs.threadOf(runId);
     if (threadId === null) return false;
@@ -485,6 +520,7 @@ export class RedisStore implements EventStore {
     return renewed === 1;
   }
 
+  /** {@inheritDoc EventStore.releaseLease} */
   async releaseLease(runId: string, owner: string): Promise<void> {
     const threadId = await this.runs.threadOf(runId);
     if (threadId === null) return;
@@ -496,6 +532,7 @@ export class RedisStore implements EventStore {
     if (released === 1) await this.relist(threadId, runId, 0);
   }
 
+  /** {@inheritDoc EventStore.close} */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

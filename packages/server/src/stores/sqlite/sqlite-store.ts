@@ -23,6 +23,7 @@ import { SqliteInterruptLedger } from './interrupts.js';
 import { SqliteThreadEdits } from './thread-edits.js';
 import { SqliteThreadLog } from './thread-log.js';
 
+/** Which SQLite file a `SqliteStore` keeps everything in, and how durably it writes. */
 export interface SqliteStoreOptions {
   /** Database file; created with its directory when missing. `:memory:` for a throwaway. */
   path: string;
@@ -120,9 +121,13 @@ const RUN_HEAD = `run_id, thread_id, status, created_at, ended_at, last_offset, 
  * it runs on the event loop instead of paying a thread hop per event.
  */
 export class SqliteStore implements EventStore {
+  /** Always `sqlite`. */
   readonly kind = 'sqlite';
+  /** False: one server process owns the file (its running runs are orphans at start-up). */
   readonly shared = false;
+  /** The database file the store opened (`SqliteStoreOptions.path`). */
   readonly path: string;
+  /** {@inheritDoc EventStore.interrupts} */
   readonly interrupts: InterruptLedger;
   private readonly db: Database.Database;
   private readonly stmt;
@@ -135,9 +140,16 @@ export class SqliteStore implements EventStore {
   private closed = false;
   /** The thread event logs (protocol.md, "Thread event stream"). */
   readonly threadLog: ThreadLogStore;
+  /** {@inheritDoc EventStore.threadEdits} */
   readonly threadEdits: ThreadEdits;
+  /** {@inheritDoc EventStore.files} */
   readonly files: FileStore;
 
+  /**
+   * Opens (or creates, with its directory) the database file and brings its schema up to
+   * date. Throws an `Error` when the file's schema is newer than this server knows, and
+   * the driver's error when the file cannot be opened.
+   */
   constructor(options: SqliteStoreOptions) {
     this.path = options.path;
     if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
@@ -266,6 +278,7 @@ export class SqliteStore implements EventStore {
     );
   }
 
+  /** {@inheritDoc EventStore.createThread} */
   async createThread(thread: ThreadRecord): Promise<boolean> {
     return this.guard(
       () =>
@@ -278,6 +291,7 @@ export class SqliteStore implements EventStore {
     );
   }
 
+  /** {@inheritDoc EventStore.getThread} */
   async getThread(threadId: string): Promise<ThreadRecord | null> {
     const row = this.guard(() => this.stmt.getThread.get(threadId)) as ThreadRow | undefined;
     if (!row) return null;
@@ -291,6 +305,7 @@ export class SqliteStore implements EventStore {
     };
   }
 
+  /** {@inheritDoc EventStore.createRun} */
   async createRun(run: NewRun): Promise<{ created: boolean; run: RunRecord }> {
     const { runId, threadId, createdAt, owner, replyTo, threadToken = null } = run;
     const reply = replyTo === undefined ? null : (replyTo ?? '');
@@ -311,28 +326,34 @@ export class SqliteStore implements EventStore {
     throw threadNotFound(threadId);
   }
 
+  /** {@inheritDoc EventStore.getRun} */
   async getRun(runId: string): Promise<RunRecord | null> {
     const row = this.guard(() => this.stmt.getRun.get(runId)) as RunRow | undefined;
     return row ? this.toRecord(row) : null;
   }
 
+  /** {@inheritDoc EventStore.listRuns} */
   async listRuns(threadId: string, limit: number): Promise<RunRecord[]> {
     const rows = this.guard(() => this.stmt.listRuns.all(threadId, limit)) as RunRow[];
     return rows.map((row) => this.toRecord(row));
   }
 
+  /** {@inheritDoc EventStore.append} */
   async append(runId: string, events: readonly StoredEvent[], end?: RunEnd): Promise<void> {
     this.guard(() => this.appendTx(runId, events, end));
   }
 
+  /** {@inheritDoc EventStore.readEvents} */
   async readEvents(runId: string, after: number, limit: number): Promise<StoredEvent[]> {
     return this.guard(() => this.stmt.readEvents.all(runId, after, limit)) as StoredEvent[];
   }
 
+  /** {@inheritDoc EventStore.putMessages} */
   async putMessages(threadId: string, runId: string, messages: readonly Message[]) {
     this.guard(() => this.putMessagesTx(threadId, runId, messages));
   }
 
+  /** {@inheritDoc EventStore.listMessages} */
   async listMessages(threadId: string, before: number | null, limit: number): Promise<MessagePage> {
     // One extra row tells whether an older page exists.
     const rows = this.guard(() =>
@@ -348,11 +369,13 @@ export class SqliteStore implements EventStore {
     };
   }
 
+  /** {@inheritDoc EventStore.findOrphanedRuns} */
   async findOrphanedRuns(): Promise<RunRecord[]> {
     // One process owns the file, so at start-up every run still `running` lost its agent.
     return (this.guard(() => this.stmt.running.all()) as RunRow[]).map((row) => this.toRecord(row));
   }
 
+  /** {@inheritDoc EventStore.pruneEvents} */
   async pruneEvents(endedBefore: number): Promise<number> {
     return this.guard(() => {
       const runs = this.stmt.expired.all(endedBefore) as Array<{ run_id: string }>;
@@ -404,6 +427,7 @@ export class SqliteStore implements EventStore {
     });
   }
 
+  /** {@inheritDoc EventStore.close} */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
