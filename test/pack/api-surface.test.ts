@@ -83,6 +83,7 @@ const DOCUMENTED = [
   'hooks-upload',
   'protocol',
   'protocol-patch',
+  'server',
   'server-ai-sdk',
   'server-testing',
   'ui',

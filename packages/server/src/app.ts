@@ -13,6 +13,11 @@ import { type RunLimits, RunManager } from './runs/run-manager.js';
 import { openStore } from './stores/open.js';
 import type { EventStore } from './stores/types.js';
 
+/**
+ * Every limit of `createResumableApp` / `startServer` (`limits`): a run's and a client's
+ * (`RunLimits`, `ClientLimits`) and the HTTP layer's own. Each defaults to its entry in
+ * `DEFAULTS.limits`; give only the ones to change.
+ */
 export interface ServerLimits extends RunLimits {
   /**
    * Largest `POST /runs` body; larger answers `413 payload_too_large`.
@@ -80,6 +85,10 @@ export interface FileOptions {
   unreferencedHours?: number;
 }
 
+/**
+ * How `createResumableApp` (and `createResumableHandler`, `startServer`) serves: the store,
+ * the agent, who may do what, and the limits. Every option is optional.
+ */
 export interface ResumableServerOptions {
   /**
    * Where runs are kept: an `EventStore`, or `'memory'`, `'sqlite:<path>'`.
@@ -100,9 +109,22 @@ export interface ResumableServerOptions {
    * Browser origins allowed to call the API. CORS is closed when absent.
    * @default { origins: [] }
    */
-  cors?: { origins: string[] };
+  cors?: {
+    /** Exact origins (`https://app.example.com`) that may call the API from a browser. */
+    origins: string[];
+  };
+  /**
+   * The limits to change from their defaults (`DEFAULTS.limits`). A `RangeError` when
+   * `maxBodyBytes` exceeds `maxPromptBytesPerMinutePerAddress`, or `maxRunMs` (1 to
+   * 2147483647) or `maxThreadMessages` (1 to 20000) is out of range.
+   */
   limits?: Partial<ServerLimits>;
+  /**
+   * Uploads (`POST /threads/{id}/files`): where they are kept and how large they may be.
+   * @default kept in the store, with the limits of `DEFAULTS.files`
+   */
   files?: FileOptions;
+  /** How long what a run leaves behind is kept. */
   retention?: {
     /**
      * Hours a finished run's events are kept (its snapshot is kept with the thread).
@@ -166,10 +188,16 @@ export interface ResumableServerOptions {
   leaseMs?: number;
 }
 
+/** The server `createResumableApp` made: its routes, and the parts behind them. */
 export interface ResumableApp {
   /** A Hono app: `app.fetch` is the Web `(Request) => Response` handler. */
   app: Hono;
+  /**
+   * What runs the runs: for an application's own routes (`startServerRun`, counts,
+   * `cancel`) and for tests (`dropConnections`).
+   */
   manager: RunManager;
+  /** The store the server opened (or was given); `close()` closes it. */
   store: EventStore;
   /** Resolves once start-up work is done (orphaned runs ended); requests wait for it. */
   ready: Promise<void>;
@@ -180,6 +208,12 @@ export interface ResumableApp {
 /**
  * The whole server as a Web handler, for any runtime that speaks `Request`/`Response`
  * (Node via `startServer`, Next.js route handlers, Bun, Deno).
+ *
+ * Throws a `RangeError` for options that contradict each other or a bound
+ * (`limits.maxBodyBytes` over `limits.maxPromptBytesPerMinutePerAddress`,
+ * `files.maxFileBytes` over `files.maxUploadBytesPerMinutePerAddress`, an unknown type in
+ * `files.allowedTypes`, `limits.maxRunMs` or `limits.maxThreadMessages` out of range), and
+ * `ResumableError('bad_request')` for a `store` text `openStore` does not know.
  */
 export function createResumableApp(options: ResumableServerOptions = {}): ResumableApp {
   const { maxBodyBytes: _body, maxStreamsPerAddress, ...runLimits } = options.limits ?? {};

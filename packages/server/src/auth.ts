@@ -9,7 +9,9 @@ export interface AuthorizeTarget {
    * `update`: rename the thread; `delete`: delete it; `upload`: add a file to it.
    */
   action: 'create' | 'read' | 'cancel' | 'update' | 'delete' | 'upload';
+  /** The thread the request is about (a new one's id too, when `create` makes it). */
   threadId: string;
+  /** The run the request names (reading or cancelling one, a `create`'s `runId`), if any. */
   runId?: string;
   /** The thread as stored; null when `create` starts a new thread. */
   thread: ThreadRecord | null;

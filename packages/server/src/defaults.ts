@@ -55,12 +55,17 @@ export const DEFAULTS = {
     eventsHours: 168,
     threadEvents: 1000,
   },
+  /** `ResumableServerOptions.store`. */
   store: 'memory',
   /** `createResumableApp`'s; `startServer` mounts at `/api` unless told otherwise. */
   basePath: '',
+  /** `ResumableServerOptions.heartbeatMs`. */
   heartbeatMs: 15_000,
+  /** `ResumableServerOptions.fanoutCoalesceMs`. */
   fanoutCoalesceMs: 15,
+  /** `ResumableServerOptions.orphanSweepMs`. */
   orphanSweepMs: 60_000,
+  /** `ResumableServerOptions.leaseMs`. */
   leaseMs: 15_000,
   /** How often a subscriber of a run (or thread) with no live feed re-reads the store. */
   pollMs: 250,

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { createResumableApp, type ResumableApp, type ResumableServerOptions } from './app.js';
 
+/** `createResumableHandler`'s options: the server's, mounted under `/api` unless told. */
 export interface ResumableHandlerOptions extends ResumableServerOptions {
   /**
    * The path the handler is mounted under: the protocol's routes (`/runs`, `/threads/…`)

@@ -14,7 +14,13 @@ const ROLES = new Set([
 
 /** `POST /runs` body after validation: `threadId` / `runId` may still be absent. */
 export type RunRequest = Omit<RunAgentInput, 'threadId' | 'runId'> & {
+  /** The thread to run in; absent, the `POST /runs` starts a new thread. */
   threadId?: string;
+  /**
+   * The client's id for the run: 22-200 characters with 122 random bits (a random UUID),
+   * since it is a secret. Absent, the server makes one. A repeated id starts nothing and
+   * answers that run.
+   */
   runId?: string;
   /** The message the run hangs under (protocol.md, "Branches"); null = a new root. */
   parentMessageId?: string | null;

@@ -4,15 +4,26 @@ import { serve } from '@hono/node-server';
 import { createResumableApp, type ResumableApp, type ResumableServerOptions } from './app.js';
 import { CLOSE_LINGER_MS, DEFAULTS, MAX_DRAINED_BYTES } from './defaults.js';
 
+/**
+ * `startServer`'s options: the server's (`ResumableServerOptions`) and the Node HTTP
+ * server's own: where it listens and how long it waits for slow or idle clients.
+ */
 export interface StartServerOptions extends ResumableServerOptions {
   /**
    * Port to listen on; `0` picks a free one.
    * @default 8787
    */
   port?: number;
-  /** @default '127.0.0.1' */
+  /**
+   * Interface to listen on: the default takes only local connections; `'0.0.0.0'` (or
+   * `'::'`) takes them from anywhere.
+   * @default '127.0.0.1'
+   */
   hostname?: string;
-  /** @default '/api' */
+  /**
+   * Path every route is mounted under (`url` ends with it); `'/'` for the root.
+   * @default '/api'
+   */
   basePath?: string;
   /**
    * How long `close()` lets open responses finish before cutting their sockets.
@@ -43,9 +54,14 @@ export interface StartServerOptions extends ResumableServerOptions {
   requestTimeoutMs?: number;
 }
 
+/**
+ * A server `startServer` started, listening: its address, and the parts of `ResumableApp`
+ * (`close()` stops listening, ends streams and runs, then closes the store).
+ */
 export interface RunningServer extends Omit<ResumableApp, 'ready'> {
   /** Base URL of the API, e.g. `http://127.0.0.1:8787/api`. */
   url: string;
+  /** The port it listens on: the one asked for, or the one picked for `port: 0`. */
   port: number;
 }
 
@@ -111,7 +127,12 @@ function lingerOnClose(socket: Socket): void {
   };
 }
 
-/** Starts the server on Node with `@hono/node-server`; resolves once it listens. */
+/**
+ * Starts the server on Node with `@hono/node-server`; resolves once start-up work is done
+ * (`ready`) and it listens. Throws a `RangeError` when `socketIdleMs` is not longer than
+ * `heartbeatMs` or `headersTimeoutMs` exceeds `requestTimeoutMs` (and whatever
+ * `createResumableApp` throws); rejects with the listen error (`EADDRINUSE`…).
+ */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
   const node = DEFAULTS.startServer;
   const basePath = options.basePath ?? node.basePath;

@@ -12,6 +12,7 @@ import type { Agent } from './types.js';
 import { fetchUpstream, quote } from './upstream-fetch.js';
 import { describeUrl, redactor } from './upstream-secrets.js';
 
+/** Where `aguiProxyAgent` sends each run, and how long it waits (`UpstreamTimeouts`). */
 export interface AguiProxyAgentOptions extends UpstreamTimeouts {
   /**
    * The upstream AG-UI endpoint (agent-sdk-go, LangGraph, Mastra, CopilotKit runtimes…).
@@ -20,7 +21,10 @@ export interface AguiProxyAgentOptions extends UpstreamTimeouts {
   url?: string;
   /** Extra request headers (an upstream API key). */
   headers?: Record<string, string>;
-  /** @default globalThis.fetch */
+  /**
+   * The `fetch` the upstream is called with (a proxy agent, a test's fake upstream).
+   * @default globalThis.fetch
+   */
   fetch?: typeof fetch;
 }
 
@@ -34,6 +38,8 @@ export interface AguiProxyAgentOptions extends UpstreamTimeouts {
  * quoted in the message). Events of types this server does not know are not progress: the
  * first few are passed on for the manager to drop and log, and only such events for
  * `idleTimeoutMs` is a stall. Nothing after the upstream's terminal event is read.
+ *
+ * Throws an `Error` when there is no `url` and no `AGUI_UPSTREAM_URL`.
  */
 export function aguiProxyAgent(options: AguiProxyAgentOptions = {}): Agent {
   const url = options.url ?? process.env.AGUI_UPSTREAM_URL;

@@ -10,19 +10,33 @@ import type { Agent } from './types.js';
 import { fetchUpstream } from './upstream-fetch.js';
 import { describeUrl, redactor } from './upstream-secrets.js';
 
+/**
+ * Which OpenAI-compatible endpoint `openaiAgent` streams from, with what model and key,
+ * and how long it waits (`UpstreamTimeouts`). Unset options fall back to the environment.
+ */
 export interface OpenAIAgentOptions extends UpstreamTimeouts {
   /**
    * Base URL of an OpenAI-compatible API (`…/v1`); `/chat/completions` is appended.
    * @default env OPENAI_BASE_URL, else 'https://api.openai.com/v1'
    */
   baseUrl?: string;
-  /** @default env OPENAI_API_KEY */
+  /**
+   * Sent as `Authorization: Bearer <apiKey>`; none is sent without one (a local endpoint).
+   * Kept out of every stored error message.
+   * @default env OPENAI_API_KEY
+   */
   apiKey?: string;
-  /** @default env OPENAI_MODEL, else 'gpt-4o-mini' */
+  /**
+   * The request's `model`.
+   * @default env OPENAI_MODEL, else 'gpt-4o-mini'
+   */
   model?: string;
   /** Extra fields for the request body (temperature, max_tokens…). */
   body?: Record<string, unknown>;
-  /** @default globalThis.fetch */
+  /**
+   * The `fetch` the endpoint is called with (a proxy agent, a test's fake upstream).
+   * @default globalThis.fetch
+   */
   fetch?: typeof fetch;
   /**
    * Most tool calls one answer may make (each is a `client_tool` interrupt); a stream with

@@ -14,6 +14,10 @@ import type { Agent, AgentLimits } from './types.js';
 
 export { mulberry32, replyTokens, timeLead } from './scripted-reply.js';
 
+/**
+ * What a `scriptedAgent` run does: how long its reply is, how fast it comes, and whether
+ * it fails or asks a person. A run's `forwardedProps.script` overrides them one by one.
+ */
 export interface ScriptOptions {
   /**
    * Text deltas in the reply (`TEXT_MESSAGE_CONTENT` events).
@@ -30,9 +34,16 @@ export interface ScriptOptions {
    * @default 0
    */
   seed: number;
-  /** Throw after this many text deltas: the run ends with `RUN_ERROR code:"agent_failed"`. */
+  /**
+   * Throw after this many text deltas: the run ends with `RUN_ERROR code:"agent_failed"`.
+   * @default none: the run finishes
+   */
   failAt?: number;
-  /** `demo`: the showcase reply of scripted-demo.ts. @default env SCRIPTED_REPLY, else filler */
+  /**
+   * `demo`: the showcase reply of scripted-demo.ts (streamed reasoning, a tool call, then
+   * Markdown with a table and code) instead of filler sentences.
+   * @default env SCRIPTED_REPLY, else filler
+   */
   reply?: 'demo';
   /**
    * Ask a person instead of replying: `tool_approval` (a `delete_file` call waits for
@@ -44,8 +55,12 @@ export interface ScriptOptions {
   interrupt?: ScriptedInterrupt;
 }
 
+/** `scriptedAgent`'s defaults for every run (`ScriptOptions`), and its clock. */
 export interface ScriptedAgentOptions extends Partial<ScriptOptions> {
-  /** Clock of the `get_time` tool. @default () => new Date() */
+  /**
+   * Clock of the `get_time` tool (a test's fixed time).
+   * @default () => new Date()
+   */
   now?: () => Date;
 }
 

@@ -47,5 +47,9 @@ export interface AgentLimits {
  *   fail on later is refused up front instead of failing after a `201`.
  */
 export type Agent = ((input: RunAgentInput, ctx: AgentContext) => AsyncIterable<AGUIEvent>) & {
+  /**
+   * Checks a run's input at `POST /runs`, before anything is stored: throws
+   * `ResumableError('bad_request')` for input it could not finish within `limits`.
+   */
   validate?: (input: RunAgentInput, limits: AgentLimits) => void;
 };

@@ -2,6 +2,11 @@ import type { Agent } from '../agents/types.js';
 import type { EventStore, FileStore, ThreadRecord } from '../stores/types.js';
 import type { ClientLimits } from './admission.js';
 
+/**
+ * What bounds runs on this instance: how many at once, how long and how large one may
+ * be, its subscribers, and how a store outage is ridden out; plus the per-client limits
+ * (`ClientLimits`). Defaults are `DEFAULTS.limits`.
+ */
 export interface RunLimits extends ClientLimits {
   /**
    * Runs this instance produces at once; `POST /runs` beyond it answers `429`.
@@ -74,9 +79,19 @@ export interface RunLimits extends ClientLimits {
   agentHistoryMessages: number;
 }
 
+/**
+ * What a `RunManager` is made with. `createResumableApp` makes the one a server uses from
+ * its own options; an application reaches it as `ResumableApp.manager`.
+ */
 export interface RunManagerOptions {
+  /** Where runs, their events and threads are kept. */
   store: EventStore;
+  /** Produces the events of each run. */
   agent: Agent;
+  /**
+   * The limits to change from `DEFAULTS.limits`. `maxRunMs` must be 1 to 2147483647 and
+   * `maxThreadMessages` 1 to 20000 (a `RangeError` otherwise).
+   */
   limits?: Partial<RunLimits>;
   /**
    * Largest run request as JSON (`POST /runs` body, `startServerRun` request); larger is
@@ -137,7 +152,9 @@ export interface RunManagerOptions {
    * @default none: agents get no `readFile`
    */
   files?: {
+    /** Where the uploads are (the store's `files`, or a `DirectoryFiles`). */
     store: FileStore;
+    /** The routes' mount point, without a trailing `/` (`''` at the root). */
     basePath: string;
     /**
      * Uploads no prompt named within this many milliseconds are deleted (by the stores

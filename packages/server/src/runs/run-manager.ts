@@ -36,9 +36,13 @@ export {
  * died with `RUN_ERROR code:"agent_lost"`. Each of those jobs is a module of `runs/`.
  */
 export class RunManager {
+  /** The store runs are kept in (`RunManagerOptions.store`). */
   readonly store: EventStore;
+  /** This instance's id: the `owner` of the runs it produces. */
   readonly instanceId: string;
+  /** Every run limit in force: the options' over `DEFAULTS.limits`. */
   readonly limits: RunLimits;
+  /** Longest silence on a live stream, in milliseconds (`RunManagerOptions.heartbeatMs`). */
   readonly heartbeatMs: number;
   /** Largest run request as JSON (`RunManagerOptions.maxBodyBytes`). */
   readonly maxBodyBytes: number;
@@ -73,6 +77,11 @@ export class RunManager {
   /** Aborted by `close()`: ends the waits of background retries. */
   private readonly shutdown = new AbortController();
 
+  /**
+   * Made by `createResumableApp`; an application uses that one (`ResumableApp.manager`).
+   * Throws a `RangeError` for `limits.maxRunMs` or `limits.maxThreadMessages` out of range.
+   * Nothing runs until `init()`.
+   */
   constructor(options: RunManagerOptions) {
     this.store = options.store;
     this.agent = options.agent;
@@ -197,6 +206,8 @@ export class RunManager {
   /**
    * Refuses, before anything is stored, a run the agent could not finish within this
    * server's limits (the agent's own `validate`): a `400` instead of a `201` that fails.
+   * Throws `ResumableError('bad_request')` when the input holds more prompt messages than
+   * `limits.maxThreadMessages`, and whatever the agent's `validate` throws.
    */
   validate(input: RunAgentInput): void {
     // A new thread's history is the request's prompt messages: refused before it exists.
@@ -227,7 +238,10 @@ export class RunManager {
     if (refused) throw refused;
   }
 
-  /** Records a new empty thread against the client's rate, or throws its `429`. */
+  /**
+   * Counts a new empty thread (`POST /threads`) against client `address`'s runs-per-minute
+   * rate, or throws `ResumableError('too_many_requests')` (`429`, with `retryAfter`).
+   */
   admitThread(address: string): Promise<void> {
     return this.admission.admitThread(address);
   }

@@ -9,7 +9,9 @@ import { Announcer } from './announcer.js';
 
 /** `RunManager.streamCounts()`: event streams open now, and opened since start. */
 export interface StreamCounts {
+  /** Run event streams (`GET /runs/{id}/events`): open now, and opened since start. */
   run: { open: number; opened: number };
+  /** Thread event streams (`GET /threads/{id}/events`): open now, and opened since start. */
   thread: { open: number; opened: number };
 }
 
