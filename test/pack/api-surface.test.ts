@@ -39,6 +39,7 @@ function flagged(report: string, messageId: string): string[] {
 const NAMES_ALL_TYPES = [
   'hooks-attachments',
   'hooks-core',
+  'hooks-observe',
   'hooks-threads',
   'hooks-turns',
   'protocol',
@@ -78,6 +79,7 @@ const DOCUMENTED = [
   'hooks-attachments',
   'hooks-core',
   'hooks-interrupts',
+  'hooks-observe',
   'hooks-threads',
   'hooks-turns',
   'hooks-upload',

@@ -3,13 +3,19 @@
 // Framework-free and a few hundred bytes: importing it loads none of the engine, so a page
 // that observes still paints first and loads the engine when its hooks ask for it.
 export type { ObservedBase, ObservedScope } from './core/base/observe.js';
-export type { ObservedOutbox } from './core/chat/outbox.js';
+export type { ObservedOutbox, OutboxMove } from './core/chat/outbox.js';
 export type { ObservedEvent } from './core/client/client-events.js';
 export { observeClient } from './core/client/client-events.js';
-export type { ConversationPhase } from './core/conversation/machine.js';
+export type {
+  ConversationEffectKind,
+  ConversationInputKind,
+  ConversationPhase,
+} from './core/conversation/machine.js';
 export type { ObservedConversation } from './core/conversation/queue.js';
+export type { OutboxItem } from './core/conversation/state.js';
 export type { ChatInterrupt } from './core/interrupts/chat-interrupts.js';
 export type { ObservedInterrupts } from './core/interrupts/interrupt-session.js';
+export type { Attachment } from './core/net/attachment.js';
 export type { ObservedStreamEnd, StreamOutcome } from './core/net/event-stream.js';
 export type { ObservedRequest, ObservedResponse } from './core/net/http.js';
 export type { ObservedWrite } from './core/records/record-writer.js';

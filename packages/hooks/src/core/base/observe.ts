@@ -22,6 +22,7 @@ export interface ObservedScope {
 
 /** What every event carries: its kind, its conversation, when, and its place in the order. */
 export interface ObservedBase extends ObservedScope {
+  /** The event's kind (`phase`, `request`, `retry`…): what a listener switches on. */
   readonly type: string;
   /** When it was told (epoch ms). */
   readonly at: number;

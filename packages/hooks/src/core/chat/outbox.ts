@@ -37,6 +37,28 @@ export interface OutboxState {
 /** What is known of a refusal: the server's code and words (persisted with the item). */
 type Refusal = { code: string; message: string };
 
+/**
+ * How an outbox moved (`ObservedOutbox.move`): the `type` of each `OutboxEvent` below, which
+ * says more of each (a move missing here fails to compile where it is told).
+ */
+export type OutboxMove =
+  /** A new item at the end. */
+  | 'queued'
+  /** An item taken back before it went out. */
+  | 'discarded'
+  /** An item's POST goes out. */
+  | 'sending'
+  /** The server took it (its run started), or another tab's answer made it moot. */
+  | 'sent'
+  /** Its POST failed: retried by the policy, or held until `retry()` (its `error` set). */
+  | 'failed'
+  /** A continuation the server refused for good: its answers end. */
+  | 'continuationRefused'
+  /** `retry()`: the first item goes out again. */
+  | 'retried'
+  /** A stored outbox, read back after a reload. */
+  | 'restored';
+
 export type OutboxEvent =
   /** A new item at the end; `now`: it goes out at once (shown as sending). */
   | { type: 'queued'; item: OutboxItem; now: boolean }
@@ -137,9 +159,10 @@ export interface OutboxHost {
 
 /** A move of the outbox (`outboxTransition`, `observeClient`) and what it holds after it. */
 export interface ObservedOutbox extends ObservedBase {
+  /** A chat's outbox moved. */
   readonly type: 'outbox';
   /** The transition: `queued`, `sending`, `sent`, `failed`, `retried`, `discarded`… */
-  readonly move: OutboxEvent['type'];
+  readonly move: OutboxMove;
   /** The item it moved (its run id), or null (`retried`, `restored`). */
   readonly runId: string | null;
   /** What waits after the move, oldest first (a refused item carries its `error`). */

@@ -90,6 +90,63 @@ export interface HeardRun<P extends Payloads = Payloads> {
   shown?: P['shown'];
 }
 
+/**
+ * What moved a conversation (`ObservedConversation.input`): the `type` of each
+ * `ConversationInput` below, which says more of each (a kind missing here fails to
+ * compile where the step is told, `queue.ts`).
+ */
+export type ConversationInputKind =
+  /** The records were read. */
+  | 'loaded'
+  /** A page holds the chat again. */
+  | 'held'
+  /** A run heard of (the thread stream, another tab, a read, a POST's 409). */
+  | 'heard'
+  /** A join's snapshot is in. */
+  | 'joined'
+  /** The current run is over. */
+  | 'ended'
+  /** Another tab's batch of events. */
+  | 'batch'
+  /** A history page arrived. */
+  | 'page'
+  /** The outbox's first item would go out now. */
+  | 'send'
+  /** An outbox POST answered 201. */
+  | 'accepted'
+  /** An outbox POST failed. */
+  | 'refused'
+  /** This tab reads the network itself now, or another tab does. */
+  | 'role'
+  /** The thread was deleted (here or elsewhere). */
+  | 'deleted'
+  /** A new conversation. */
+  | 'reset';
+
+/**
+ * What a conversation's step asked for (`ObservedConversation.effects`): the `type` of each
+ * `ConversationEffect` below, which says more of each.
+ */
+export type ConversationEffectKind =
+  /** The finished run's prompt and reply move into the settled transcript. */
+  | 'settle'
+  /** Follow a run heard of: its snapshot, then its events. */
+  | 'join'
+  /** Follow the current run's events from the offset held. */
+  | 'open'
+  /** Follow the run this chat's POST started. */
+  | 'own'
+  /** Fold another tab's batch into the current run. */
+  | 'fold'
+  /** Show a history page. */
+  | 'show'
+  /** POST an outbox item. */
+  | 'post'
+  /** Let the outbox try its next item. */
+  | 'drain'
+  /** The thread is gone: the chat ends. */
+  | 'end';
+
 export type ConversationInput<P extends Payloads = Payloads> =
   /** The records were read: the run they hold (null: none), and whether it is over. */
   | { type: 'loaded'; run: { runId: string; ended: boolean } | null }

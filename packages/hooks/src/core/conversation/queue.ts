@@ -2,7 +2,9 @@ import type { ObservedBase, ObservedScope } from '../base/observe.js';
 import { notify, observed } from '../base/observe.js';
 import type {
   ConversationEffect,
+  ConversationEffectKind,
   ConversationInput,
+  ConversationInputKind,
   ConversationPhase,
   ConversationState,
   Payloads,
@@ -18,17 +20,20 @@ export const MAX_QUEUED_INPUTS = 256;
  * shown) are not told: the run's own events tell those.
  */
 export interface ObservedConversation extends ObservedBase {
+  /** A step of a chat's conversation machine. */
   readonly type: 'conversation';
   /** The input that moved it: `heard`, `joined`, `send`, `accepted`, `ended`… */
-  readonly input: ConversationInput['type'];
+  readonly input: ConversationInputKind;
+  /** The phase before the step. */
   readonly from: ConversationPhase;
+  /** The phase after it (the same as `from` when only the run or the item sent changed). */
   readonly to: ConversationPhase;
   /** The current run after the step (the run it shows), or null. */
   readonly run: string | null;
   /** The run it moved from, when the step changed it. */
   readonly before: string | null;
   /** The effects the step asked for, in order (`join`, `open`, `post`…). */
-  readonly effects: readonly ConversationEffect['type'][];
+  readonly effects: readonly ConversationEffectKind[];
 }
 
 /**

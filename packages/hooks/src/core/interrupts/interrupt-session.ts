@@ -47,6 +47,7 @@ export interface InterruptState {
 
 /** A chat's interrupts derived again (`observeClient`): every one it knows, with its status. */
 export interface ObservedInterrupts extends ObservedBase {
+  /** A chat's interrupts were derived again. */
   readonly type: 'interrupts';
   /** Oldest first; `status: 'open'` ones wait for an answer. */
   readonly interrupts: readonly ChatInterrupt[];

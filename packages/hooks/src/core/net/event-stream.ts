@@ -72,10 +72,13 @@ export interface StreamRequest {
 
 /** How an event stream (`ObservedRequest` `id`) ended, with what it delivered. */
 export interface ObservedStreamEnd extends ObservedBase {
+  /** An event stream ended, for whatever reason. */
   readonly type: 'stream-end';
+  /** The request that opened it (`ObservedRequest.id`). */
   readonly id: number;
   /** `ended` (the body closed), `network`, `stalled`, `http`, `aborted`… */
   readonly outcome: StreamOutcome['kind'];
+  /** The outcome's error (`network`, `stalled`, `http`, `invalid`), or null. */
   readonly error: ResumableError | null;
   /** From the request to the end. */
   readonly ms: number;

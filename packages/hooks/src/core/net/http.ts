@@ -107,10 +107,13 @@ export interface JsonRequest {
 
 /** A request the client sent (`observeClient`); its `ObservedResponse` names its `id`. */
 export interface ObservedRequest extends ObservedBase {
+  /** A request goes out. */
   readonly type: 'request';
   /** Its number on the page. */
   readonly id: number;
+  /** `GET`, `POST`, `PATCH`, `DELETE`. */
   readonly method: string;
+  /** The URL asked, with its query (`?after=` for an event stream). */
   readonly url: string;
   /** The resume point an event stream asks for (`after=`); null for any other request. */
   readonly after: number | null;
@@ -118,7 +121,9 @@ export interface ObservedRequest extends ObservedBase {
 
 /** The answer to request `id` (its headers), or its failure (`status` null). */
 export interface ObservedResponse extends ObservedBase {
+  /** A request was answered, or failed. */
   readonly type: 'response';
+  /** The request's `id` (`ObservedRequest.id`). */
   readonly id: number;
   /** The answer's status; null when none came (network error, timeout, abort). */
   readonly status: number | null;

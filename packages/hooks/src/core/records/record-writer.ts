@@ -8,11 +8,13 @@ import { storageUnavailable } from './storage.js';
 
 /** A record write settled (`observeClient`): where it went, the point it holds, how long. */
 export interface ObservedWrite extends ObservedBase {
+  /** A run record was written (or failed to be). */
   readonly type: 'write';
   /** The record's storage key (`run:<key>`). */
   readonly record: string;
-  /** The run and the resume point written. */
+  /** The run written. */
   readonly runId: string;
+  /** The resume point written. */
   readonly offset: number;
   /** Where it went: `indexeddb`, or `memory` (the fallback: lost on reload). */
   readonly storage: 'indexeddb' | 'memory';

@@ -9,6 +9,7 @@ import { watchFallback } from './storage.js';
 
 /** Where a session's records live (`observeClient`): told at its start and on a fallback. */
 export interface ObservedStorage extends ObservedBase {
+  /** Where records are kept changed (or was first decided). */
   readonly type: 'storage';
   /** `indexeddb`, or `memory`: records do not survive a reload. */
   readonly storage: 'indexeddb' | 'memory';

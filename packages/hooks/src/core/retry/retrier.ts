@@ -58,6 +58,7 @@ export interface RetryScope extends ObservedScope {
  * up (`delay` null, `gaveUp` says why).
  */
 export interface ObservedRetry extends ObservedBase {
+  /** A failed attempt was judged: retried after `delay`, or given up. */
   readonly type: 'retry';
   /** The path that failed: `stream` (a run's events), `outbox` (a prompt's POST), `cancel`… */
   readonly path: string;
@@ -67,6 +68,7 @@ export interface ObservedRetry extends ObservedBase {
   readonly delay: number | null;
   /** The server's `Retry-After` in seconds, as it sent it (the delay is clamped), or null. */
   readonly retryAfter: number | null;
+  /** What the attempt failed with. */
   readonly error: ResumableError;
   /** `refused`: the error's own action is no retry; `limit`: a limit or the app's veto. */
   readonly gaveUp: 'refused' | 'limit' | null;

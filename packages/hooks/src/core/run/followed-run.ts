@@ -48,9 +48,13 @@ export interface FollowedRunParts {
  * the phase before and after, the machine's event, and the error behind it.
  */
 export interface ObservedPhase extends ObservedBase {
+  /** A move of the run session's machine. */
   readonly type: 'phase';
+  /** The run the session follows, or null. */
   readonly runId: string | null;
+  /** The phase before the move. */
   readonly from: SessionPhase;
+  /** The phase after it (the same as `from` when only the status changed). */
   readonly to: SessionPhase;
   /** `follow`, `attempt`, `open`, `drop`, `offline`, `terminal`, `stop`, `fail`, `park`… */
   readonly event: SessionEvent;
@@ -68,8 +72,11 @@ export interface ObservedPhase extends ObservedBase {
 
 /** A run the session follows from now on (`observeClient`). */
 export interface ObservedRun extends ObservedBase {
+  /** The session follows a run from now on. */
   readonly type: 'run';
+  /** The run followed. */
   readonly runId: string;
+  /** Its thread. */
   readonly threadId: string;
   /**
    * `started`: this page's `POST /runs`; `joined`: a run going elsewhere (another tab, device,
@@ -84,7 +91,9 @@ export interface ObservedRun extends ObservedBase {
 
 /** A batch of a run's events folded (`observeClient`), in order, with the point after it. */
 export interface ObservedEvents extends ObservedBase {
+  /** A batch of the run's events, as the stream (or the leader tab) delivered it. */
   readonly type: 'events';
+  /** The run they are of. */
   readonly runId: string;
   /** The batch as it arrived (read only): each envelope's `offset` and `event`. */
   readonly envelopes: readonly Envelope[];
@@ -98,10 +107,13 @@ export interface ObservedEvents extends ObservedBase {
 
 /** The server's snapshot of the run replaced the folded state (`observeClient`). */
 export interface ObservedSnapshot extends ObservedBase {
+  /** A snapshot of the run was read (a join, or a stream that cannot resume from its offset). */
   readonly type: 'snapshot';
+  /** The run it is of. */
   readonly runId: string;
   /** The snapshot's `lastOffset`: the resume point from now on. */
   readonly offset: number;
+  /** The run's status in the snapshot. */
   readonly status: RunState['status'];
 }
 

@@ -39,6 +39,7 @@ export type SessionPhase =
   /** Stopped by an error only the user (`retry()`) or a new run can change. */
   | 'failed';
 
+/** What moves a run session's machine (`ObservedPhase.event`). */
 export type SessionEvent =
   /** A run to follow (started, attached, restored from a record). */
   | 'follow'
@@ -48,6 +49,7 @@ export type SessionEvent =
   | 'open'
   /** An attempt ended without the run's end: wait, then try again. */
   | 'drop'
+  /** The browser went offline: the attempt stops until `online`. */
   | 'offline'
   /** The run reached a terminal event (or a snapshot says it is over). */
   | 'terminal'
@@ -55,6 +57,7 @@ export type SessionEvent =
   | 'stop'
   /** The server accepted the cancel. */
   | 'cancelTaken'
+  /** An error no retry mends (or the retry policy gave up): the session stops on it. */
   | 'fail'
   /** The last holder left: stop the network work, keep the run. */
   | 'park'

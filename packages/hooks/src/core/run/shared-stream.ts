@@ -18,8 +18,11 @@ export type StreamRole = 'solo' | 'leader' | 'follower' | 'pending';
  * another tab (`follower`: its events arrive from there), or nobody yet (`pending`).
  */
 export interface ObservedRole extends ObservedBase {
+  /** This tab's part in reading the conversation's stream changed. */
   readonly type: 'role';
+  /** The role now. */
   readonly role: StreamRole;
+  /** The role before. */
   readonly from: StreamRole;
 }
 
