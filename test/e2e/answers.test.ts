@@ -190,7 +190,7 @@ async function untilTool(demo: DemoPage, name: string, status: string) {
     (badge) => badge.status === status,
     { timeoutMs: 15_000 },
     (badge) =>
-      `${name} is ${JSON.stringify(badge)}, wanted ${status}; calls ${JSON.stringify(calls)}`,
+      `${name} is ${JSON.stringify(badge)}, wanted ${status}; calls ${JSON.stringify(calls)}; ${demo.describe()}`,
   );
 }
 
@@ -292,15 +292,18 @@ describe.each(VIEWPORTS)('answers at $width×$height', (viewport) => {
     const demo = await open(viewport);
     const states = await recordToolStates(demo);
     try {
-      // Slowed until its reasoning's last words show, then held at a second an event: the
-      // tool call that follows streams its arguments for five seconds.
-      await chaos(e2e.stack, 'slow', { delayMs: 60 });
+      // Held at a second an event from the tool call's first argument on: the call streams
+      // its arguments for five seconds. (Switched by the server at that event: switched when
+      // the page showed the reasoning's last words, the nine events to the call's result at
+      // 60 ms each had passed by then at load 30, and the call was done, not running.)
+      expect(
+        (await chaos(e2e.stack, 'slow', { delayMs: 1000, fromEvent: 'TOOL_CALL_ARGS' })).status,
+      ).toBe(200);
       await demo.send(SHOWCASE);
       const lost = await demo.run();
       await demo.answer
         .locator('.rc-reasoning__text', { hasText: 'in a table.' })
         .waitFor({ state: 'attached', timeout: 15_000 });
-      await chaos(e2e.stack, 'slow', { delayMs: 1000 });
       await demo.page
         .locator('[data-tool-call-id][data-tool-status="running"]')
         .waitFor({ timeout: 10_000 });

@@ -5,7 +5,10 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type AGUIEvent, EventType, type RunAgentInput } from '@resumable/protocol';
+import type { Agent } from '@resumable/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { CHAOS_PREFIX, createChaos } from '../../apps/demo/server/chaos.js';
 import { type Supervisor, superviseServer } from '../../apps/demo/server/supervisor.js';
 
 /**
@@ -99,6 +102,68 @@ describe('the demo API server', () => {
       status: 200,
       body: { delayMs: 0 },
     });
+  });
+
+  test('slow from an event type: the delay starts at the next event of that type, the type checked', async () => {
+    expect(await post('__chaos/slow', { delayMs: 40 })).toEqual({
+      status: 200,
+      body: { delayMs: 40 },
+    });
+    expect(await post('__chaos/slow', { delayMs: 1000, fromEvent: 'TOOL_CALL_ARGS' })).toEqual({
+      status: 200,
+      body: { delayMs: 40, next: { delayMs: 1000, fromEvent: 'TOOL_CALL_ARGS' } },
+    });
+    // Not yet: the current delay stays until such an event comes.
+    expect((await call('__chaos/state')).body.delayMs).toBe(40);
+    const refused = {
+      status: 400,
+      body: {
+        error: {
+          code: 'bad_request',
+          message: 'fromEvent must be an AG-UI event type, such as TOOL_CALL_ARGS',
+        },
+      },
+    };
+    expect(await post('__chaos/slow', { delayMs: 10, fromEvent: 'TOOL_CALL' })).toEqual(refused);
+    expect(await post('__chaos/slow', { delayMs: 10, fromEvent: 7 })).toEqual(refused);
+    // A plain slow drops the switch.
+    expect(await post('__chaos/slow', { delayMs: 0 })).toEqual({
+      status: 200,
+      body: { delayMs: 0 },
+    });
+  });
+
+  test('slow from an event type: the delay switches as the first such event passes, once', async () => {
+    const chaos = createChaos({ dropConnections: () => 0, agent: 'scripted', exit: () => {} });
+    const events: AGUIEvent[] = [
+      { type: EventType.RUN_STARTED, threadId: 't', runId: 'r' },
+      { type: EventType.TOOL_CALL_START, toolCallId: 'c', toolCallName: 'search_docs' },
+      { type: EventType.TOOL_CALL_ARGS, toolCallId: 'c', delta: '{' },
+      { type: EventType.TOOL_CALL_ARGS, toolCallId: 'c', delta: '}' },
+    ];
+    const agent: Agent = async function* () {
+      yield* events;
+    };
+    const slow = (body: unknown) =>
+      chaos.fetch(
+        new Request(`http://127.0.0.1${CHAOS_PREFIX}slow`, {
+          method: 'POST',
+          body: JSON.stringify(body),
+        }),
+      );
+    expect((await slow({ delayMs: 1 })).status).toBe(200);
+    expect((await slow({ delayMs: 20, fromEvent: 'TOOL_CALL_ARGS' })).status).toBe(200);
+    const seen: string[] = [];
+    const input = { threadId: 't', runId: 'r', messages: [] } as unknown as RunAgentInput;
+    for await (const event of chaos.slow(agent)(input, { signal: new AbortController().signal })) {
+      seen.push(`${event.type} after ${chaos.delayMs} ms`);
+    }
+    expect(seen).toEqual([
+      'RUN_STARTED after 1 ms',
+      'TOOL_CALL_START after 1 ms',
+      'TOOL_CALL_ARGS after 20 ms',
+      'TOOL_CALL_ARGS after 20 ms',
+    ]);
   });
 
   test('an unknown action or method is a bad request', async () => {

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isKnownEventType } from '@resumable/protocol';
 import type { Agent } from '@resumable/server';
 import { RESTART_EXIT_CODE } from './supervisor.js';
 
@@ -13,6 +14,7 @@ import { RESTART_EXIT_CODE } from './supervisor.js';
  * | POST cut `{runId?}` | closes open event streams server-side (clients must resume)  |
  * | POST restart        | `202`, then the process exits; the supervisor starts it again |
  * | POST slow `{delayMs}` | adds a delay before each event agents produce (0 = off)     |
+ * | POST slow `{delayMs, fromEvent}` | that delay from the next event of that AG-UI type on (the current one until then) |
  * | GET  streams        | event streams open now and opened since start, of threads and of runs (`RunManager.streamCounts`) |
  */
 
@@ -60,6 +62,11 @@ export function createChaos(options: ChaosOptions): Chaos {
   const startedAt = Date.now();
   const exit = options.exit ?? (() => process.exit(RESTART_EXIT_CODE));
   let delayMs = 0;
+  /**
+   * A delay that takes over at the next event of a type: a test holds an answer at an
+   * exact point (a tool call's arguments) instead of racing the stream to it.
+   */
+  let next: { delayMs: number; fromEvent: string } | null = null;
 
   return {
     get delayMs() {
@@ -69,6 +76,10 @@ export function createChaos(options: ChaosOptions): Chaos {
       const slowed: Agent = async function* (input, context) {
         for await (const event of agent(input, context)) {
           // Read per event, so the switch takes effect in the middle of an answer.
+          if (next !== null && event.type === next.fromEvent) {
+            delayMs = next.delayMs;
+            next = null;
+          }
           if (delayMs > 0) await sleep(delayMs, undefined, { signal: context.signal });
           yield event;
         }
@@ -96,15 +107,31 @@ export function createChaos(options: ChaosOptions): Chaos {
         return json({ restarting: true }, 202);
       }
       if (action === 'slow' && method === 'POST') {
-        const { delayMs: wanted } = await readJson(request);
+        const { delayMs: wanted, fromEvent } = await readJson(request);
         if (typeof wanted !== 'number' || !Number.isFinite(wanted) || wanted < 0 || wanted > 5000) {
           return json(
             { error: { code: 'bad_request', message: 'delayMs must be a number from 0 to 5000' } },
             400,
           );
         }
-        delayMs = wanted;
-        return json({ delayMs });
+        if (fromEvent === undefined) {
+          delayMs = wanted;
+          next = null;
+          return json({ delayMs });
+        }
+        if (!isKnownEventType(fromEvent)) {
+          return json(
+            {
+              error: {
+                code: 'bad_request',
+                message: 'fromEvent must be an AG-UI event type, such as TOOL_CALL_ARGS',
+              },
+            },
+            400,
+          );
+        }
+        next = { delayMs: wanted, fromEvent };
+        return json({ delayMs, next });
       }
       return json(
         { error: { code: 'bad_request', message: `unknown chaos action ${action}` } },
