@@ -209,6 +209,21 @@ describe('openai agent against a fake OpenAI-compatible server', () => {
   });
 });
 
+describe('agui proxy agent options', () => {
+  it('no url and no AGUI_UPSTREAM_URL: a RangeError at once, as every bad option', () => {
+    const saved = process.env.AGUI_UPSTREAM_URL;
+    delete process.env.AGUI_UPSTREAM_URL;
+    try {
+      expect(() => aguiProxyAgent({})).toThrow(
+        new RangeError('aguiProxyAgent needs a url (or AGUI_UPSTREAM_URL)'),
+      );
+      expect(() => aguiProxyAgent({})).toThrow(RangeError);
+    } finally {
+      if (saved !== undefined) process.env.AGUI_UPSTREAM_URL = saved;
+    }
+  });
+});
+
 describe('agui proxy agent against a fake AG-UI upstream (@ag-ui/encoder)', () => {
   let upstream: Awaited<ReturnType<typeof fakeUpstream>>;
   let server: RunningServer;

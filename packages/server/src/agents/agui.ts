@@ -39,11 +39,12 @@ export interface AguiProxyAgentOptions extends UpstreamTimeouts {
  * first few are passed on for the manager to drop and log, and only such events for
  * `idleTimeoutMs` is a stall. Nothing after the upstream's terminal event is read.
  *
- * Throws an `Error` when there is no `url` and no `AGUI_UPSTREAM_URL`.
+ * Throws a `RangeError` when there is no `url` and no `AGUI_UPSTREAM_URL` (bad options throw
+ * a `RangeError` everywhere in the server).
  */
 export function aguiProxyAgent(options: AguiProxyAgentOptions = {}): Agent {
   const url = options.url ?? process.env.AGUI_UPSTREAM_URL;
-  if (!url) throw new Error('aguiProxyAgent needs a url (or AGUI_UPSTREAM_URL)');
+  if (!url) throw new RangeError('aguiProxyAgent needs a url (or AGUI_UPSTREAM_URL)');
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const { timeoutMs, ...bounds } = upstreamTimeouts(options);
   // Messages are stored for the thread's readers: the URL's query (a key) stays out.

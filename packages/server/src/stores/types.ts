@@ -6,9 +6,10 @@ import { ResumableError } from '@resumable/protocol';
  *
  * A `RunManager` owns the agents and the live fan-out; an `EventStore` only keeps what must
  * survive a process: threads, runs, every event of a run under its offset, the folded
- * snapshot of a finished run, and the thread's message history. Two stores ship here
- * (`memory`, `sqlite`); a shared store (Redis Streams) implements the same interface plus
- * the optional cross-instance members at the end, and the manager uses them when present.
+ * snapshot of a finished run, and the thread's message history. Three stores ship: `memory`
+ * and `sqlite` for one process, and `redis` (Redis Streams, one primary or a cluster), which
+ * implements the optional cross-instance members at the end as well; the manager uses them
+ * when present.
  *
  * Rules every implementation must keep:
  * 1. **Gapless, exactly-once offsets.** `append` is atomic and conditional: it stores the
