@@ -184,9 +184,13 @@ export function splitBlocks(
     }
   }
   const last = before?.blocks[before.blocks.length - 1] ?? '';
+  const beforeLast = before?.blocks[before.blocks.length - 2] ?? '';
   const kept =
     before && text.startsWith(before.text)
-      ? before.blocks.slice(0, before.plainLast || lineDecided(last) ? -1 : -2)
+      ? before.blocks.slice(
+          0,
+          before.plainLast || lineDecided(last) || closedBefore(beforeLast, last) ? -1 : -2,
+        )
       : [];
   const tail = text.slice(kept.reduce((n, block) => n + block.length, 0));
   const tailFrom = text.length - tail.length;
@@ -233,6 +237,20 @@ export const appendChunk = chunk<Grow>(() => import('./markdown-append.js'));
 /** The first line of a last block is whole, and (a table's header) so is its second. */
 const lineDecided = (last: string): boolean =>
   last.includes('\n') && (!last.includes('|') || /\n.*\n/s.test(last));
+
+/**
+ * The block before the last cannot be changed by the last one's first line, whole or not: a
+ * blank line lies between them and that line starts, at its first column, with what can only
+ * begin a block of its own (a letter, `**`, `#`, `>`, `|`, a fence) — not a list marker or
+ * indentation, which could continue a list across the blank line. A blank line ends every
+ * other block (a paragraph, a table, a quote); the blocks that span one (a fence, raw HTML)
+ * would not have been split there. So a paragraph written after a table or a list does not
+ * parse the table or the list again on each token.
+ */
+const closedBefore = (beforeLast: string, last: string): boolean =>
+  BLANK_LINE_END.test(beforeLast) && OWN_BLOCK_START.test(last);
+const BLANK_LINE_END = /\n[ \t]*\r?\n$/;
+const OWN_BLOCK_START = /^(?:\p{L}|\*\*|[#>|]|```|~~~)/u;
 
 /** A reference or footnote definition anywhere in the tree (in a quote, a list item…). */
 const defines = (node: Nodes): boolean =>
