@@ -20,7 +20,9 @@
  * Goals (issue #27): scripting/s at 20k within 1.3× of at 3k; no long task over 50 ms; at
  * most half of streamdown's scripting time.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { join } from 'node:path';
 import type { CDPSession } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_LAUNCH, requireChromium } from '../packages/ui/scripts/chromium.js';
@@ -37,6 +39,14 @@ const WINDOW_CHARS = quickOr(2_000, 1_000);
 const SAMPLE_MS = 250;
 const ALL_RENDERERS = ['resumable', 'streamdown', 'react-markdown', 'plain'] as const;
 type Renderer = (typeof ALL_RENDERERS)[number];
+/**
+ * `BENCH_UI_PROFILE=<folder>` also records a CPU profile of each renderer's stream (CDP
+ * `Profiler`, throttled as measured) into `<folder>/<renderer>.cpuprofile`, from a build left
+ * unminified so the functions keep their names; open it in Chrome DevTools or rank it with
+ * `node bench/lib/rank-profile.ts`. Its figures are not written (sampling and the unminified
+ * build change them).
+ */
+const PROFILE_DIR = process.env.BENCH_UI_PROFILE;
 /** `BENCH_UI_RENDERERS=resumable,plain` runs only those (while working on one). */
 const RENDERERS = ALL_RENDERERS.filter(
   (name) =>
@@ -141,12 +151,17 @@ async function streamOnce(renderer: Renderer, url: string): Promise<RendererFigu
     const cdp = await context.newCDPSession(page);
     await cdp.send('Performance.enable', { timeDomain: 'timeTicks' });
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: CPU_THROTTLE });
+    if (PROFILE_DIR) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
+    }
     await input.fill('Explain how this chat survives everything a network does.');
     await page.waitForTimeout(500);
     const sentAt = await page.evaluate(() => {
       (window as unknown as { __bench: { recording: boolean } }).__bench.recording = true;
       return performance.now();
     });
+    if (PROFILE_DIR) await cdp.send('Profiler.start');
     const start = Date.now();
     await input.press('Enter');
     const samples: Sample[] = [];
@@ -159,6 +174,20 @@ async function streamOnce(renderer: Renderer, url: string): Promise<RendererFigu
       if (Date.now() - start > 600_000)
         throw new Error(`${renderer}: the answer did not end in 10 minutes`);
       await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS));
+    }
+    if (PROFILE_DIR) {
+      const { profile } = (await cdp.send('Profiler.stop')) as {
+        profile: { nodes: { callFrame: { url: string } }[] };
+      };
+      mkdirSync(join(PROFILE_DIR, 'scripts'), { recursive: true });
+      writeFileSync(join(PROFILE_DIR, `${renderer}.cpuprofile`), JSON.stringify(profile));
+      // The page's source maps beside it: they say which module each function is from.
+      const urls = new Set(profile.nodes.map((node) => node.callFrame.url));
+      for (const script of [...urls].filter((u) => u.startsWith(url) && u.endsWith('.js'))) {
+        const map = await page.evaluate((u) => fetch(`${u}.map`).then((r) => r.text()), script);
+        const name = `${script.slice(url.length).replace(/\//g, '_')}.map`;
+        writeFileSync(join(PROFILE_DIR, 'scripts', name), map);
+      }
     }
     const recorded = await page.evaluate(
       () =>
@@ -213,7 +242,9 @@ async function streamOnce(renderer: Renderer, url: string): Promise<RendererFigu
 }
 
 requireChromium();
-const site = await serveBenchSite(pacedAgent(answer, TOKENS_PER_SECOND));
+const site = await serveBenchSite(pacedAgent(answer, TOKENS_PER_SECOND), {
+  minify: !PROFILE_DIR,
+});
 const rows: RendererFigures[] = [];
 try {
   for (const renderer of RENDERERS) {
@@ -243,7 +274,9 @@ console.table(
 const ours = rows.find((row) => row.renderer === 'resumable');
 const streamdown = rows.find((row) => row.renderer === 'streamdown');
 const plain = rows.find((row) => row.renderer === 'plain');
-if (ours && streamdown && plain && rows.length === ALL_RENDERERS.length) {
+if (PROFILE_DIR) {
+  console.log(`BENCH_UI_PROFILE: profiles in ${PROFILE_DIR}, figures not written`);
+} else if (ours && streamdown && plain && rows.length === ALL_RENDERERS.length) {
   const own = (row: RendererFigures) => row.wholeStream.scriptingMs - plain.wholeStream.scriptingMs;
   const lastMark = String(MARKS[MARKS.length - 1]);
   const figures = {

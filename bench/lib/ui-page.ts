@@ -45,8 +45,14 @@ export function pacedAgent(answer: string, tokensPerSecond: number): Agent {
   };
 }
 
-/** Builds the page (production) and serves it with the API on one ephemeral port. */
-export async function serveBenchSite(agent: Agent): Promise<BenchSite> {
+/**
+ * Builds the page (production; `minify: false` keeps function names and adds source maps,
+ * for a profile) and serves it with the API on one ephemeral port.
+ */
+export async function serveBenchSite(
+  agent: Agent,
+  { minify = true }: { minify?: boolean } = {},
+): Promise<BenchSite> {
   const outDir = mkdtempSync(join(tmpdir(), 'rc-bench-ui-'));
   await build({
     root: pageDir,
@@ -56,7 +62,7 @@ export async function serveBenchSite(agent: Agent): Promise<BenchSite> {
     mode: 'production',
     plugins: [react()],
     resolve: { conditions: ['@resumable/source', ...defaultClientConditions] },
-    build: { outDir, emptyOutDir: true, chunkSizeWarningLimit: 4000 },
+    build: { outDir, emptyOutDir: true, chunkSizeWarningLimit: 4000, minify, sourcemap: !minify },
   });
   const api = createResumableHandler({
     agent,
