@@ -1,5 +1,80 @@
-import type { Nodes, Parents, Root, Table, TableRow, Text } from 'mdast';
+import type { Code, Nodes, Parents, Root, Table, TableRow, Text } from 'mdast';
+import { gfmFromMarkdown } from 'mdast-util-gfm';
+import { gfm } from 'micromark-extension-gfm';
 import { parseMarkdown } from './mdast-react.js';
+
+/** A text split into its top-level blocks (together, the text): markdown.tsx's `splitBlocks`. */
+export interface Blocks {
+  text: string;
+  blocks: string[];
+  /** The last block is too hostile to parse (markdown-guard.ts): shown as plain text. */
+  plainLast: boolean;
+  /** The last block parsed (its nodes of the tree the split was read from), when it was. */
+  lastTree?: Root;
+  /** Where in `text` the offsets of `lastTree` count from. */
+  lastTreeFrom?: number;
+}
+
+/**
+ * The split of `text`, which extends `before` (the reply so far), without a parse: words
+ * appended after words lengthen the last text (`appendWords`), cells and rows a table
+ * (`appendCells`, `appendRows`), lines an open code fence (`appendCode`). Null when the appended text needs a parse.
+ */
+export function extend(before: Blocks, text: string): Blocks | null {
+  if (!before.lastTree || before.plainLast || !text.startsWith(before.text)) return null;
+  const appended = text.slice(before.text.length);
+  const from = before.lastTreeFrom ?? 0;
+  const tree =
+    appendWords(before.lastTree, from, before.text, appended) ??
+    appendCode(before.lastTree, from, before.text, appended) ??
+    appendCells(before.lastTree, from, before.text, appended) ??
+    appendRows(before.lastTree, from, before.text, appended);
+  if (!tree) return null;
+  const blocks = [...before.blocks];
+  blocks[blocks.length - 1] += appended;
+  return { ...before, text, blocks, lastTree: tree };
+}
+
+/**
+ * The block before the last cannot be changed by the last one's first line, whole or not: a
+ * blank line lies between them and that line starts, at its first column, with what can only
+ * begin a block of its own (a letter, `**`, `#`, `>`, `|`, a fence) — not a list marker or
+ * indentation, which could continue a list across the blank line — or the block before is
+ * one a blank line ends (it starts with one of those: a paragraph, a heading, a table, a
+ * quote, a closed fence; the blocks that span one, an open fence or raw HTML, would not
+ * have been split there), or it is a list and the last begins a list of another kind (`-`
+ * after `1.`, `1.` or `*` after `-`). So a paragraph or a list written after a table, a
+ * paragraph or a list does not parse it again on each token.
+ */
+export function closedBefore(blocks: string[]): boolean {
+  const before = blocks[blocks.length - 2] ?? '';
+  const last = blocks[blocks.length - 1] ?? '';
+  if (!BLANK_LINE_END.test(before)) return false;
+  if (OWN_BLOCK_START.test(before) || OWN_BLOCK_START.test(last)) return true;
+  // A list goes on after a blank line only with an item of its own kind (or indented text).
+  const bullet = BULLET.exec(before)?.[0];
+  if (bullet) return /^\d/.test(last) || (BULLET.test(last) && !last.startsWith(bullet));
+  return ORDERED.test(before) && BULLET.test(last);
+}
+const BLANK_LINE_END = /\n[ \t]*\r?\n$/;
+const OWN_BLOCK_START = /^(?:\p{L}|\*\*|[#>|]|```|~~~)/u;
+const BULLET = /^[-*+]/;
+const ORDERED = /^\d{1,9}[.)]/;
+
+/**
+ * The parse of the blocks being written. The GFM literal links (`www.a.b`, `https://…`,
+ * `a@b.c`) are found by a pass over every text of the tree after the parse — an eighth of a
+ * small block's parse — that can find nothing in a text holding no `@`, `www`, `http`, and no
+ * `&` or `\` (a character reference or an escape that could spell them): such text skips it.
+ */
+export const parseTail = (text: string): Root =>
+  parseMarkdown(text, MAY_LINK_LITERALLY.test(text) ? undefined : WITHOUT_LITERAL_LINKS);
+const MAY_LINK_LITERALLY = /[@&\\]|www|http/i;
+const WITHOUT_LITERAL_LINKS = {
+  extensions: [gfm()],
+  // Only the literal links' extension has a pass after the parse.
+  mdastExtensions: gfmFromMarkdown().map(({ transforms: _, ...extension }) => extension),
+};
 
 /**
  * Most tokens of a streamed reply are words: appended after words, in a line that has
@@ -28,45 +103,63 @@ export function appendWords(
   appended: string,
 ): Root | null {
   if (!WORDS.test(appended) || !endsSafely(before)) return null;
-  if (!decidedLine(before.slice(before.lastIndexOf('\n') + 1))) return null;
+  // A paragraph's next line, begun with a letter after a word and a line break: it goes on
+  // the paragraph (in a list item or a quote, lazily), whatever the line before said.
+  const nextLine = NEXT_LINE.test(before) && LETTER_FIRST.test(appended);
+  if (!nextLine && !decidedLine(before.slice(before.lastIndexOf('\n') + 1))) return null;
   // The path to the last leaf, through containers a word cannot leave.
   const path: Parents[] = [];
   let node: Nodes = tree;
-  while ('children' in node && node.children.length > 0) {
-    if (!CONTAINERS.has(node.type)) return null;
+  while ('children' in node && node.children.length > 0 && CONTAINERS.has(node.type)) {
     path.push(node);
     node = node.children[node.children.length - 1]!;
   }
-  if (node.type !== 'text' || node.position?.end.offset === undefined) return null;
+  // The last leaf is text, or a span that has ended (`**b**`, `` `c` ``, a link): after it
+  // and the spaces that follow it, words begin a text of their own.
+  const after = node.type !== 'text' && PHRASING_PARENTS.has(path[path.length - 1]?.type ?? '');
+  if ((node.type !== 'text' && !after) || node.position?.end.offset === undefined) return null;
   const end = treeFrom + node.position.end.offset;
   const gap = before.slice(end);
-  if (!SPACES.test(gap)) return null;
+  if (
+    nextLine
+      ? gap !== '\n' || after || path[path.length - 1]!.type !== 'paragraph'
+      : !SPACES.test(gap)
+  )
+    return null;
   // Trailing spaces are not text (the parser drops them at the end of a line): they stay in
   // the gap the next token is appended after.
   const words = appended.trimEnd();
   const added = words === '' ? '' : gap + words;
+  if (after && added === '') return tree;
+  const endPoint = node.position.end;
   const leaf: Text = {
-    ...node,
-    value: node.value + added,
+    ...(after
+      ? { type: 'text', value: added }
+      : { ...(node as Text), value: (node as Text).value + added }),
     position: {
-      start: node.position.start,
+      start: after ? endPoint : node.position.start,
       end: {
-        ...node.position.end,
-        offset: node.position.end.offset + added.length,
-        column: node.position.end.column + added.length,
+        line: endPoint.line + (nextLine ? 1 : 0),
+        column: nextLine ? words.length + 1 : endPoint.column + added.length,
+        offset: endPoint.offset! + added.length,
       },
     },
   };
-  // Copies of the leaf's ancestors, each with its last child replaced.
+  // Copies of the leaf's ancestors, each with its last child replaced (or, after a span,
+  // the leaf added to its parent).
   let copy: Nodes = leaf;
   for (let i = path.length - 1; i >= 0; i--) {
     const parent = path[i]!;
-    copy = { ...parent, children: [...parent.children.slice(0, -1), copy] } as Parents;
+    const keep = after && i === path.length - 1 ? parent.children : parent.children.slice(0, -1);
+    copy = { ...parent, children: [...keep, copy] } as Parents;
   }
   return copy as Root;
 }
 
 const WORDS = /^[\p{L}\p{N} \t,;!?'"]+$/u;
+/** A word, then a line break (not two spaces or a backslash: a hard break) at the end. */
+const NEXT_LINE = /[\p{L}\p{N}]\n$/u;
+const LETTER_FIRST = /^\p{L}/u;
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 const SPACE = /\s/;
 
@@ -83,12 +176,13 @@ const LETTER = /\p{L}/u;
 
 /**
  * The last line has said what it is: it holds a letter (it is not `1.`, `-` or `===` waiting
- * for its content), and no `[` or `<` (words complete `[d]: ` into a link definition and
- * `<di` into an HTML block).
+ * for its content), and no `[`, `]` or `<` (words complete `[d]: ` — or `d]: ` under a `[` on
+ * the line before — into a link definition and `<di` into an HTML block).
  */
-const decidedLine = (line: string): boolean =>
-  LETTER.test(line) && !line.includes('[') && !line.includes('<');
+const decidedLine = (line: string): boolean => LETTER.test(line) && !/[[\]<]/.test(line);
 const SPACES = /^[ \t]*$/;
+/** What holds text and spans: a span that has ended may be followed by a text of words. */
+const PHRASING_PARENTS = new Set<string>(['paragraph', 'heading', 'tableCell']);
 /** Where a word may be appended to the last text: blocks, not inline spans. */
 const CONTAINERS = new Set<string>([
   'root',
@@ -124,7 +218,7 @@ export function appendRows(
   }
   const header = table.children[0]!;
   const lastRow = table.children[table.children.length - 1]!;
-  if (header.position?.start.offset === undefined || lastRow.position?.end.offset === undefined)
+  if (header.position?.start.offset === undefined || lastRow.position?.start.offset === undefined)
     return null;
   // The rows being written: from the start of the last line, which is the last row's own or
   // (after a line break) a new one.
@@ -133,19 +227,21 @@ export function appendRows(
   const lines = text.slice(from).split('\n');
   if (lines.slice(0, -1).some((line) => !line.startsWith('|'))) return null;
   if (lines[lines.length - 1] !== '' && !lines[lines.length - 1]!.startsWith('|')) return null;
-  const lastRowEnd = treeFrom + lastRow.position.end.offset;
-  const replaces = from < lastRowEnd;
-  // The last row is the line the rows are written from, or it ended on the line before (a
-  // blank line between would end the table).
-  const lastRowStart = treeFrom + (lastRow.position.start.offset ?? 0);
-  if (replaces ? lastRowStart !== from : !LINE_END.test(before.slice(lastRowEnd, from))) {
+  // The last row is the line the rows are written from, or the line before it (a row is one
+  // line; a blank line between would end the table). Its start, not its end: the end of a
+  // row whose words were appended (appendWords) is left where the parse put it.
+  const lastRowStart = treeFrom + lastRow.position.start.offset;
+  const replaces = lastRowStart === from;
+  if (!replaces && (from === 0 || lastRowStart !== before.lastIndexOf('\n', from - 2) + 1)) {
     return null;
   }
-  // The header and the delimiter row, as written.
+  // A header and delimiter row of as many cells as the table's, written short: a row's cells
+  // are read from its own line alone (as many as it holds, whatever the header's count).
   const headerStart = treeFrom + header.position.start.offset;
   const delimiterEnd = text.indexOf('\n', text.indexOf('\n', headerStart) + 1);
   if (delimiterEnd < 0 || delimiterEnd >= from) return null;
-  const head = text.slice(headerStart, delimiterEnd + 1);
+  const columns = header.children.length;
+  const head = `|${'a|'.repeat(columns)}\n|${'-|'.repeat(columns)}\n`;
   const rowsText = text.slice(from);
   const parsed = parseMarkdown(head + rowsText);
   const mini = parsed.children[0];
@@ -154,12 +250,12 @@ export function appendRows(
   // Offsets as in the block's tree: the rows start at `from`, not after the head.
   const shift = from - treeFrom - head.length;
   const lineShift =
-    (replaces ? lastRow.position.start.line : lastRow.position.end.line + 1) -
-    (rows[0]?.position?.start.line ?? 0);
+    lastRow.position.start.line + (replaces ? 0 : 1) - (rows[0]?.position?.start.line ?? 0);
   const moved = rows.map((row) => moveBy(row, shift, lineShift) as TableRow);
   const kept = table.children.slice(0, replaces ? -1 : undefined);
   const grown: Table = {
     ...table,
+    // The table's alignment is its delimiter row's, not the short head's.
     children: [...kept, ...moved],
     ...(table.position && moved.length > 0
       ? { position: { start: table.position.start, end: moved[moved.length - 1]!.position!.end } }
@@ -189,4 +285,143 @@ function moveBy(node: Nodes, offset: number, lines: number): Nodes {
   return copy;
 }
 
-const LINE_END = /^[ \t]*\n$/;
+/**
+ * A code fence being written is text to its closing fence: lines appended to an open fence
+ * (opened at the line's first column, so its lines keep their indentation) lengthen its code
+ * with no parse, as long as no line of them could close it — none starts, after spaces, with
+ * a backtick or a tilde — and none holds a carriage return.
+ *
+ * @param tree the last block's tree, its offsets counted from `treeFrom` in `before`
+ * @returns the tree of `before + appended`'s last block, or null: parse it
+ */
+export function appendCode(
+  tree: Root,
+  treeFrom: number,
+  before: string,
+  appended: string,
+): Root | null {
+  const code = tree.children[0];
+  if (tree.children.length !== 1 || code?.type !== 'code' || !code.position) return null;
+  const { start, end } = code.position;
+  if (start.column !== 1 || start.offset === undefined || treeFrom + end.offset! !== before.length)
+    return null;
+  const open = treeFrom + start.offset;
+  const opening = FENCE.exec(before.slice(open, open + 4));
+  const lineStart = before.lastIndexOf('\n') + 1;
+  // The fence is open and its first line whole: what follows it is code until a closing line.
+  if (!opening || lineStart <= open) return null;
+  if (CLOSING.test(before.slice(lineStart) + appended)) return null;
+  // The code is every line after the first, less the line break that ends the last.
+  const body = before.slice(before.indexOf('\n', open) + 1) + appended;
+  if (body.includes('\r')) return null;
+  const breaks = appended.split('\n').length - 1;
+  const grown: Code = {
+    ...code,
+    value: body.endsWith('\n') ? body.slice(0, -1) : body,
+    position: {
+      start,
+      end: {
+        line: end.line + breaks,
+        column:
+          breaks === 0
+            ? end.column + appended.length
+            : appended.length - appended.lastIndexOf('\n'),
+        offset: end.offset! + appended.length,
+      },
+    },
+  };
+  return { ...tree, children: [grown] };
+}
+
+/** An opening fence at the line's first column. */
+const FENCE = /^(?:```|~~~)/;
+/** A line that could close a fence. */
+const CLOSING = /^[ \t]*[`~]/m;
+
+/**
+ * Most tokens of a table row are its cells' words and pipes. A pipe that ends the last cell
+ * (written after its text, not escaped) only lengthens that cell: the pipe and the spaces
+ * around it are the cell's until another cell begins. Words after such a pipe begin a cell
+ * of their own: the one before ends at the pipe, the new one runs from it to the end. Both
+ * change the row with no parse; anything else is `appendRows`'s.
+ *
+ * @param tree the last block's tree, its offsets counted from `treeFrom` in `before`
+ * @returns the tree of `before + appended`'s last block, or null: parse it
+ */
+export function appendCells(
+  tree: Root,
+  treeFrom: number,
+  before: string,
+  appended: string,
+): Root | null {
+  const table = tree.children[0];
+  if (tree.children.length !== 1 || table?.type !== 'table' || table.children.length < 2) {
+    return null;
+  }
+  const row = table.children[table.children.length - 1]!;
+  const cell = row.children[row.children.length - 1];
+  const content = cell?.children[cell.children.length - 1];
+  const lineStart = before.lastIndexOf('\n') + 1;
+  if (
+    !cell?.position ||
+    !row.position ||
+    content?.position?.end.offset === undefined ||
+    treeFrom + row.position.start.offset! !== lineStart
+  ) {
+    return null;
+  }
+  // What follows the last cell's text, to the end (the row's and the cell's ends are not read:
+  // appendWords leaves them where the parse put them).
+  const after = before.slice(treeFrom + content.position.end.offset);
+  /** A point on the row's line, by its offset in the block's tree. */
+  const at = (offset: number) => ({
+    line: row.position!.start.line,
+    column: offset + treeFrom - lineStart + 1,
+    offset,
+  });
+  const end = before.length - treeFrom;
+  let cells: TableRow['children'];
+  if (CELL_END.test(appended) && SPACES.test(after) && !before.endsWith('\\')) {
+    // The pipe ends the last cell (a line break after it, the row).
+    const cellEnd = end + appended.replace(/\n$/, '').length;
+    cells = [
+      ...row.children.slice(0, -1),
+      { ...cell, position: { start: cell.position.start, end: at(cellEnd) } },
+    ];
+  } else if (WORDS.test(appended) && CLOSED_CELL.test(after) && appended.trim() !== '') {
+    // Words after the pipe that ended the last cell: a new cell from that pipe.
+    const pipe = before.lastIndexOf('|') - treeFrom;
+    const start = end + appended.length - appended.trimStart().length;
+    const value = appended.trim();
+    cells = [
+      ...row.children.slice(0, -1),
+      { ...cell, position: { start: cell.position.start, end: at(pipe) } },
+      {
+        type: 'tableCell',
+        children: [
+          { type: 'text', value, position: { start: at(start), end: at(start + value.length) } },
+        ],
+        position: { start: at(pipe), end: at(end + appended.length) },
+      },
+    ];
+  } else {
+    return null;
+  }
+  const last = cells[cells.length - 1]!.position!.end;
+  const grownRow: TableRow = {
+    ...row,
+    children: cells,
+    position: { start: row.position.start, end: last },
+  };
+  const grown: Table = {
+    ...table,
+    children: [...table.children.slice(0, -1), grownRow],
+    ...(table.position ? { position: { start: table.position.start, end: last } } : {}),
+  };
+  return { ...tree, children: [grown] };
+}
+
+/** A pipe and spaces, or the pipe that ends a row. */
+const CELL_END = /^\|[ \t]*\n?$/;
+/** After a cell's text: spaces, the pipe that ended it, spaces. */
+const CLOSED_CELL = /^[ \t]*\|[ \t]*$/;

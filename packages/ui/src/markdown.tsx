@@ -5,6 +5,7 @@ import { CodeBlock, type CodeRenderer } from './code-block.js';
 import { cx } from './cx.js';
 import { type ChatLabels, useLabels } from './labels.js';
 import { chunk, useChunk } from './lazy-chunk.js';
+import type { Blocks } from './markdown-append.js';
 import { completeForDisplay } from './markdown-complete.js';
 import { codeChunk, tooHostileToParse } from './markdown-guard.js';
 import { type MdRenderers, parseMarkdown, renderRoot } from './mdast-react.js';
@@ -134,17 +135,7 @@ const MarkdownBlock = memo(
   (a, b) => a.source === b.source && a.renderers === b.renderers,
 );
 
-/** A text split into its top-level blocks (together, the text). */
-export interface Blocks {
-  text: string;
-  blocks: string[];
-  /** The last block is too hostile to parse (markdown-guard.ts): shown as plain text. */
-  plainLast: boolean;
-  /** The last block parsed (its nodes of the tree the split was read from), when it was. */
-  lastTree?: Root;
-  /** Where in `text` the offsets of `lastTree` count from. */
-  lastTreeFrom?: number;
-}
+export type { Blocks };
 
 /**
  * Top-level blocks, by the positions of the root's children in the one parser's syntax
@@ -160,8 +151,9 @@ export interface Blocks {
  * A last block shown as plain text was the rest of the text before: the blocks before it are
  * kept as they were. Reference-style link or footnote definitions (any `definition` node of the
  * tail's tree, in a quote or a list item too) need the whole document, so such text stays
- * one block. Given `grow` (markdown-append.ts), words appended after words and rows appended
- * to a table extend the last block's tree with no parse of the block.
+ * one block. Given `grow` (markdown-append.ts), words appended after words, rows appended
+ * to a table and lines to a code fence extend the last block's tree with no parse of the
+ * block, and a paragraph after a blank line closes the block before it at once.
  */
 export function splitBlocks(
   text: string,
@@ -169,27 +161,16 @@ export function splitBlocks(
   outsideCode?: (text: string) => string,
   grow?: Grow | null,
 ): Blocks {
-  // Words appended after words lengthen the last text, rows a table: no parse of the block
-  // (markdown-append.ts).
-  if (grow && before?.lastTree && !before.plainLast && text.startsWith(before.text)) {
-    const appended = text.slice(before.text.length);
-    const from = before.lastTreeFrom ?? 0;
-    const tree =
-      grow.appendWords(before.lastTree, from, before.text, appended) ??
-      grow.appendRows(before.lastTree, from, before.text, appended);
-    if (tree) {
-      const blocks = [...before.blocks];
-      blocks[blocks.length - 1] += appended;
-      return { ...before, text, blocks, lastTree: tree };
-    }
-  }
+  // Words appended after words lengthen the last text, rows a table, lines a code fence: no
+  // parse of the block (markdown-append.ts).
+  const grown = before && grow?.extend(before, text);
+  if (grown) return grown;
   const last = before?.blocks[before.blocks.length - 1] ?? '';
-  const beforeLast = before?.blocks[before.blocks.length - 2] ?? '';
   const kept =
     before && text.startsWith(before.text)
       ? before.blocks.slice(
           0,
-          before.plainLast || lineDecided(last) || closedBefore(beforeLast, last) ? -1 : -2,
+          before.plainLast || lineDecided(last) || grow?.closedBefore(before.blocks) ? -1 : -2,
         )
       : [];
   const tail = text.slice(kept.reduce((n, block) => n + block.length, 0));
@@ -202,7 +183,7 @@ export function splitBlocks(
   });
   if (tail === '') return blocks([]);
   if (tooHostileToParse(tail, outsideCode)) return blocks([tail], true);
-  const root = parseMarkdown(tail);
+  const root = (grow?.parseTail ?? parseMarkdown)(tail);
   // Kept blocks were parsed in a tail before: a definition is found where it arrives.
   if (defines(root)) {
     return kept.length > 0
@@ -228,8 +209,11 @@ export function splitBlocks(
   );
 }
 
-/** What grows the last block's tree without a parse (markdown-append.ts). */
-export type Grow = Pick<typeof import('./markdown-append.js'), 'appendWords' | 'appendRows'>;
+/** What grows the last block's tree without a parse, and parses it faster (markdown-append.ts). */
+export type Grow = Pick<
+  typeof import('./markdown-append.js'),
+  'extend' | 'closedBefore' | 'parseTail'
+>;
 
 /** markdown-append.ts: its own chunk, fetched once a reply streams. */
 export const appendChunk = chunk<Grow>(() => import('./markdown-append.js'));
@@ -237,20 +221,6 @@ export const appendChunk = chunk<Grow>(() => import('./markdown-append.js'));
 /** The first line of a last block is whole, and (a table's header) so is its second. */
 const lineDecided = (last: string): boolean =>
   last.includes('\n') && (!last.includes('|') || /\n.*\n/s.test(last));
-
-/**
- * The block before the last cannot be changed by the last one's first line, whole or not: a
- * blank line lies between them and that line starts, at its first column, with what can only
- * begin a block of its own (a letter, `**`, `#`, `>`, `|`, a fence) — not a list marker or
- * indentation, which could continue a list across the blank line. A blank line ends every
- * other block (a paragraph, a table, a quote); the blocks that span one (a fence, raw HTML)
- * would not have been split there. So a paragraph written after a table or a list does not
- * parse the table or the list again on each token.
- */
-const closedBefore = (beforeLast: string, last: string): boolean =>
-  BLANK_LINE_END.test(beforeLast) && OWN_BLOCK_START.test(last);
-const BLANK_LINE_END = /\n[ \t]*\r?\n$/;
-const OWN_BLOCK_START = /^(?:\p{L}|\*\*|[#>|]|```|~~~)/u;
 
 /** A reference or footnote definition anywhere in the tree (in a quote, a list item…). */
 const defines = (node: Nodes): boolean =>

@@ -8,7 +8,7 @@ import type {
   RootContent,
   TableRow,
 } from 'mdast';
-import { fromMarkdown } from 'mdast-util-from-markdown';
+import { fromMarkdown, type Options } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
 import type { ReactNode } from 'react';
@@ -21,8 +21,9 @@ import { safeUrl } from './safe-url.js';
  */
 const PARSE_OPTIONS = { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] };
 
-export function parseMarkdown(text: string): Root {
-  return fromMarkdown(text, PARSE_OPTIONS);
+/** `options`: the parser's, for a caller that knows some of its work is not needed. */
+export function parseMarkdown(text: string, options: Options = PARSE_OPTIONS): Root {
+  return fromMarkdown(text, options);
 }
 
 /** How the caller renders what needs policy or state: links, images, code blocks. */
