@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
+import { answerTokens, showcaseAnswer } from '../../../bench/lib/showcase-answer.js';
 import { DEFAULT_LABELS } from './labels.js';
 import { type Blocks, type CodeRenderer, makeRenderers, splitBlocks } from './markdown.js';
 import * as grow from './markdown-append.js';
@@ -120,6 +121,37 @@ describe('appendWords: words appended without a parse', () => {
       ),
       { numRuns: 80 },
     );
+  }, 60_000);
+
+  it('every prefix of the showcase answer splits and draws as the whole prefix parsed at once', () => {
+    // The first section of the answer `pnpm bench ui` streams (a heading, paragraphs with
+    // spans, lists, a table, a quote, code), one character at a time: every path that grows a
+    // tree without a parse.
+    const answer = showcaseAnswer(40);
+    let before: Blocks | null = null;
+    for (let end = 1; end <= answer.length; end++) {
+      const text = answer.slice(0, end);
+      const grown = splitBlocks(text, before, undefined, grow);
+      const whole = splitBlocks(text);
+      expect(grown.blocks, JSON.stringify(text.slice(-40))).toEqual(whole.blocks);
+      expect(html(grown), JSON.stringify(text.slice(-40))).toBe(html(whole));
+      before = grown;
+    }
+  }, 60_000);
+
+  it('every token of the whole showcase answer splits and draws as its last blocks parsed', () => {
+    // As the bench streams it, a word and its spaces at a time, to its 20,000 characters.
+    const tokens = answerTokens(showcaseAnswer(20_000));
+    let before: Blocks | null = null;
+    let text = '';
+    for (const token of tokens) {
+      text += token;
+      const grown = splitBlocks(text, before, undefined, grow);
+      const parsed = splitBlocks(text, before);
+      expect(grown.blocks).toEqual(parsed.blocks);
+      expect(html(grown), JSON.stringify(text.slice(-40))).toBe(html(parsed));
+      before = grown;
+    }
   }, 60_000);
 
   it('lengthens the last text of a table cell, a list item and a heading', () => {
