@@ -59,10 +59,12 @@ const NAMES_ALL_TYPES = [
  * provider's `loadEngine`, which `/core` exports - the root exporting the classes would load
  * the engine on first paint. The hooks' feature entries name the `ChatSession` they take
  * (`interruptSessionOf(chat)`, `uploadToChat(chat, file)`), not the types of its members:
- * exporting those there too would be `/core`'s surface again.
+ * exporting those there too would be `/core`'s surface again. `/ai-sdk`'s transport holds a
+ * `ResumableClient` and gives its `ChatSession`s, and takes the client's options: `/core`'s.
  */
 const ELSEWHERE: Record<string, string[]> = {
   hooks: ['EngineLoader', 'ResumableClient', 'RunSession'],
+  'hooks-ai-sdk': ['ChatSession', 'ClientOptions', 'ResumableClient', 'RunSession'],
   'hooks-interrupts': [
     'ChatSessionOptions',
     'ChatState',
@@ -76,6 +78,7 @@ const ELSEWHERE: Record<string, string[]> = {
 /** Entries whose every name, and every member of one, has a doc comment. */
 const DOCUMENTED = [
   'hooks',
+  'hooks-ai-sdk',
   'hooks-attachments',
   'hooks-core',
   'hooks-interrupts',

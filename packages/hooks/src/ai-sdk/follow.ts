@@ -4,8 +4,11 @@ import type { ChatSession } from '../core/chat/chat-session.js';
 
 /** What `follow` needs of an AI SDK `Chat` (`new Chat(…)` from `@ai-sdk/react`). */
 export interface FollowableChat {
+  /** The chat's id: the transport's `chatId`, the key of its session. */
   readonly id: string;
+  /** The messages shown; a run another tab started adds its prompt here. */
   messages: UIMessage[];
+  /** Streams the run the session follows (the AI SDK asks the transport's `reconnectToStream`). */
   resumeStream(): Promise<void>;
 }
 

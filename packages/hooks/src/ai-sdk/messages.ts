@@ -1,7 +1,6 @@
 import type { RunMessage } from '@resumable/protocol';
 import { messageProblem, messageText } from '@resumable/protocol';
 import type { UIMessage } from 'ai';
-import type { RunSessionState } from '../core/run/session-store.js';
 import { partsOf, segmentsOf } from './segments.js';
 
 /**
@@ -9,11 +8,13 @@ import { partsOf, segmentsOf } from './segments.js';
  * messages between them as one assistant message (the AI SDK's shape: one reply, many
  * parts). The current run's reply, if any, comes last with the run id as its id — the id
  * its resume stream starts with — and its messages are dropped from the history.
+ * `history`: the thread's messages (a history page); `prompt`: this device's last prompt, or
+ * null; `run`: the run session's `runId` and folded `messages` (`RunSessionState`'s).
  */
 export function conversationOf(input: {
   history: readonly RunMessage[];
   prompt: RunMessage | null;
-  run: Pick<RunSessionState, 'runId' | 'messages'>;
+  run: { runId: string | null; messages: readonly RunMessage[] };
 }): UIMessage[] {
   const { run } = input;
   const inRun = new Set(run.messages.map((m) => m.id));

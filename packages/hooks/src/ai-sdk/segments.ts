@@ -97,7 +97,7 @@ type Part = UIMessage['parts'][number];
  * The parts `useChat` ends with after reading `chunksFor(segments)` from scratch (a test
  * holds the two to each other): for showing a stored conversation without a stream.
  */
-export function partsOf(segments: readonly Segment[]): Part[] {
+export function partsOf(segments: readonly Segment[]): UIMessage['parts'] {
   return segments.map((s): Part => {
     if (s.kind === 'tool') return toolPart(s);
     const state = s.open ? 'streaming' : 'done';

@@ -10,6 +10,11 @@ import { followSession } from './follow.js';
 import { conversationOf, historyOf } from './messages.js';
 import { mirrorRun } from './mirror.js';
 
+/**
+ * What `createResumableChatTransport` takes: the server (`endpoint`) or a client to share,
+ * and any of the client's options (`ClientOptions`: headers, storage, retries, timeouts…),
+ * which a transport made with `client` ignores (the client's own apply).
+ */
 export interface ResumableChatTransportOptions extends Partial<ClientOptions> {
   /** Base URL of the Resumable endpoints, e.g. `/api`. Not needed with `client`. */
   endpoint?: string;
@@ -30,9 +35,6 @@ export interface ResumableChatTransportOptions extends Partial<ClientOptions> {
   startTimeoutMs?: number;
 }
 
-type SendOptions = Parameters<ChatTransport<UIMessage>['sendMessages']>[0];
-type ReconnectOptions = { chatId: string; abortSignal?: AbortSignal } & ChatRequestOptions;
-
 /**
  * A `ChatTransport` for the AI SDK's `useChat` backed by Resumable's core: `useChat({ id,
  * transport, resume: true })` resumes a reply after a reload, a drop or offline from the
@@ -48,6 +50,7 @@ type ReconnectOptions = { chatId: string; abortSignal?: AbortSignal } & ChatRequ
 export class ResumableChatTransport implements ChatTransport<UIMessage> {
   /** The resume stream restates the reply from its start (as folded, not replayed). */
   readonly resumeStreamIsReplay = true;
+  /** The client its chat sessions come from: `options.client`, or one of its own. */
   readonly client: ResumableClient;
   private readonly options: ResumableChatTransportOptions;
   private readonly held = new Map<string, { chat: ChatSession; release: () => void }>();
@@ -83,7 +86,17 @@ export class ResumableChatTransport implements ChatTransport<UIMessage> {
     return entry.chat;
   }
 
-  async sendMessages(options: SendOptions): Promise<ReadableStream<UIMessageChunk>> {
+  /**
+   * `useChat`'s send: the last user message's text goes to the chat's outbox (persisted,
+   * sent once, also after going offline), and the reply streams once its run has started.
+   * Rejects with `bad_request` for a trigger other than `submit-message` (regenerate is not
+   * supported here) or a message without text, with `timeout` when the run has not started
+   * within `startTimeoutMs`, or with the error the server refused the prompt with. An abort
+   * (`stop()`) takes back a prompt not yet sent, and cancels a started run on the server.
+   */
+  async sendMessages(
+    options: Parameters<ChatTransport<UIMessage>['sendMessages']>[0],
+  ): Promise<ReadableStream<UIMessageChunk>> {
     const { chatId, abortSignal } = options;
     if (options.trigger !== 'submit-message') {
       throw new ResumableError(
@@ -116,8 +129,13 @@ export class ResumableChatTransport implements ChatTransport<UIMessage> {
     return mirrorRun(chat.run, runId);
   }
 
+  /**
+   * `useChat({ resume: true })`'s resume: the reply this device's record holds, streamed
+   * from its persisted offset (restated from its start as folded: `resumeStreamIsReplay`),
+   * or else the thread's run still going (another tab or device); null when there is none.
+   */
   async reconnectToStream(
-    options: ReconnectOptions,
+    options: { chatId: string; abortSignal?: AbortSignal } & ChatRequestOptions,
   ): Promise<ReadableStream<UIMessageChunk> | null> {
     const { chatId, abortSignal } = options;
     const request = this.nextRequest(chatId);
