@@ -10,10 +10,12 @@ import { parseMarkdown, renderRoot } from './mdast-react.js';
 
 const renderCode: CodeRenderer = (code) => code;
 const renderers = makeRenderers(DEFAULT_LABELS, undefined, renderCode);
-const html = (blocks: Blocks) =>
-  blocks.lastTree
-    ? renderToStaticMarkup(<div>{renderRoot(blocks.lastTree, renderers)}</div>)
-    : null;
+/** The last block as <Markdown> draws it: its tree from the split, or its text parsed. */
+const html = (blocks: Blocks) => {
+  const last = blocks.blocks[blocks.blocks.length - 1];
+  const tree = blocks.lastTree ?? (blocks.plainLast || !last ? null : parseMarkdown(last));
+  return tree ? renderToStaticMarkup(<div>{renderRoot(tree, renderers)}</div>) : null;
+};
 
 /** What replies are made of, markup that words could join or complete included. */
 const PIECES = [

@@ -1,6 +1,7 @@
 import type { Code, Nodes, Parents, Root, Table, TableRow, Text } from 'mdast';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
+import { tooHostileToParse } from './markdown-guard.js';
 import { parseMarkdown } from './mdast-react.js';
 
 /** A text split into its top-level blocks (together, the text): markdown.tsx's `splitBlocks`. */
@@ -18,11 +19,38 @@ export interface Blocks {
 /**
  * The split of `text`, which extends `before` (the reply so far), without a parse: words
  * appended after words lengthen the last text (`appendWords`), cells and rows a table
- * (`appendCells`, `appendRows`), lines an open code fence (`appendCode`). Null when the appended text needs a parse.
+ * (`appendCells`, `appendRows`), lines an open code fence (`appendCode`); a table's first two
+ * lines are left to the drawing to parse. Null when the appended text needs a parse.
  */
 export function extend(before: Blocks, text: string): Blocks | null {
-  if (!before.lastTree || before.plainLast || !text.startsWith(before.text)) return null;
+  if (before.plainLast || !text.startsWith(before.text)) return null;
+  // The page draws once a frame, so what arrived since is often several tokens: each is
+  // appended in turn (a word, a pipe), as it would have been alone.
+  let split: Blocks | null = before;
+  for (const piece of text.slice(before.text.length).match(PIECES) ?? []) {
+    split = extendBy(split, `${split.text}${piece}`);
+    if (!split) return null;
+  }
+  return split;
+}
+/** A word and the spaces after it, or spaces: the tokens of a reply. */
+const PIECES = /\S+\s*|\s+/g;
+
+function extendBy(before: Blocks, text: string): Blocks | null {
   const appended = text.slice(before.text.length);
+  const last = (before.blocks[before.blocks.length - 1] ?? '') + appended;
+  // A table's header and delimiter row being written, after a block they cannot change: one
+  // block whatever they become (a paragraph, or a table once the delimiter row is whole), and
+  // completed for display (markdown-complete.ts), which parses what is drawn. Its own parse
+  // would find nothing the drawing uses; the first body row parses the table.
+  if (
+    HEADER_ROWS.test(last) &&
+    (before.blocks.length === 1 || closedBefore(before.blocks)) &&
+    !tooHostileToParse(last)
+  ) {
+    return { text, blocks: [...before.blocks.slice(0, -1), last], plainLast: false };
+  }
+  if (!before.lastTree) return null;
   const from = before.lastTreeFrom ?? 0;
   const tree =
     appendWords(before.lastTree, from, before.text, appended) ??
@@ -34,6 +62,9 @@ export function extend(before: Blocks, text: string): Blocks | null {
   blocks[blocks.length - 1] += appended;
   return { ...before, text, blocks, lastTree: tree };
 }
+
+/** One or two lines, each starting with a pipe: a header row and its delimiter row. */
+const HEADER_ROWS = /^\|[^\n]*(?:\n\|[^\n]*)?\n?$/;
 
 /**
  * The block before the last cannot be changed by the last one's first line, whole or not: a
