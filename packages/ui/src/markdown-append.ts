@@ -114,8 +114,9 @@ const WITHOUT_LITERAL_LINKS = {
  * it ends with, copied along its path) instead of parsing the block again, so a token costs
  * what it adds, not the length of the paragraph, list or table being written.
  *
- * The words are letters, digits, spaces and `,;!?'"` — no character that opens or closes
- * anything (`*_~\`[]()<>&|#\\`, `.` `:` `@` `/` of an autolink, `$`, a line break). They go
+ * The words are letters, digits, spaces, `,;!?'"`, and the punctuation of sentences (`WORDS`)
+ * — no character that opens or closes anything (`*_~\`[]<>&|#\\`, `@` `/` of an autolink, `$`,
+ * a line break; `.` `:` `-` only on a line no autolink begins on). They go
  * where nothing can join them to what came before: the text so far ends in whitespace or in a
  * word of letters and digits (not `**`, not `www.example`, not `&amp`), its last line holds a
  * letter and no `[` or `<` (so it is not a marker or a rule waiting for its content — `1.`,
@@ -137,7 +138,9 @@ export function appendWords(
   // A paragraph's next line, begun with a letter after a word and a line break: it goes on
   // the paragraph (in a list item or a quote, lazily), whatever the line before said.
   const nextLine = NEXT_LINE.test(before) && LETTER_FIRST.test(appended);
-  if (!nextLine && !decidedLine(before.slice(before.lastIndexOf('\n') + 1))) return null;
+  const lastLine = before.slice(before.lastIndexOf('\n') + 1);
+  if (!nextLine && !decidedLine(lastLine)) return null;
+  if (LINK_CHARS.test(appended) && LINK_START.test(lastLine + appended)) return null;
   // The path to the last leaf, through containers a word cannot leave.
   const path: Parents[] = [];
   let node: Nodes = tree;
@@ -187,7 +190,15 @@ export function appendWords(
   return copy as Root;
 }
 
-const WORDS = /^[\p{L}\p{N} \t,;!?'"]+$/u;
+const PLAIN_WORDS = /^[\p{L}\p{N} \t,;!?'"]+$/u;
+/**
+ * Words and the punctuation of sentences: a hyphen, a colon, parentheses, dashes and curly
+ * quotes, a full stop before a space. Of these only an autolink's `.` `:` `-` could join
+ * anything: not on a line without `www`, `http` or `@` (nor `[` or `]`: `](` makes a link).
+ */
+const WORDS = /^(?:[\p{L}\p{N} \t,;!?'":()\p{Pd}\p{Pi}\p{Pf}…]|\.(?=\s))+$/u;
+const LINK_CHARS = /[.:-]/;
+const LINK_START = /www|http|@/i;
 /** A word, then a line break (not two spaces or a backslash: a hard break) at the end. */
 const NEXT_LINE = /[\p{L}\p{N}]\n$/u;
 const LETTER_FIRST = /^\p{L}/u;
@@ -419,7 +430,7 @@ export function appendCells(
       ...row.children.slice(0, -1),
       { ...cell, position: { start: cell.position.start, end: at(cellEnd) } },
     ];
-  } else if (WORDS.test(appended) && CLOSED_CELL.test(after) && appended.trim() !== '') {
+  } else if (PLAIN_WORDS.test(appended) && CLOSED_CELL.test(after) && appended.trim() !== '') {
     // Words after the pipe that ended the last cell: a new cell from that pipe.
     const pipe = before.lastIndexOf('|') - treeFrom;
     const start = end + appended.length - appended.trimStart().length;
