@@ -115,6 +115,10 @@ describe('useResumableChat', () => {
       </Providers>,
     );
     await act(() => chat.send('written on the train'));
+    // Drawn queued within a few frames of send() (React hears the stores once a frame; 100 ms
+    // is six): read at once, it was the frame before whenever send() took less than one (9
+    // ms when this case runs first in its file, as it does alone: it failed every time).
+    await act(() => waitFor(() => chat.outbox.length > 0, 'drawn queued', 100));
     expect(chat.outbox.map((o) => o.text)).toEqual(['written on the train']);
     expect(chat.messages.map((m) => [m.content, m.pending])).toEqual([
       ['written on the train', 'queued'],
