@@ -28,13 +28,25 @@ export function extend(before: Blocks, text: string): Blocks | null {
   // appended in turn (a word, a pipe), as it would have been alone.
   let split: Blocks | null = before;
   for (const piece of text.slice(before.text.length).match(PIECES) ?? []) {
-    split = extendBy(split, `${split.text}${piece}`);
+    const whole = extendBy(split, `${split.text}${piece}`);
+    if (whole) {
+      split = whole;
+      continue;
+    }
+    // A word and the line breaks after it: the word, then the line breaks.
+    const words = piece.replace(/\n+$/, '');
+    if (words === piece || words === '') return null;
+    const head = extendBy(split, `${split.text}${words}`);
+    split = head && extendBy(head, `${head.text}${piece.slice(words.length)}`);
     if (!split) return null;
   }
   return split;
 }
-/** A word and the spaces after it, or spaces: the tokens of a reply. */
-const PIECES = /\S+\s*|\s+/g;
+/**
+ * A word with the spaces and line breaks after it, line breaks, spaces, or any other space
+ * character: the tokens of a reply, every character in one.
+ */
+const PIECES = /\S+[ \t]*\n*|\n+|[ \t]+|\s/g;
 
 function extendBy(before: Blocks, text: string): Blocks | null {
   const appended = text.slice(before.text.length);
@@ -56,6 +68,7 @@ function extendBy(before: Blocks, text: string): Blocks | null {
     appendWords(before.lastTree, from, before.text, appended) ??
     appendCode(before.lastTree, from, before.text, appended) ??
     appendCells(before.lastTree, from, before.text, appended) ??
+    appendRowStart(before.lastTree, from, before.text, appended) ??
     appendRows(before.lastTree, from, before.text, appended);
   if (!tree) return null;
   const blocks = [...before.blocks];
@@ -134,7 +147,10 @@ export function appendWords(
   before: string,
   appended: string,
 ): Root | null {
-  if (!WORDS.test(appended) || !endsSafely(before)) return null;
+  // A line break (or a blank line) after a line that has said what it is ends that line and
+  // changes nothing drawn: what begins the next line decides, and is appended or parsed.
+  const lineBreak = LINE_BREAK.test(appended);
+  if (!lineBreak && (!WORDS.test(appended) || !endsSafely(before))) return null;
   // A paragraph's next line, begun with a letter after a word and a line break: it goes on
   // the paragraph (in a list item or a quote, lazily), whatever the line before said.
   const nextLine = NEXT_LINE.test(before) && LETTER_FIRST.test(appended);
@@ -154,6 +170,7 @@ export function appendWords(
   if ((node.type !== 'text' && !after) || node.position?.end.offset === undefined) return null;
   const end = treeFrom + node.position.end.offset;
   const gap = before.slice(end);
+  if (lineBreak) return !nextLine && SPACES.test(gap) ? tree : null;
   if (
     nextLine
       ? gap !== '\n' || after || path[path.length - 1]!.type !== 'paragraph'
@@ -199,8 +216,13 @@ const PLAIN_WORDS = /^[\p{L}\p{N} \t,;!?'"]+$/u;
 const WORDS = /^(?:[\p{L}\p{N} \t,;!?'":()\p{Pd}\p{Pi}\p{Pf}…]|\.(?=\s))+$/u;
 const LINK_CHARS = /[.:-]/;
 const LINK_START = /www|http|@/i;
-/** A word, then a line break (not two spaces or a backslash: a hard break) at the end. */
-const NEXT_LINE = /[\p{L}\p{N}]\n$/u;
+/**
+ * A word or the end of a sentence, then a line break (not two spaces or a backslash: a hard
+ * break) at the end.
+ */
+const NEXT_LINE = /[\p{L}\p{N}.,;:!?)'"]\n$/u;
+/** A line break, or two: a blank line. */
+const LINE_BREAK = /^\n\n?$/;
 const LETTER_FIRST = /^\p{L}/u;
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 const SPACE = /\s/;
@@ -467,3 +489,87 @@ export function appendCells(
 const CELL_END = /^\|[ \t]*\n?$/;
 /** After a cell's text: spaces, the pipe that ended it, spaces. */
 const CLOSED_CELL = /^[ \t]*\|[ \t]*$/;
+
+/**
+ * A table's next row begins as its first pipe (a row of one empty cell, from the pipe to
+ * the end), and its first words fill that cell: neither needs a parse.
+ *
+ * @param tree the last block's tree, its offsets counted from `treeFrom` in `before`
+ * @returns the tree of `before + appended`'s last block, or null: parse it
+ */
+export function appendRowStart(
+  tree: Root,
+  treeFrom: number,
+  before: string,
+  appended: string,
+): Root | null {
+  const table = tree.children[0];
+  if (tree.children.length !== 1 || table?.type !== 'table' || table.children.length < 2) {
+    return null;
+  }
+  const row = table.children[table.children.length - 1]!;
+  if (row.position?.start.offset === undefined) return null;
+  const rowStart = treeFrom + row.position.start.offset;
+  const lineStart = before.lastIndexOf('\n') + 1;
+  const text = before + appended;
+  /** A point on the last line, by its offset in the block's tree. */
+  const at = (line: number, offset: number) => ({
+    line,
+    column: offset + treeFrom - lineStart + 1,
+    offset,
+  });
+  const start = lineStart - treeFrom;
+  const end = text.length - treeFrom;
+  let grownRow: TableRow;
+  if (
+    lineStart === before.length &&
+    ROW_START.test(appended) &&
+    rowStart === before.lastIndexOf('\n', before.length - 2) + 1
+  ) {
+    // The first pipe of a row, on the line after the last row.
+    const line = row.position.start.line + 1;
+    const position = { start: at(line, start), end: at(line, end) };
+    grownRow = {
+      type: 'tableRow',
+      children: [{ type: 'tableCell', children: [], position }],
+      position,
+    };
+  } else if (
+    rowStart === lineStart &&
+    row.children.length === 1 &&
+    row.children[0]!.children.length === 0 &&
+    ROW_START.test(before.slice(lineStart)) &&
+    PLAIN_WORDS.test(appended) &&
+    appended.trim() !== ''
+  ) {
+    // The first words of the row's first cell.
+    const line = row.position.start.line;
+    const value = appended.trim();
+    const from = before.length - treeFrom + appended.length - appended.trimStart().length;
+    const position = { start: at(line, start), end: at(line, end) };
+    const words = {
+      type: 'text' as const,
+      value,
+      position: { start: at(line, from), end: at(line, from + value.length) },
+    };
+    grownRow = {
+      type: 'tableRow',
+      children: [{ type: 'tableCell', children: [words], position }],
+      position,
+    };
+  } else {
+    return null;
+  }
+  const kept = table.children.slice(0, rowStart === lineStart ? -1 : undefined);
+  const grown: Table = {
+    ...table,
+    children: [...kept, grownRow],
+    ...(table.position
+      ? { position: { start: table.position.start, end: grownRow.position!.end } }
+      : {}),
+  };
+  return { ...tree, children: [grown] };
+}
+
+/** A row's first pipe and the spaces after it. */
+const ROW_START = /^\|[ \t]*$/;
