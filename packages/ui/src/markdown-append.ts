@@ -207,7 +207,6 @@ export function appendWords(
   return copy as Root;
 }
 
-const PLAIN_WORDS = /^[\p{L}\p{N} \t,;!?'"]+$/u;
 /**
  * Words and the punctuation of sentences: a hyphen, a colon, parentheses, dashes and curly
  * quotes, a full stop before a space. Of these only an autolink's `.` `:` `-` could join
@@ -240,10 +239,14 @@ const LETTER = /\p{L}/u;
 
 /**
  * The last line has said what it is: it holds a letter (it is not `1.`, `-` or `===` waiting
- * for its content), and no `[`, `]` or `<` (words complete `[d]: ` — or `d]: ` under a `[` on
- * the line before — into a link definition and `<di` into an HTML block).
+ * for its content), no `[` or `]` (words complete `[d]: ` — or `d]: ` under a `[` on the line
+ * before — into a link definition), and no `<` before its first letter (words complete `<di`
+ * into an HTML block; after a letter, a `<` opens at most inline HTML, which needs a `>`).
  */
-const decidedLine = (line: string): boolean => LETTER.test(line) && !/[[\]<]/.test(line);
+const decidedLine = (line: string): boolean =>
+  LETTER.test(line) && !/[[\]]/.test(line) && !BLOCK_HTML.test(line);
+/** A `<` with no letter before it on its line: it may open an HTML block. */
+const BLOCK_HTML = /^[^\p{L}]*</u;
 const SPACES = /^[ \t]*$/;
 /** What holds text and spans: a span that has ended may be followed by a text of words. */
 const PHRASING_PARENTS = new Set<string>(['paragraph', 'heading', 'tableCell']);
@@ -452,7 +455,7 @@ export function appendCells(
       ...row.children.slice(0, -1),
       { ...cell, position: { start: cell.position.start, end: at(cellEnd) } },
     ];
-  } else if (PLAIN_WORDS.test(appended) && CLOSED_CELL.test(after) && appended.trim() !== '') {
+  } else if (cellWords(appended) && CLOSED_CELL.test(after)) {
     // Words after the pipe that ended the last cell: a new cell from that pipe.
     const pipe = before.lastIndexOf('|') - treeFrom;
     const start = end + appended.length - appended.trimStart().length;
@@ -539,8 +542,7 @@ export function appendRowStart(
     row.children.length === 1 &&
     row.children[0]!.children.length === 0 &&
     ROW_START.test(before.slice(lineStart)) &&
-    PLAIN_WORDS.test(appended) &&
-    appended.trim() !== ''
+    cellWords(appended)
   ) {
     // The first words of the row's first cell.
     const line = row.position.start.line;
@@ -570,6 +572,10 @@ export function appendRowStart(
   };
   return { ...tree, children: [grown] };
 }
+
+/** Words that begin a cell: its whole text, so no autolink can begin before them. */
+const cellWords = (appended: string): boolean =>
+  WORDS.test(appended) && !LINK_START.test(appended) && appended.trim() !== '';
 
 /** A row's first pipe and the spaces after it. */
 const ROW_START = /^\|[ \t]*$/;
