@@ -71,6 +71,9 @@ export function Markdown({
   const labels = useLabels(labelsProp);
   // The split of the text before: while the text only grows, its final blocks are kept.
   const before = useRef<Blocks | null>(null);
+  // Each final block's drawn text, by position, while its block is the same string: a fresh
+  // trimmed copy per render made every block's memo compare its text character by character.
+  const drawn = useRef<[block: string, source: string][]>([]);
   // The guard's finer check, fetched once text has needed it (markdown-guard.ts).
   const [packed, setPacked] = useState(false);
   const code = useChunk(codeChunk, packed);
@@ -94,8 +97,15 @@ export function Markdown({
         // The block being written is completed for display (markdown-complete.ts). Blocks
         // are drawn without their trailing blank lines (they draw nothing) while the reply
         // streams, so a block does not render again when the next one starts.
+        const hit = drawn.current[i];
         const source =
-          i !== last ? block.trimEnd() : streaming ? completeForDisplay(block).trimEnd() : block;
+          i !== last
+            ? hit?.[0] === block
+              ? hit[1]
+              : (drawn.current[i] = [block, block.trimEnd()])[1]
+            : streaming
+              ? completeForDisplay(block).trimEnd()
+              : block;
         return (
           <MarkdownBlock
             // Blocks only ever grow at the end, so the index is a stable identity.
