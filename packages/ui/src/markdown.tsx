@@ -97,12 +97,11 @@ export function Markdown({
         // The block being written is completed for display (markdown-complete.ts). Blocks
         // are drawn without their trailing blank lines (they draw nothing) while the reply
         // streams, so a block does not render again when the next one starts.
-        const hit = drawn.current[i];
+        if (i !== last && drawn.current[i]?.[0] !== block)
+          drawn.current[i] = [block, block.trimEnd()];
         const source =
           i !== last
-            ? hit?.[0] === block
-              ? hit[1]
-              : (drawn.current[i] = [block, block.trimEnd()])[1]
+            ? drawn.current[i]![1]
             : streaming
               ? completeForDisplay(block).trimEnd()
               : block;
