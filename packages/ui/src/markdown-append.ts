@@ -26,19 +26,24 @@ export function extend(before: Blocks, text: string): Blocks | null {
   if (before.plainLast || !text.startsWith(before.text)) return null;
   // The page draws once a frame, so what arrived since is often several tokens: each is
   // appended in turn (a word, a pipe), as it would have been alone.
+  // Each step's text is a prefix of `text` (a slice of it, not a copy: joining the pieces
+  // onto the text so far would copy the whole reply once per piece).
   let split: Blocks | null = before;
-  for (const piece of text.slice(before.text.length).match(PIECES) ?? []) {
-    const whole = extendBy(split, `${split.text}${piece}`);
-    if (whole) {
+  let at = before.text.length;
+  for (const piece of text.slice(at).match(PIECES) ?? []) {
+    const end = at + piece.length;
+    const whole = extendBy(split, text.slice(0, end));
+    if (!whole) {
+      // A word and the line breaks after it: the word, then the line breaks.
+      const words = piece.replace(/\n+$/, '');
+      if (words === piece || words === '') return null;
+      const head = extendBy(split, text.slice(0, at + words.length));
+      split = head && extendBy(head, text.slice(0, end));
+      if (!split) return null;
+    } else {
       split = whole;
-      continue;
     }
-    // A word and the line breaks after it: the word, then the line breaks.
-    const words = piece.replace(/\n+$/, '');
-    if (words === piece || words === '') return null;
-    const head = extendBy(split, `${split.text}${words}`);
-    split = head && extendBy(head, `${head.text}${piece.slice(words.length)}`);
-    if (!split) return null;
+    at = end;
   }
   return split;
 }
@@ -153,7 +158,8 @@ export function appendWords(
   if (!lineBreak && (!WORDS.test(appended) || !endsSafely(before))) return null;
   // A paragraph's next line, begun with a letter after a word and a line break: it goes on
   // the paragraph (in a list item or a quote, lazily), whatever the line before said.
-  const nextLine = NEXT_LINE.test(before) && LETTER_FIRST.test(appended);
+  // (The last two characters only: a regex anchored at the end would read the whole reply.)
+  const nextLine = NEXT_LINE.test(before.slice(-2)) && LETTER_FIRST.test(appended);
   const lastLine = before.slice(before.lastIndexOf('\n') + 1);
   if (!nextLine && !decidedLine(lastLine)) return null;
   if (LINK_CHARS.test(appended) && LINK_START.test(lastLine + appended)) return null;
