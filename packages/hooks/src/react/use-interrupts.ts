@@ -10,8 +10,27 @@ import type { BrowserTools } from '../core/interrupts/tool-declarations.js';
 import { subscribePerFrame } from './frame-notify.js';
 
 const NONE: readonly ChatInterrupt[] = [];
-/** The module that holds the interrupt session and the tool runner, loaded once per page. */
+/**
+ * The module that holds the interrupt session and the tool runner, loaded once per page.
+ * Browsers fetch a module again after a failed `import()` (the page went offline first), so
+ * the hook tries again when the page is back online.
+ */
 const load = () => import('../interrupts.js');
+
+/** Runs `attach` with the loaded module; again on each `online` event until it has. */
+function whenLoaded(attach: (m: Awaited<ReturnType<typeof load>>) => void): () => void {
+  let gone = false;
+  const tryLoad = () =>
+    void load().then(
+      (m) => gone || attach(m),
+      () => gone || addEventListener('online', tryLoad, { once: true }),
+    );
+  tryLoad();
+  return () => {
+    gone = true;
+    removeEventListener('online', tryLoad);
+  };
+}
 /**
  * The chat's interrupts and their answers (`InterruptSession`), and the page's browser
  * tools. Both load on demand (`import()`, started once the engine's chat is there), so
@@ -27,15 +46,13 @@ export function useInterrupts(
   useEffect(() => {
     if (!chat) return;
     let release: (() => void) | null = null;
-    let gone = false;
-    void load().then(({ interruptSessionOf }) => {
-      if (gone) return;
+    const stop = whenLoaded(({ interruptSessionOf }) => {
       const s = interruptSessionOf(chat);
       release = s.retain();
       setSession(s);
     });
     return () => {
-      gone = true;
+      stop();
       release?.();
     };
   }, [chat]);
@@ -56,15 +73,13 @@ export function useInterrupts(
   useEffect(() => {
     if (!hasTools || !session) return;
     let stop: (() => void) | null = null;
-    let gone = false;
-    void load().then(({ browserToolRunnerOf }) => {
-      if (gone) return;
+    const forget = whenLoaded(({ browserToolRunnerOf }) => {
       runner.current = browserToolRunnerOf(session);
       runner.current.setTools(latest.current ?? {});
       stop = runner.current.start();
     });
     return () => {
-      gone = true;
+      forget();
       stop?.();
     };
   }, [session, hasTools]);
