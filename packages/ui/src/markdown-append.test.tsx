@@ -5,7 +5,7 @@ import { answerTokens, showcaseAnswer } from '../../../bench/lib/showcase-answer
 import { DEFAULT_LABELS } from './labels.js';
 import { type Blocks, type CodeRenderer, makeRenderers, splitBlocks } from './markdown.js';
 import * as grow from './markdown-append.js';
-import { appendRows, appendWords } from './markdown-append.js';
+import { appendItems, appendQuoteLine, appendRows, appendWords } from './markdown-append.js';
 import { parseMarkdown, renderRoot } from './mdast-react.js';
 
 const renderCode: CodeRenderer = (code) => code;
@@ -68,6 +68,19 @@ const PIECES = [
   '| e ',
   '| `f` ',
   '|\n',
+  // Lists and quotes: items of each kind, nested and task items, quote lines.
+  '2. ',
+  '3) ',
+  '* ',
+  '+ ',
+  '  - ',
+  '   ',
+  '- [ ] ',
+  '>',
+  '> > ',
+  '\n- ',
+  '\n1. ',
+  '\n> ',
 ];
 
 describe('appendWords: words appended without a parse', () => {
@@ -125,6 +138,57 @@ describe('appendWords: words appended without a parse', () => {
     );
   }, 60_000);
 
+  it('every cut of a streamed list or quote splits and draws as a parse would', () => {
+    // Items of one kind and of others, spans, nested items, lazy and indented lines, blank
+    // lines (loose items), a definition and its reference, quote lines after quote lines.
+    const line = fc.constantFrom(
+      '- a word',
+      '- **b** c',
+      '- `c` and *d*',
+      '* other kind',
+      '1. one',
+      '2. two `x`',
+      '10) ten',
+      '  - nested',
+      '   more of it',
+      'lazy words',
+      '',
+      '- [ ] task',
+      '- [r]: https://x.y',
+      '- see [r] and [^1]',
+      '---',
+      '===',
+      '- - -',
+      '> quote words',
+      '> more *words*',
+      '> - in a quote',
+      '>',
+      '| t | u |',
+    );
+    fc.assert(
+      fc.property(
+        fc.array(line, { minLength: 1, maxLength: 8 }),
+        fc.constantFrom('', '\n', '\n\nafter'),
+        fc.array(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 40 }),
+        (lines, end, cuts) => {
+          const doc = `intro\n\n${lines.join('\n')}${end}`;
+          let before: Blocks | null = null;
+          let at = 0;
+          for (let i = 0; at < doc.length; i++) {
+            at = Math.min(doc.length, at + cuts[i % cuts.length]!);
+            const text = doc.slice(0, at);
+            const appended = splitBlocks(text, before, undefined, grow);
+            const parsed = splitBlocks(text, before);
+            expect(appended.blocks, JSON.stringify(text)).toEqual(parsed.blocks);
+            expect(html(appended), JSON.stringify(text)).toBe(html(parsed));
+            before = appended;
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  }, 60_000);
+
   it('every prefix of the showcase answer splits and draws as the whole prefix parsed at once', () => {
     // The first section of the answer `pnpm bench ui` streams (a heading, paragraphs with
     // spans, lists, a table, a quote, code), one character at a time: every path that grows a
@@ -179,6 +243,59 @@ describe('appendWords: words appended without a parse', () => {
     );
     // A blank line ends the table: what follows is parsed.
     expect(appendRows(parseMarkdown(`${before}\n\n`), 0, `${before}\n\n`, '| x |')).toBeNull();
+  });
+
+  it('grows a tight list by its last item, parsed alone', () => {
+    for (const [before, appended] of [
+      ['1. one\n2. two\n', '3. '],
+      ['1. ', '3) word'],
+      ['7. a', '\n8. b'],
+      ['- a\n- b', ' c'],
+      ['1. one\n2. two\n3. ', 'The'],
+      ['- a\n- b `c', '` d'],
+      ['- a\n- b\n  ', 'more'],
+      ['4. a\n5. b', '\n6. **c**'],
+    ] as const) {
+      const tree = appendItems(parseMarkdown(before), 0, before, appended);
+      expect(tree, before + appended).not.toBeNull();
+      expect(renderToStaticMarkup(<div>{renderRoot(tree!, renderers)}</div>)).toBe(
+        renderToStaticMarkup(<div>{renderRoot(parseMarkdown(before + appended), renderers)}</div>),
+      );
+    }
+    for (const [before, appended] of [
+      // A blank line (loose items), another kind of item, a thematic break, a definition,
+      // a reference to a definition in an item before, a loose list.
+      ['- a\n- b\n', '\n- c'],
+      ['- a\n- b\n', '* c'],
+      ['- a\n', '- - -'],
+      ['- a\n', '- [r]: https://x.y'],
+      ['- [r]: https://x.y\n', '- [r]'],
+      ['- a\n\n- b\n', '- c'],
+      ['- a\n', '# h'],
+    ] as const) {
+      expect(appendItems(parseMarkdown(before), 0, before, appended), before + appended).toBeNull();
+    }
+    // A list that interrupts a paragraph (its first line reads otherwise there: `1. 3) x` is
+    // no nested list), its tree parsed with the paragraph.
+    const under = 'p\n1. a';
+    const list = parseMarkdown(under).children[1]!;
+    expect(list.type).toBe('list');
+    expect(appendItems({ type: 'root', children: [list] }, 0, under, '\n2. b')).toBeNull();
+  });
+
+  it("continues a quote's paragraph on its next line", () => {
+    const before = '> A quote\n';
+    const marker = appendQuoteLine(parseMarkdown(before), 0, before, '> ');
+    expect(marker).not.toBeNull();
+    const words = appendQuoteLine(marker!, 0, `${before}> `, 'goes on ');
+    expect(words).not.toBeNull();
+    expect(renderToStaticMarkup(<div>{renderRoot(words!, renderers)}</div>)).toBe(
+      '<div><blockquote><p>A quote\ngoes on</p></blockquote></div>',
+    );
+    // Markup, a hard break before, a nested quote: parsed.
+    expect(appendQuoteLine(marker!, 0, `${before}> `, '**b**')).toBeNull();
+    expect(appendQuoteLine(parseMarkdown('> a  \n'), 0, '> a  \n', '> ')).toBeNull();
+    expect(appendQuoteLine(parseMarkdown('> a\n'), 0, '> a\n', '> > ')).toBeNull();
   });
 
   it.each([

@@ -1,4 +1,4 @@
-import type { Code, Nodes, Parents, Root, Table, TableRow, Text } from 'mdast';
+import type { Code, List, ListItem, Nodes, Parents, Root, Table, TableRow, Text } from 'mdast';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
 import { tooHostileToParse } from './markdown-guard.js';
@@ -19,7 +19,8 @@ export interface Blocks {
 /**
  * The split of `text`, which extends `before` (the reply so far), without a parse: words
  * appended after words lengthen the last text (`appendWords`), cells and rows a table
- * (`appendCells`, `appendRows`), lines an open code fence (`appendCode`); a table's first two
+ * (`appendCells`, `appendRows`), items a list (`appendItems`), lines a quote
+ * (`appendQuoteLine`), lines an open code fence (`appendCode`); a table's first two
  * lines are left to the drawing to parse. Null when the appended text needs a parse.
  */
 export function extend(before: Blocks, text: string): Blocks | null {
@@ -71,6 +72,8 @@ function extendBy(before: Blocks, text: string): Blocks | null {
   const from = before.lastTreeFrom ?? 0;
   const tree =
     appendWords(before.lastTree, from, before.text, appended) ??
+    appendQuoteLine(before.lastTree, from, before.text, appended) ??
+    appendItems(before.lastTree, from, before.text, appended) ??
     appendCode(before.lastTree, from, before.text, appended) ??
     appendCells(before.lastTree, from, before.text, appended) ??
     appendRowStart(before.lastTree, from, before.text, appended) ??
@@ -585,3 +588,148 @@ const cellWords = (appended: string): boolean =>
 
 /** A row's first pipe and the spaces after it. */
 const ROW_START = /^\|[ \t]*$/;
+
+/**
+ * A list being written grows by its last item, and an item that starts a line at the first
+ * column is read on its own once it has begun: the items before it are closed, and only a
+ * blank line (loose items), a definition (links resolve across the document) or a line of
+ * another kind (which ends the list) joins it to them. Text appended to a tight list's last
+ * item — a new item's marker and first words, spans, lines continuing it — is parsed as that
+ * item and what follows it alone, and the items read replace the last one, instead of
+ * parsing the whole list again. Anything else — a blank line, a marker of another kind, a
+ * nested list's own start, a definition — is parsed as before.
+ *
+ * @param tree the last block's tree, its offsets counted from `treeFrom` in `before`
+ * @returns the tree of `before + appended`'s last block, or null: parse it
+ */
+export function appendItems(
+  tree: Root,
+  treeFrom: number,
+  before: string,
+  appended: string,
+): Root | null {
+  const list = tree.children[0];
+  if (tree.children.length !== 1 || list?.type !== 'list' || list.spread) return null;
+  if (!afterBlankLine(before, treeFrom + (list.position?.start.offset ?? -1))) return null;
+  const lastItem = list.children[list.children.length - 1];
+  const start = lastItem?.position?.start;
+  if (!lastItem || start?.offset === undefined || start.column !== 1 || lastItem.spread) {
+    return null;
+  }
+  // The last item's text, from its marker at the first column of its line to the end.
+  const itemStart = treeFrom + start.offset;
+  const text = (before + appended).slice(itemStart);
+  if (BLANK_LINE.test(text) || text.includes('\r')) return null;
+  const parsed = parseTail(text);
+  const mini = parsed.children[0];
+  if (
+    parsed.children.length !== 1 ||
+    mini?.type !== 'list' ||
+    mini.ordered !== list.ordered ||
+    mini.spread ||
+    mini.children.some((item) => item.spread || definesIn(item))
+  ) {
+    return null;
+  }
+  const kept = list.children.slice(0, -1);
+  // A reference in the item may use a definition in an item before it: parse it all.
+  if (text.includes('[') && kept.some(definesIn)) return null;
+  const moved = mini.children.map(
+    (item) => moveBy(item, itemStart - treeFrom, start.line - 1) as ListItem,
+  );
+  const grown: List = {
+    ...list,
+    // The first item's number is the list's start.
+    ...(kept.length === 0 ? { start: mini.start } : {}),
+    children: [...kept, ...moved],
+    ...(list.position
+      ? { position: { start: list.position.start, end: moved[moved.length - 1]!.position!.end } }
+      : {}),
+  };
+  return { ...tree, children: [grown] };
+}
+
+/**
+ * A block starts the text or follows a blank line: it interrupts no paragraph (under one, a
+ * list's first line reads otherwise — `1. 3) x` is no nested list there), so the last block
+ * parsed alone reads as it did.
+ */
+function afterBlankLine(text: string, start: number): boolean {
+  if (start === 0) return true;
+  if (start < 0 || text[start - 1] !== '\n') return false;
+  return SPACES.test(text.slice(text.lastIndexOf('\n', start - 2) + 1, start - 1));
+}
+
+/** A blank line: items apart are loose, and a blank line may end the list. */
+const BLANK_LINE = /\n[ \t]*\n/;
+
+/** A reference or footnote definition in a block container. */
+const definesIn = (node: Nodes): boolean =>
+  node.type === 'definition' ||
+  node.type === 'footnoteDefinition' ||
+  ((node.type === 'blockquote' || node.type === 'list' || node.type === 'listItem') &&
+    (node.children as Nodes[]).some(definesIn));
+
+/**
+ * A quote's next line goes on its paragraph: its marker (`>` and a space) after a line that
+ * ends in a word changes nothing drawn, and words begun with a letter after it are the
+ * paragraph's next line — as `appendWords` appends a paragraph's next line. Only a quote at
+ * the first column holding a paragraph last, not one in a list or a quote of its own.
+ *
+ * @param tree the last block's tree, its offsets counted from `treeFrom` in `before`
+ * @returns the tree of `before + appended`'s last block, or null: parse it
+ */
+export function appendQuoteLine(
+  tree: Root,
+  treeFrom: number,
+  before: string,
+  appended: string,
+): Root | null {
+  const quote = tree.children[0];
+  if (
+    tree.children.length !== 1 ||
+    quote?.type !== 'blockquote' ||
+    quote.position?.start.column !== 1
+  )
+    return null;
+  const paragraph = quote.children[quote.children.length - 1];
+  if (paragraph?.type !== 'paragraph') return null;
+  if (!afterBlankLine(before, treeFrom + (quote.position.start.offset ?? -1))) return null;
+  const leaf = paragraph.children[paragraph.children.length - 1];
+  if (leaf?.type !== 'text' || leaf.position?.end.offset === undefined) return null;
+  const end = treeFrom + leaf.position.end.offset;
+  // The text ends in a word or a sentence's end, then a line break (not a hard break).
+  if (!NEXT_LINE.test(before.slice(end - 1, end + 1))) return null;
+  const gap = before.slice(end);
+  if (QUOTE_MARKER.test(gap.slice(1) + appended) && (gap === '\n' || gap === '\n>')) return tree;
+  if (
+    gap !== '\n> ' ||
+    !WORDS.test(appended) ||
+    !LETTER_FIRST.test(appended) ||
+    (LINK_CHARS.test(appended) && LINK_START.test(appended))
+  ) {
+    return null;
+  }
+  const words = appended.trimEnd();
+  const endPoint = leaf.position.end;
+  const grown: Text = {
+    ...leaf,
+    value: `${leaf.value}\n${words}`,
+    position: {
+      start: leaf.position.start,
+      end: {
+        line: endPoint.line + 1,
+        column: gap.length + words.length,
+        offset: endPoint.offset! + gap.length + words.length,
+      },
+    },
+  };
+  const grownParagraph = { ...paragraph, children: [...paragraph.children.slice(0, -1), grown] };
+  return {
+    ...tree,
+    children: [{ ...quote, children: [...quote.children.slice(0, -1), grownParagraph] }],
+  };
+}
+
+/** A quote line's marker, with or without its space, and nothing after it. */
+const QUOTE_MARKER = /^> ?$/;
