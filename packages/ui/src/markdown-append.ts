@@ -272,6 +272,14 @@ const CONTAINERS = new Set<string>([
   'tableCell',
 ]);
 
+/** The last block's table, when the block is one table with a body row; else null. */
+function onlyTable(tree: Root): Table | null {
+  const table = tree.children[0];
+  return tree.children.length === 1 && table?.type === 'table' && table.children.length >= 2
+    ? table
+    : null;
+}
+
 /**
  * A table being written grows by rows, and GFM reads each row on its own (its cells against
  * the header's): text appended to a table's last rows — lines that each start with `|`, no
@@ -288,10 +296,8 @@ export function appendRows(
   before: string,
   appended: string,
 ): Root | null {
-  const table = tree.children[tree.children.length - 1];
-  if (tree.children.length !== 1 || table?.type !== 'table' || table.children.length < 2) {
-    return null;
-  }
+  const table = onlyTable(tree);
+  if (!table) return null;
   const header = table.children[0]!;
   const lastRow = table.children[table.children.length - 1]!;
   if (header.position?.start.offset === undefined || lastRow.position?.start.offset === undefined)
@@ -430,10 +436,8 @@ export function appendCells(
   before: string,
   appended: string,
 ): Root | null {
-  const table = tree.children[0];
-  if (tree.children.length !== 1 || table?.type !== 'table' || table.children.length < 2) {
-    return null;
-  }
+  const table = onlyTable(tree);
+  if (!table) return null;
   const row = table.children[table.children.length - 1]!;
   const cell = row.children[row.children.length - 1];
   const content = cell?.children[cell.children.length - 1];
@@ -515,10 +519,8 @@ export function appendRowStart(
   before: string,
   appended: string,
 ): Root | null {
-  const table = tree.children[0];
-  if (tree.children.length !== 1 || table?.type !== 'table' || table.children.length < 2) {
-    return null;
-  }
+  const table = onlyTable(tree);
+  if (!table) return null;
   const row = table.children[table.children.length - 1]!;
   if (row.position?.start.offset === undefined) return null;
   const rowStart = treeFrom + row.position.start.offset;

@@ -1,5 +1,5 @@
 import type { Nodes, Root } from 'mdast';
-import { memo, type ReactNode, useMemo, useRef, useState } from 'react';
+import { memo, useMemo, useRef, useState } from 'react';
 import { INCOMPLETE_IMAGE_PLACEHOLDER } from 'remend';
 import { CodeBlock, type CodeRenderer } from './code-block.js';
 import { cx } from './cx.js';
