@@ -83,6 +83,37 @@ const PIECES = [
   '\n> ',
 ];
 
+/** The text a failure names: whole when short, else its last 40 characters. */
+const where = (text: string) => JSON.stringify(text.length > 200 ? text.slice(-40) : text);
+
+/**
+ * Streams `chunks` through the split with the appenders, checking after each that it splits
+ * and draws as the same split with nothing to grow the tree (the last blocks parsed again).
+ */
+function expectGrownAsParsed(chunks: Iterable<string>): void {
+  let before: Blocks | null = null;
+  let text = '';
+  for (const chunk of chunks) {
+    text += chunk;
+    const grown = splitBlocks(text, before, undefined, grow);
+    const parsed = splitBlocks(text, before);
+    expect(grown.blocks, where(text)).toEqual(parsed.blocks);
+    expect(html(grown), where(text)).toBe(html(parsed));
+    before = grown;
+  }
+}
+
+/** `doc` in pieces of the sizes `cuts` gives, round and round, to its end. */
+function cutInto(doc: string, cuts: number[]): string[] {
+  const pieces: string[] = [];
+  for (let at = 0, i = 0; at < doc.length; i++) {
+    const next = Math.min(doc.length, at + cuts[i % cuts.length]!);
+    pieces.push(doc.slice(at, next));
+    at = next;
+  }
+  return pieces;
+}
+
 describe('appendWords: words appended without a parse', () => {
   it('every token of a random reply splits and draws as a parse would', () => {
     fc.assert(
@@ -91,19 +122,7 @@ describe('appendWords: words appended without a parse', () => {
           minLength: 1,
           maxLength: 40,
         }),
-        (tokens) => {
-          let before: Blocks | null = null;
-          let text = '';
-          for (const token of tokens) {
-            text += token.join('');
-            const appended = splitBlocks(text, before, undefined, grow);
-            // The same split with nothing to grow the tree: the last blocks parsed again.
-            const parsed = splitBlocks(text, before);
-            expect(appended.blocks).toEqual(parsed.blocks);
-            expect(html(appended)).toBe(html(parsed));
-            before = appended;
-          }
-        },
+        (tokens) => expectGrownAsParsed(tokens.map((token) => token.join(''))),
       ),
       { numRuns: 120 },
     );
@@ -119,20 +138,10 @@ describe('appendWords: words appended without a parse', () => {
         fc.array(row, { minLength: 1, maxLength: 5 }),
         fc.constantFrom('', '\n', '\n\nafter', '\n\n| new |'),
         fc.array(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 40 }),
-        (rows, end, cuts) => {
-          const doc = `intro\n\n| h1 | h2 |\n|:--|--:|\n${rows.join('\n')}${end}`;
-          let before: Blocks | null = null;
-          let at = 0;
-          for (let i = 0; at < doc.length; i++) {
-            at = Math.min(doc.length, at + cuts[i % cuts.length]!);
-            const text = doc.slice(0, at);
-            const appended = splitBlocks(text, before, undefined, grow);
-            const parsed = splitBlocks(text, before);
-            expect(appended.blocks).toEqual(parsed.blocks);
-            expect(html(appended)).toBe(html(parsed));
-            before = appended;
-          }
-        },
+        (rows, end, cuts) =>
+          expectGrownAsParsed(
+            cutInto(`intro\n\n| h1 | h2 |\n|:--|--:|\n${rows.join('\n')}${end}`, cuts),
+          ),
       ),
       { numRuns: 80 },
     );
@@ -195,20 +204,8 @@ describe('appendWords: words appended without a parse', () => {
         fc.array(line, { minLength: 1, maxLength: 8 }),
         fc.constantFrom('', '\n', '\n\nafter'),
         fc.array(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 40 }),
-        (lines, end, cuts) => {
-          const doc = `intro\n\n${lines.join('\n')}${end}`;
-          let before: Blocks | null = null;
-          let at = 0;
-          for (let i = 0; at < doc.length; i++) {
-            at = Math.min(doc.length, at + cuts[i % cuts.length]!);
-            const text = doc.slice(0, at);
-            const appended = splitBlocks(text, before, undefined, grow);
-            const parsed = splitBlocks(text, before);
-            expect(appended.blocks, JSON.stringify(text)).toEqual(parsed.blocks);
-            expect(html(appended), JSON.stringify(text)).toBe(html(parsed));
-            before = appended;
-          }
-        },
+        (lines, end, cuts) =>
+          expectGrownAsParsed(cutInto(`intro\n\n${lines.join('\n')}${end}`, cuts)),
       ),
       { numRuns: 200 },
     );
@@ -232,17 +229,7 @@ describe('appendWords: words appended without a parse', () => {
 
   it('every token of the whole showcase answer splits and draws as its last blocks parsed', () => {
     // As the bench streams it, a word and its spaces at a time, to its 20,000 characters.
-    const tokens = answerTokens(showcaseAnswer(20_000));
-    let before: Blocks | null = null;
-    let text = '';
-    for (const token of tokens) {
-      text += token;
-      const grown = splitBlocks(text, before, undefined, grow);
-      const parsed = splitBlocks(text, before);
-      expect(grown.blocks).toEqual(parsed.blocks);
-      expect(html(grown), JSON.stringify(text.slice(-40))).toBe(html(parsed));
-      before = grown;
-    }
+    expectGrownAsParsed(answerTokens(showcaseAnswer(20_000)));
   }, 60_000);
 
   it('lengthens the last text of a table cell, a list item and a heading', () => {
