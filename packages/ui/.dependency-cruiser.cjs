@@ -31,6 +31,7 @@ module.exports = dependencyRules({
     { path: 'highlight.tsx' },
     { path: 'interrupts/open-card.tsx' },
     { path: 'deferred-parts.ts' },
+    { path: 'markdown-append.ts' },
   ],
   higherPackages: [],
 });

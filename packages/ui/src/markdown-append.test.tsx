@@ -3,9 +3,10 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { answerTokens, showcaseAnswer } from '../../../bench/lib/showcase-answer.js';
 import { DEFAULT_LABELS } from './labels.js';
-import { type Blocks, type CodeRenderer, makeRenderers, splitBlocks } from './markdown.js';
+import { type CodeRenderer, makeRenderers } from './markdown.js';
 import * as grow from './markdown-append.js';
 import { appendItems, appendQuoteLine, appendRows, appendWords } from './markdown-append.js';
+import { type Blocks, splitBlocks } from './markdown-split.js';
 import { parseMarkdown, renderRoot } from './mdast-react.js';
 
 const renderCode: CodeRenderer = (code) => code;

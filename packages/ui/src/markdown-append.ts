@@ -2,19 +2,9 @@ import type { Code, List, ListItem, Nodes, Parents, Root, Table, TableRow, Text 
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
 import { tooHostileToParse } from './markdown-guard.js';
+import type { Blocks } from './markdown-split.js';
+import { warmUp } from './markdown-warm.js';
 import { parseMarkdown } from './mdast-react.js';
-
-/** A text split into its top-level blocks (together, the text): markdown.tsx's `splitBlocks`. */
-export interface Blocks {
-  text: string;
-  blocks: string[];
-  /** The last block is too hostile to parse (markdown-guard.ts): shown as plain text. */
-  plainLast: boolean;
-  /** The last block parsed (its nodes of the tree the split was read from), when it was. */
-  lastTree?: Root;
-  /** Where in `text` the offsets of `lastTree` count from. */
-  lastTreeFrom?: number;
-}
 
 /**
  * The split of `text`, which extends `before` (the reply so far), without a parse: words
@@ -735,3 +725,8 @@ export function appendQuoteLine(
 
 /** A quote line's marker, with or without its space, and nothing after it. */
 const QUOTE_MARKER = /^> ?$/;
+
+// This chunk is fetched ahead of the first reply (markdown.tsx's `appendChunk`): once it is
+// here, a small sample reply runs through the split and these appends at idle, so the
+// reply's first tokens run compiled code (markdown-warm.ts).
+warmUp({ extend, closedBefore, parseTail });

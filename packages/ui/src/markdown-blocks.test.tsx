@@ -76,7 +76,7 @@ describe('<Markdown> block by block', () => {
   );
 
   it('parses only the last block per token, never the finished ones again', async () => {
-    // What appends without a parse comes in its own chunk, fetched when a reply streams.
+    // What appends without a parse comes in its own chunk, fetched when a <Markdown> mounts.
     await appendChunk.load();
     const doc = Array.from(
       { length: 40 },

@@ -1,6 +1,7 @@
 import { render, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { Markdown, splitBlocks } from './markdown.js';
+import { Markdown } from './markdown.js';
+import { splitBlocks } from './markdown-split.js';
 
 describe('splitBlocks (the one parser)', () => {
   it('splits at top-level blocks, blank lines staying with the block before', () => {

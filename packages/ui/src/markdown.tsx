@@ -1,13 +1,13 @@
-import type { Nodes, Root } from 'mdast';
+import type { Root } from 'mdast';
 import { memo, useMemo, useRef, useState } from 'react';
 import { INCOMPLETE_IMAGE_PLACEHOLDER } from 'remend';
 import { CodeBlock, type CodeRenderer } from './code-block.js';
 import { cx } from './cx.js';
 import { type ChatLabels, useLabels } from './labels.js';
 import { chunk, useChunk } from './lazy-chunk.js';
-import type { Blocks } from './markdown-append.js';
 import { completeForDisplay } from './markdown-complete.js';
-import { codeChunk, tooHostileToParse } from './markdown-guard.js';
+import { codeChunk } from './markdown-guard.js';
+import { type Blocks, type Grow, splitBlocks } from './markdown-split.js';
 import { type MdRenderers, parseMarkdown, renderRoot } from './mdast-react.js';
 
 /**
@@ -77,8 +77,9 @@ export function Markdown({
   // The guard's finer check, fetched once text has needed it (markdown-guard.ts).
   const [packed, setPacked] = useState(false);
   const code = useChunk(codeChunk, packed);
-  // Appending without a parse, fetched once a reply streams (until then each token parses).
-  const grow = useChunk(appendChunk, streaming === true);
+  // Appending without a parse: fetched on mount, for when text streams (until it is here,
+  // each token parses).
+  const grow = useChunk(appendChunk);
   const { blocks, plainLast, lastTree } = useMemo(
     () => (before.current = splitBlocks(text, before.current, code?.outsideCode, grow)),
     [text, code, grow],
@@ -144,103 +145,11 @@ const MarkdownBlock = memo(
   (a, b) => a.source === b.source && a.renderers === b.renderers,
 );
 
-export type { Blocks };
-
 /**
- * Top-level blocks, by the positions of the root's children in the one parser's syntax
- * tree, each from the start of its line; the blank lines after a block stay with it. Given
- * the split of a text this one extends (the reply so far), its final blocks are kept and
- * only the rest is parsed, so a streamed reply costs its last blocks per token, not the
- * whole reply (the memoized blocks of streamdown and assistant-ui). CommonMark reads line by
- * line: a block is final once the first line of the block after it is whole — every block
- * but the last two, and the one before the last once the last holds a line break (two if it
- * holds a `|`: a table's second line, its delimiter row, decides whether its first line
- * interrupts the paragraph before it; `|---|---|---|` under two cells does not). Until then
- * the last block's first line may change what it closes: `3` ends a list, `3.` continues it.
- * A last block shown as plain text was the rest of the text before: the blocks before it are
- * kept as they were. Reference-style link or footnote definitions (any `definition` node of the
- * tail's tree, in a quote or a list item too) need the whole document, so such text stays
- * one block. Given `grow` (markdown-append.ts), words appended after words, rows appended
- * to a table and lines to a code fence extend the last block's tree with no parse of the
- * block, and a paragraph after a blank line closes the block before it at once.
+ * markdown-append.ts: its own chunk, fetched when a transcript (message-list.tsx) or a
+ * `<Markdown>` mounts, ahead of the first reply; it warms itself at idle once here.
  */
-export function splitBlocks(
-  text: string,
-  before?: Blocks | null,
-  outsideCode?: (text: string) => string,
-  grow?: Grow | null,
-): Blocks {
-  // Words appended after words lengthen the last text, rows a table, lines a code fence: no
-  // parse of the block (markdown-append.ts).
-  const grown = before && grow?.extend(before, text);
-  if (grown) return grown;
-  const last = before?.blocks[before.blocks.length - 1] ?? '';
-  const kept =
-    before && text.startsWith(before.text)
-      ? before.blocks.slice(
-          0,
-          before.plainLast || lineDecided(last) || grow?.closedBefore(before.blocks) ? -1 : -2,
-        )
-      : [];
-  const tail = text.slice(kept.reduce((n, block) => n + block.length, 0));
-  const tailFrom = text.length - tail.length;
-  const blocks = (rest: string[], plainLast = false, lastTree?: Root): Blocks => ({
-    text,
-    blocks: [...kept, ...rest],
-    plainLast,
-    ...(lastTree ? { lastTree, lastTreeFrom: tailFrom } : {}),
-  });
-  if (tail === '') return blocks([]);
-  if (tooHostileToParse(tail, outsideCode)) return blocks([tail], true);
-  const root = (grow?.parseTail ?? parseMarkdown)(tail);
-  // Kept blocks were parsed in a tail before: a definition is found where it arrives.
-  if (defines(root)) {
-    return kept.length > 0
-      ? splitBlocks(text, null, outsideCode, grow)
-      : blocks([tail], false, root);
-  }
-  // Where each child's first line starts (the first block from the start of the text), and
-  // the first child of the last block.
-  const starts = [0];
-  let lastFrom = 0;
-  root.children.forEach((node, i) => {
-    if (i === 0) return;
-    const line = tail.lastIndexOf('\n', (node.position?.start.offset ?? 0) - 1) + 1;
-    if (line > starts[starts.length - 1]!) {
-      starts.push(line);
-      lastFrom = i;
-    }
-  });
-  return blocks(
-    starts.map((start, i) => tail.slice(start, starts[i + 1])),
-    false,
-    { type: 'root', children: root.children.slice(lastFrom) },
-  );
-}
-
-/** What grows the last block's tree without a parse, and parses it faster (markdown-append.ts). */
-export type Grow = Pick<
-  typeof import('./markdown-append.js'),
-  'extend' | 'closedBefore' | 'parseTail'
->;
-
-/** markdown-append.ts: its own chunk, fetched once a reply streams. */
 export const appendChunk = chunk<Grow>(() => import('./markdown-append.js'));
-
-/** The first line of a last block is whole, and (a table's header) so is its second. */
-const lineDecided = (last: string): boolean =>
-  last.includes('\n') && (!last.includes('|') || /\n.*\n/s.test(last));
-
-/** A reference or footnote definition anywhere in the tree (in a quote, a list item…). */
-const defines = (node: Nodes): boolean =>
-  node.type === 'definition' ||
-  node.type === 'footnoteDefinition' ||
-  // Only block containers hold them: phrasing is not walked.
-  ((node.type === 'root' ||
-    node.type === 'blockquote' ||
-    node.type === 'list' ||
-    node.type === 'listItem') &&
-    (node.children as Nodes[]).some(defines));
 
 export function makeRenderers(
   labels: Pick<ChatLabels, 'copyCode' | 'copied' | 'imageBlocked' | 'table' | 'codeBlock'>,

@@ -15,7 +15,7 @@ import { TypingDots } from './icons.js';
 import { type ChatLabels, useLabels } from './labels.js';
 import { chunk, useChunk } from './lazy-chunk.js';
 import { partsChunk, useHeldForParts } from './lazy-parts.js';
-import type { CodeRenderer, ImagePolicy } from './markdown.js';
+import { appendChunk, type CodeRenderer, type ImagePolicy } from './markdown.js';
 import { areMessagePropsEqual, Message, type MessageProps, sameItems } from './message.js';
 import type { MessageActionHandlers } from './message-actions.js';
 import { messageFiles } from './message-file-parts.js';
@@ -111,6 +111,8 @@ export function MessageList({
   // The parts not every transcript has (tool-call cards, ‹ n / m ›, files, keeping the place
   // when older history loads): fetched on first mount.
   const parts = useChunk(partsChunk);
+  // The Markdown's appends, before the first reply streams (markdown.tsx's `appendChunk`).
+  useChunk(appendChunk);
   const held = useHeldForParts(messages.length > 0, () => messages.some(hasParts));
   const rows = useRows(held ? [] : messages);
   // What every row is drawn with: one object while none of it changes, so a settled turn

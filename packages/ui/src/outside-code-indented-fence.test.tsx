@@ -1,8 +1,9 @@
 import { render } from '@testing-library/react';
 import type { Nodes } from 'mdast';
 import { describe, expect, it } from 'vitest';
-import { Markdown, splitBlocks } from './markdown.js';
+import { Markdown } from './markdown.js';
 import { codeChunk, tooHostileToParse } from './markdown-guard.js';
+import { splitBlocks } from './markdown-split.js';
 import { parseMarkdown } from './mdast-react.js';
 import { outsideCode } from './outside-code.js';
 
