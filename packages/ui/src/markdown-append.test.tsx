@@ -6,6 +6,7 @@ import { DEFAULT_LABELS } from './labels.js';
 import { type CodeRenderer, makeRenderers } from './markdown.js';
 import * as grow from './markdown-append.js';
 import { appendItems, appendQuoteLine, appendRows, appendWords } from './markdown-append.js';
+import { completeForDisplay } from './markdown-complete.js';
 import { type Blocks, splitBlocks } from './markdown-split.js';
 import { parseMarkdown, renderRoot } from './mdast-react.js';
 
@@ -100,6 +101,11 @@ function expectGrownAsParsed(chunks: Iterable<string>): void {
     const parsed = splitBlocks(text, before);
     expect(grown.blocks, where(text)).toEqual(parsed.blocks);
     expect(html(grown), where(text)).toBe(html(parsed));
+    // The last block completed for display, when the appends worked it out from the one
+    // before, is what completing it again gives.
+    if (grown.shown !== undefined) {
+      expect(grown.shown, where(text)).toBe(completeForDisplay(grown.blocks.at(-1) ?? ''));
+    }
     before = grown;
   }
 }

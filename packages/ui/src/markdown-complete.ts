@@ -25,7 +25,7 @@ export function completeForDisplay(block: string): string {
 }
 
 /** A fence or indented code: its lines are code, never completed. */
-const CODE_START = /^(?: {0,3}(?:```|~~~)| {4}|\t)/;
+export const CODE_START = /^(?: {0,3}(?:```|~~~)| {4}|\t)/;
 /** A last line that is a list marker with nothing after it yet. */
 const BARE_MARKER = /(?:^|\n)[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]*$/;
 /** A table row as models write them: a `|` first (after at most 3 spaces). */

@@ -12,6 +12,8 @@ export interface Blocks {
   lastTree?: Root;
   /** Where in `text` the offsets of `lastTree` count from. */
   lastTreeFrom?: number;
+  /** The last block completed for display (markdown-complete.ts), when the appends said it. */
+  shown?: string;
 }
 
 /**

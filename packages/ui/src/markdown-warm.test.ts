@@ -16,6 +16,7 @@ vi.mock('./mdast-react.js', async (importOriginal) => {
 vi.mock('./markdown-complete.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('./markdown-complete.js')>();
   return {
+    ...real,
     completeForDisplay: (block: string) => {
       completed.push(block);
       return real.completeForDisplay(block);

@@ -80,7 +80,7 @@ export function Markdown({
   // Appending without a parse: fetched on mount, for when text streams (until it is here,
   // each token parses).
   const grow = useChunk(appendChunk);
-  const { blocks, plainLast, lastTree } = useMemo(
+  const { blocks, plainLast, lastTree, shown } = useMemo(
     () => (before.current = splitBlocks(text, before.current, code?.outsideCode, grow)),
     [text, code, grow],
   );
@@ -104,7 +104,7 @@ export function Markdown({
           i !== last
             ? drawn.current[i]![1]
             : streaming
-              ? completeForDisplay(block).trimEnd()
+              ? (shown ?? completeForDisplay(block)).trimEnd()
               : block;
         return (
           <MarkdownBlock
