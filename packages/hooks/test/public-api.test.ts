@@ -200,7 +200,12 @@ describe('the other entries', () => {
       'useThreads',
       'useTrackThread',
     ]);
-    expect(await names('turns/index.js')).toEqual(['chatTurns', 'toolCallStatus', 'useChatTurns']);
+    expect(await names('turns/index.js')).toEqual([
+      'chatTurns',
+      'messageFiles',
+      'toolCallStatus',
+      'useChatTurns',
+    ]);
     expect(await names('attachments/index.js')).toEqual([
       'AttachmentDraft',
       'DEFAULT_ATTACHMENT_LIMITS',

@@ -1,5 +1,5 @@
+import type { FilePart } from '@resumable/hooks/turns';
 import { createContext } from 'react';
-import { safeUrl } from './safe-url.js';
 
 /** How the transcript reaches the thread's files. */
 export interface FileAccess {
@@ -16,45 +16,13 @@ export interface FileAccess {
 /** `<ResumableChatView>` provides it from the controller (and its `fileOrigin`). */
 export const FileAccessContext = createContext<FileAccess>({ token: null });
 
-/** An image or document part of a message, as the transcript shows it. */
-export interface MessageFile {
-  /** An `image` part (shown as a picture) or a `document` part (shown as a link). */
-  kind: 'image' | 'document';
-  /**
-   * Where the file is: a URL a link may take (http(s), relative, mailto…; a part whose URL
-   * is `javascript:`, `data:` or another scheme is left out). A path is resolved against
-   * `FileAccess.origin` when drawn.
-   */
-  url: string;
-  /** The part's media type, as the message gives it; '' when it has none. */
-  mimeType: string;
-  /** The file's name from the part's metadata, else the last segment of `url`. */
-  name: string;
-  /** The file's size in bytes from the part's metadata; null when it is not given. */
-  size: number | null;
-}
+/**
+ * An image or document part of a message, as the transcript shows it: a turn's file part
+ * (`@resumable/hooks/turns`), whose extraction the transcript shares.
+ */
+export type MessageFile = FilePart;
 
-/** The image and document parts (by URL) of a message's content; [] for plain text. */
-export function messageFiles(message: { content?: unknown }): MessageFile[] {
-  if (!Array.isArray(message.content)) return [];
-  const files: MessageFile[] = [];
-  for (const part of message.content as unknown[]) {
-    const p = part as {
-      type?: unknown;
-      source?: { type?: unknown; value?: unknown; mimeType?: unknown };
-      metadata?: { name?: unknown; size?: unknown };
-    } | null;
-    if (!p || (p.type !== 'image' && p.type !== 'document')) continue;
-    if (p.source?.type !== 'url' || typeof p.source.value !== 'string') continue;
-    const url = safeUrl(p.source.value);
-    if (url === '') continue;
-    const name = typeof p.metadata?.name === 'string' ? p.metadata.name : url.split('/').pop()!;
-    const size = Number.isSafeInteger(p.metadata?.size) ? (p.metadata?.size as number) : null;
-    const mimeType = typeof p.source.mimeType === 'string' ? p.source.mimeType : '';
-    files.push({ kind: p.type, url, mimeType, name, size });
-  }
-  return files;
-}
+export { messageFiles } from '@resumable/hooks/turns';
 
 const withToken = (url: string, token: string | null) =>
   token ? `${url}${url.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}` : url;

@@ -16,5 +16,5 @@ export type {
   ToolResult,
   TurnPart,
 } from '../core/turns/chat-turns.js';
-export { chatTurns, toolCallStatus } from '../core/turns/chat-turns.js';
+export { chatTurns, messageFiles, toolCallStatus } from '../core/turns/chat-turns.js';
 export { useChatTurns } from '../react/use-chat-turns.js';

@@ -298,7 +298,7 @@ function buildTurn(
           messageId: m.id,
         });
       }
-      parts.push(...filesOf(m));
+      parts.push(...messageFiles(m));
       for (const call of m.toolCalls ?? []) {
         const result = results.get(call.id);
         const interrupt = byCall.get(call.id) ?? null;
@@ -387,8 +387,11 @@ function fileUrl(url: string): string | null {
   return scheme === null || /^https?$/i.test(scheme[1]!) ? url : null;
 }
 
-/** The image and document parts (by URL) of a message's content. */
-function filesOf(m: ChatMessage): FilePart[] {
+/**
+ * The image and document parts (by URL) of a message's content, as its turn's file parts
+ * show them; [] for plain text. For a UI that draws `messages` rather than turns.
+ */
+export function messageFiles(m: Pick<ChatMessage, 'id' | 'content'>): FilePart[] {
   if (!Array.isArray(m.content)) return [];
   const files: FilePart[] = [];
   for (const raw of m.content as unknown[]) {
