@@ -71,6 +71,28 @@ const tricky: [string, string][] = [
 ];
 
 describe('<Markdown> block by block', () => {
+  it('a reply of more blocks than a group (16) streams into the DOM a whole parse gives', async () => {
+    await appendChunk.load();
+    // Groups of final blocks are skipped whole: blocks across group boundaries (the 16th,
+    // 17th, 33rd…) must still draw, and the last block of each frame must be the one drawn.
+    const doc = Array.from({ length: 40 }, (_, i) =>
+      i % 5 === 4 ? `- item ${i}\n- **b** ${i}\n\n` : `Block ${i} says *a* \`c\`.\n\n`,
+    ).join('');
+    const blockwise = render(<Markdown text="" streaming renderCode={renderCode} />);
+    const whole = render(<Whole text="" />);
+    for (let end = 7; end < doc.length + 7; end += 7) {
+      const text = doc.slice(0, end);
+      blockwise.rerender(<Markdown text={text} renderCode={renderCode} />);
+      whole.rerender(<Whole text={text} />);
+      expect(blockwise.container.innerHTML, JSON.stringify(text.slice(-40))).toBe(
+        whole.container.innerHTML,
+      );
+    }
+    expect(blockwise.container.querySelectorAll('.rc-markdown > p, .rc-markdown > ul').length).toBe(
+      40,
+    );
+  });
+
   it.each(tricky)('%s: every prefix renders as the whole document parsed at once', (_n, doc) =>
     expectPrefixesEqual(doc),
   );

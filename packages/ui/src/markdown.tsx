@@ -1,5 +1,5 @@
 import type { Root } from 'mdast';
-import { memo, useMemo, useRef, useState } from 'react';
+import { memo, type ReactNode, useMemo, useRef, useState } from 'react';
 import { INCOMPLETE_IMAGE_PLACEHOLDER } from 'remend';
 import { CodeBlock, type CodeRenderer } from './code-block.js';
 import { cx } from './cx.js';
@@ -90,40 +90,83 @@ export function Markdown({
     [labels, allowRemoteImages, renderCode],
   );
   const last = blocks.length - 1;
+  const sources = blocks.map((block, i) => {
+    // The block being written is completed for display (markdown-complete.ts). Blocks are
+    // drawn without their trailing blank lines (they draw nothing) while the reply streams,
+    // so a block does not render again when the next one starts.
+    if (i !== last && drawn.current[i]?.[0] !== block) drawn.current[i] = [block, block.trimEnd()];
+    return i !== last
+      ? drawn.current[i]![1]
+      : streaming
+        ? (shown ?? completeForDisplay(block)).trimEnd()
+        : block;
+  });
+  // Too hostile to parse (markdown-guard.ts): the last block is the text as it is.
+  const end = plainLast ? last : blocks.length;
+  const groups: ReactNode[] = [];
+  for (let at = 0; at < end; at += GROUP) {
+    groups.push(
+      <BlockGroup
+        key={at}
+        sources={sources.slice(at, at + GROUP)}
+        // The split has just parsed the last block: its tree is this source's, unless
+        // completing it changed more than trailing blanks.
+        tree={
+          at + GROUP >= blocks.length &&
+          (sources[last] === blocks[last] || sources[last] === blocks[last]!.trimEnd())
+            ? lastTree
+            : undefined
+        }
+        renderers={renderers}
+      />,
+    );
+  }
   return (
     <div className={cx('rc-markdown', className)}>
-      {blocks.map((block, i) => {
-        // Too hostile to parse (markdown-guard.ts): the text as it is.
-        if (plainLast && i === last) return block;
-        // The block being written is completed for display (markdown-complete.ts). Blocks
-        // are drawn without their trailing blank lines (they draw nothing) while the reply
-        // streams, so a block does not render again when the next one starts.
-        if (i !== last && drawn.current[i]?.[0] !== block)
-          drawn.current[i] = [block, block.trimEnd()];
-        const source =
-          i !== last
-            ? drawn.current[i]![1]
-            : streaming
-              ? (shown ?? completeForDisplay(block)).trimEnd()
-              : block;
-        return (
-          <MarkdownBlock
-            // Blocks only ever grow at the end, so the index is a stable identity.
-            // biome-ignore lint/suspicious/noArrayIndexKey: see above
-            key={i}
-            source={source}
-            // The split has just parsed the last block: its tree is this source's, unless
-            // completing it changed more than trailing blanks.
-            tree={
-              i === last && (source === block || source === block.trimEnd()) ? lastTree : undefined
-            }
-            renderers={renderers}
-          />
-        );
-      })}
+      {groups}
+      {plainLast && blocks[last]}
     </div>
   );
 }
+
+/**
+ * Blocks per group. A group of final blocks is skipped whole (its sources are the same
+ * strings), so a frame of a long reply reconciles a few groups and the last one's blocks,
+ * not every block of the reply: React cloned and compared ~150 memoized blocks per frame.
+ */
+const GROUP = 16;
+
+/**
+ * `GROUP` blocks in a row; `tree` is the last one's, when it is the reply's last block and
+ * the split has just parsed it. Blocks only ever grow at the end, so a position is a stable
+ * identity: the group at `at`, the block at its index in it.
+ */
+const BlockGroup = memo(
+  function BlockGroup({
+    sources,
+    tree,
+    renderers,
+  }: {
+    sources: string[];
+    tree: Root | undefined;
+    renderers: MdRenderers;
+  }) {
+    return sources.map((source, i) => (
+      <MarkdownBlock
+        // biome-ignore lint/suspicious/noArrayIndexKey: see above
+        key={i}
+        source={source}
+        tree={i === sources.length - 1 ? tree : undefined}
+        renderers={renderers}
+      />
+    ));
+  },
+  (a, b) =>
+    a.tree === b.tree &&
+    a.renderers === b.renderers &&
+    a.sources.length === b.sources.length &&
+    a.sources.every((source, i) => source === b.sources[i]),
+);
 
 /**
  * One block, rendered again only when its text changes: while a reply streams, only the last
