@@ -320,7 +320,7 @@ describe('appendWords: words appended without a parse', () => {
   it.each([
     // Markup in the words, or words that complete what came before.
     ['para', ' **b'],
-    ['para', '.'],
+    ['see http', '.'],
     ['see www', '.a'],
     ['[d]: ', 'h'],
     ['text\n1.', ' one'],

@@ -251,10 +251,11 @@ export function appendWords(
 
 /**
  * Words and the punctuation of sentences: a hyphen, a colon, parentheses, dashes and curly
- * quotes, a full stop before a space. Of these only an autolink's `.` `:` `-` could join
- * anything: not on a line without `www`, `http` or `@` (nor `[` or `]`: `](` makes a link).
+ * quotes, a full stop before a space or at the end (a sentence's last word, its line break
+ * appended next). Of these only an autolink's `.` `:` `-` could join anything: not on a line
+ * without `www`, `http` or `@` (nor `[` or `]`: `](` makes a link).
  */
-const WORDS = /^(?:[\p{L}\p{N} \t,;!?'":()\p{Pd}\p{Pi}\p{Pf}…]|\.(?=\s))+$/u;
+const WORDS = /^(?:[\p{L}\p{N} \t,;!?'":()\p{Pd}\p{Pi}\p{Pf}…]|\.(?=\s|$))+$/u;
 const LINK_CHARS = /[.:-]/;
 const LINK_START = /www|http|@/i;
 /**
