@@ -482,10 +482,13 @@ describe('3. bounded buffers', () => {
       setTimeout(() => {
         clearInterval(ping);
         stream.end(frames(server.events, 3, server.events.length));
-      }, 600);
+      }, 1200);
       return true;
     };
-    const h = open();
+    // A 400 ms stall bound (2x the heartbeat): the 1.2 s with no event is three times it, so
+    // only the pings keep the stream, and a pause of this process up to 350 ms (a loaded
+    // machine) is not taken for a stall, as it was with FAST's 200 ms bound.
+    const h = open({ heartbeatMs: 200 });
     await begin(h);
     await finishes(h);
     expect(afters()).toEqual([0]);
