@@ -205,6 +205,9 @@ describe('appendWords: words appended without a parse', () => {
       '<div>',
       'x | y',
       '|-|-|',
+      // Indented code: micromark reads the block after it as if it interrupted a paragraph.
+      '\t- tab',
+      '    four spaces',
     );
     fc.assert(
       fc.property(
@@ -217,6 +220,32 @@ describe('appendWords: words appended without a parse', () => {
       { numRuns: 200 },
     );
   }, 60_000);
+
+  it('splits and draws the block after an indented code block as the whole text parsed', () => {
+    // micromark reads the block after indented code, across blank lines, as if it interrupted
+    // a paragraph (`1. ` with nothing after it, `2. two` are paragraph text there, `- 2. x`
+    // holds no nested list). The split parsed the block after the code alone: after `2. `
+    // (an empty `1. ` before it), `word ` appended to the list read as the whole text reads,
+    // and the parse of the last two blocks alone made one list of both; `z` was appended to a
+    // paragraph `2. two…` after the code, which the last block parsed alone made a list item.
+    // And appendItems parsed a list's first item after the code alone: a nested list.
+    for (const chunks of [
+      ['\t', 'word ', '\n1. \n\n2. ', 'word '],
+      ['intro\n\n\t- tab\n2. two `x`\nla', 'z'],
+      ['i', 'ntro\n\n\t- tab\n2. two `x`\nl', 'az'],
+      ['intro\n\n    code\n\n- 2', '. x y', '\n- b'],
+    ]) {
+      expectGrownAsParsed(chunks);
+      // And as the whole text parsed at once.
+      const streamed = chunks.reduce<Blocks | null>(
+        (before, _, i) => splitBlocks(chunks.slice(0, i + 1).join(''), before, undefined, grow),
+        null,
+      )!;
+      const whole = splitBlocks(chunks.join(''));
+      expect(streamed.blocks).toEqual(whole.blocks);
+      expect(html(streamed)).toBe(html(whole));
+    }
+  });
 
   it('every prefix of the showcase answer splits and draws as the whole prefix parsed at once', () => {
     // The first section of the answer `pnpm bench ui` streams (a heading, paragraphs with

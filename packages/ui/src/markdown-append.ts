@@ -646,7 +646,12 @@ export function appendItems(
 ): Root | null {
   const list = tree.children[0];
   if (tree.children.length !== 1 || list?.type !== 'list' || list.spread) return null;
-  if (!afterBlankLine(before, treeFrom + (list.position?.start.offset ?? -1))) return null;
+  const listStart = treeFrom + (list.position?.start.offset ?? -1);
+  if (!afterBlankLine(before, listStart)) return null;
+  // After indented code, micromark reads the list's first line as under a paragraph (`- 2. x`
+  // holds no nested list there: markdown-split.ts): its first item parsed alone reads
+  // otherwise. The items after it are read under the one before, alone or not.
+  if (list.children.length === 1 && afterIndentedCode(before, listStart)) return null;
   const lastItem = list.children[list.children.length - 1];
   const start = lastItem?.position?.start;
   if (!lastItem || start?.offset === undefined || start.column !== 1 || lastItem.spread) {
@@ -695,6 +700,21 @@ function afterBlankLine(text: string, start: number): boolean {
   if (start < 0 || text[start - 1] !== '\n') return false;
   return SPACES.test(text.slice(text.lastIndexOf('\n', start - 2) + 1, start - 1));
 }
+
+/**
+ * The last line before `start` that is not blank is indented four columns: indented code,
+ * open across the blank lines after it (or, more rarely, a line of a container's content).
+ */
+function afterIndentedCode(text: string, start: number): boolean {
+  for (let end = start - 1; end > 0; ) {
+    const lineStart = text.lastIndexOf('\n', end - 1) + 1;
+    const line = text.slice(lineStart, end);
+    if (!SPACES.test(line)) return INDENTED.test(line);
+    end = lineStart - 1;
+  }
+  return false;
+}
+const INDENTED = /^(?: {4}| {0,3}\t)/;
 
 /** A blank line: items apart are loose, and a blank line may end the list. */
 const BLANK_LINE = /\n[ \t]*\n/;

@@ -43,9 +43,11 @@ export interface Grow {
  * A last block shown as plain text was the rest of the text before: the blocks before it are
  * kept as they were. Reference-style link or footnote definitions (any `definition` node of the
  * tail's tree, in a quote or a list item too) need the whole document, so such text stays
- * one block. Given `grow` (markdown-append.ts), words appended after words, rows appended
- * to a table and lines to a code fence extend the last block's tree with no parse of the
- * block, and a paragraph after a blank line closes the block before it at once.
+ * one block. A block the parser reads under the one before it (after indented code:
+ * `readUnder`) is parsed with that one. Given `grow` (markdown-append.ts), words appended
+ * after words, rows appended to a table and lines to a code fence extend the last block's
+ * tree with no parse of the block, and a paragraph after a blank line closes the block
+ * before it at once.
  */
 export function splitBlocks(
   text: string,
@@ -65,16 +67,21 @@ export function splitBlocks(
           before.plainLast || lineDecided(last) || grow?.closedBefore(before.blocks) ? -1 : -2,
         )
       : [];
-  const tail = text.slice(kept.reduce((n, block) => n + block.length, 0));
-  const tailFrom = text.length - tail.length;
+  let tail = text.slice(kept.reduce((n, block) => n + block.length, 0));
   const blocks = (rest: string[], plainLast = false, lastTree?: Root): Blocks => ({
     text,
     blocks: [...kept, ...rest],
     plainLast,
-    ...(lastTree ? { lastTree, lastTreeFrom: tailFrom } : {}),
+    ...(lastTree ? { lastTree, lastTreeFrom: text.length - tail.length } : {}),
   });
   if (tail === '') return blocks([]);
   if (tooHostileToParse(tail, outsideCode)) return blocks([tail], true);
+  // A block read under the one before it reads otherwise alone: the tail starts before it.
+  for (let previous = kept.at(-1); previous !== undefined && readUnder(previous); ) {
+    kept.pop();
+    tail = previous + tail;
+    previous = kept.at(-1);
+  }
   const root = (grow?.parseTail ?? parseMarkdown)(tail);
   // Kept blocks were parsed in a tail before: a definition is found where it arrives.
   if (defines(root)) {
@@ -100,6 +107,20 @@ export function splitBlocks(
     { type: 'root', children: root.children.slice(lastFrom) },
   );
 }
+
+/**
+ * micromark reads the block after indented code, across blank lines, as if it interrupted a
+ * paragraph (micromark#228): in it an empty list item or one numbered other than 1 is text
+ * (`2. x`, `1. ` with nothing after it; `- 2. x` holds no nested list). Parsed alone, that
+ * block reads otherwise.
+ */
+const readUnder = (block: string): boolean => INDENTED_CODE.test(block);
+
+/**
+ * A block whose first line (after the blank lines the first block may start with) is indented
+ * four columns: indented code, the only block that starts so.
+ */
+const INDENTED_CODE = /^(?:[ \t]*\n)*(?: {4}| {0,3}\t)[ \t]*\S/;
 
 /** The first line of a last block is whole, and (a table's header) so is its second. */
 const lineDecided = (last: string): boolean =>
