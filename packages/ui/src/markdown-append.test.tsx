@@ -92,13 +92,24 @@ const where = (text: string) => JSON.stringify(text.length > 200 ? text.slice(-4
  * Streams `chunks` through the split with the appenders, checking after each that it splits
  * and draws as the same split with nothing to grow the tree (the last blocks parsed again).
  */
+/**
+ * The split with nothing to grow the tree: the last blocks parsed again (with the block the
+ * parser reads them under, `readUnder`, as with the appends).
+ */
+const REPARSE = {
+  extend: () => null,
+  closedBefore: () => false,
+  parseTail: parseMarkdown,
+  readUnder: grow.readUnder,
+};
+
 function expectGrownAsParsed(chunks: Iterable<string>): void {
   let before: Blocks | null = null;
   let text = '';
   for (const chunk of chunks) {
     text += chunk;
     const grown = splitBlocks(text, before, undefined, grow);
-    const parsed = splitBlocks(text, before);
+    const parsed = splitBlocks(text, before, undefined, REPARSE);
     expect(grown.blocks, where(text)).toEqual(parsed.blocks);
     expect(html(grown), where(text)).toBe(html(parsed));
     // The last block completed for display, when the appends worked it out from the one

@@ -121,6 +121,42 @@ function extendBy(before: Blocks, text: string): Blocks | null {
 const HEADER_ROWS = /^\|[^\n]*(?:\n\|[^\n]*)?\n?$/;
 
 /**
+ * micromark reads the first line of `next` as under a paragraph — in a list item or a quote,
+ * an empty item or one numbered other than 1 is text there (`1. *`: the `*` is no nested
+ * list; `> 2. x`) — after a paragraph it interrupts, and after indented code, across blank
+ * lines too (micromark#228: `2. x` or an empty `1. ` is paragraph text there). Parsed alone,
+ * that line reads otherwise. Blocks here are told apart by their first characters: any block
+ * that may be a paragraph counts (a table, a setext heading; reading them again is correct).
+ * (markdown-split.ts's `splitBlocks` asks, once this chunk is here: parsing the block before
+ * again costs a little more text per parse.)
+ */
+export const readUnder = (block: string, next: string): boolean =>
+  INDENTED_CODE.test(block) ||
+  (CONTAINER_START.test(next) &&
+    !endsInBlankLine(block) &&
+    !CONTAINER_START.test(block) &&
+    !NOT_PARAGRAPH.test(block));
+
+/**
+ * A block whose first line (after the blank lines the first block may start with) is indented
+ * four columns: indented code, the only block that starts so.
+ */
+const INDENTED_CODE = /^(?:[ \t]*\n)*(?: {4}| {0,3}\t)[ \t]*\S/;
+/** A list item's marker or a quote's. */
+const CONTAINER_START = /^ {0,3}(?:>|(?:[-*+]|\d{1,9}[.)])(?:[ \t]|\r?\n|$))/;
+/** A heading or a fence: no paragraph. */
+const NOT_PARAGRAPH = /^ {0,3}(?:#{1,6}(?:[ \t]|\r?\n|$)|```|~~~)/;
+
+/** The block ends in a blank line. Read from its end (a regex anchored there reads it all). */
+function endsInBlankLine(block: string): boolean {
+  let i = block.length - 1;
+  if (block[i] !== '\n') return false;
+  i--;
+  while (i >= 0 && (block[i] === ' ' || block[i] === '\t' || block[i] === '\r')) i--;
+  return i < 0 || block[i] === '\n';
+}
+
+/**
  * The block before the last cannot be changed by the last one's first line, whole or not: a
  * blank line lies between them and that line starts, at its first column, with what can only
  * begin a block of its own (a letter, `**`, `#`, `>`, `|`, a fence) — not a list marker or
@@ -793,4 +829,4 @@ const QUOTE_MARKER = /^> ?$/;
 // This chunk is fetched ahead of the first reply (markdown.tsx's `appendChunk`): once it is
 // here, a small sample reply runs through the split and these appends at idle, so the
 // reply's first tokens run compiled code (markdown-warm.ts).
-warmUp({ extend, closedBefore, parseTail });
+warmUp({ extend, closedBefore, parseTail, readUnder });

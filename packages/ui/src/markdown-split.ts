@@ -27,6 +27,8 @@ export interface Grow {
   closedBefore(blocks: string[]): boolean;
   /** The parse of the blocks being written. */
   parseTail(text: string): Root;
+  /** The parser reads `next`'s first line under `block`, the block before it: parse both. */
+  readUnder(block: string, next: string): boolean;
 }
 
 /**
@@ -43,9 +45,9 @@ export interface Grow {
  * A last block shown as plain text was the rest of the text before: the blocks before it are
  * kept as they were. Reference-style link or footnote definitions (any `definition` node of the
  * tail's tree, in a quote or a list item too) need the whole document, so such text stays
- * one block. A block the parser reads under the one before it (a list or a quote that
- * interrupts a paragraph, any block after indented code: `readUnder`) is parsed with that
- * one. Given `grow` (markdown-append.ts), words appended after words, rows appended to a
+ * one block. Given `grow`, a block the parser reads under the one before it (a list or a
+ * quote that interrupts a paragraph, any block after indented code: its `readUnder`) is
+ * parsed with that one. Given `grow` (markdown-append.ts), words appended after words, rows appended to a
  * table and lines to a code fence extend the last block's tree with no parse of the block,
  * and a paragraph after a blank line closes the block before it at once.
  */
@@ -77,7 +79,7 @@ export function splitBlocks(
   if (tail === '') return blocks([]);
   if (tooHostileToParse(tail, outsideCode)) return blocks([tail], true);
   // A block read under the one before it reads otherwise alone: the tail starts before it.
-  for (let previous = kept.at(-1); previous !== undefined && readUnder(previous, tail); ) {
+  for (let previous = kept.at(-1); previous !== undefined && grow?.readUnder(previous, tail); ) {
     kept.pop();
     tail = previous + tail;
     previous = kept.at(-1);
@@ -106,40 +108,6 @@ export function splitBlocks(
     false,
     { type: 'root', children: root.children.slice(lastFrom) },
   );
-}
-
-/**
- * micromark reads the first line of `next` as under a paragraph — in a list item or a quote,
- * an empty item or one numbered other than 1 is text there (`1. *`: the `*` is no nested
- * list; `> 2. x`) — after a paragraph it interrupts, and after indented code, across blank
- * lines too (micromark#228: `2. x` or an empty `1. ` is paragraph text there). Parsed alone,
- * that line reads otherwise. Blocks here are told apart by their first characters: any block
- * that may be a paragraph counts (a table, a setext heading; reading them again is correct).
- */
-const readUnder = (block: string, next: string): boolean =>
-  INDENTED_CODE.test(block) ||
-  (CONTAINER_START.test(next) &&
-    !endsInBlankLine(block) &&
-    !CONTAINER_START.test(block) &&
-    !NOT_PARAGRAPH.test(block));
-
-/**
- * A block whose first line (after the blank lines the first block may start with) is indented
- * four columns: indented code, the only block that starts so.
- */
-const INDENTED_CODE = /^(?:[ \t]*\n)*(?: {4}| {0,3}\t)[ \t]*\S/;
-/** A list item's marker or a quote's. */
-const CONTAINER_START = /^ {0,3}(?:>|(?:[-*+]|\d{1,9}[.)])(?:[ \t]|\r?\n|$))/;
-/** A heading or a fence: no paragraph. */
-const NOT_PARAGRAPH = /^ {0,3}(?:#{1,6}(?:[ \t]|\r?\n|$)|```|~~~)/;
-
-/** The block ends in a blank line. Read from its end (a regex anchored there reads it all). */
-function endsInBlankLine(block: string): boolean {
-  let i = block.length - 1;
-  if (block[i] !== '\n') return false;
-  i--;
-  while (i >= 0 && (block[i] === ' ' || block[i] === '\t' || block[i] === '\r')) i--;
-  return i < 0 || block[i] === '\n';
 }
 
 /** The first line of a last block is whole, and (a table's header) so is its second. */

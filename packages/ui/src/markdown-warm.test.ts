@@ -61,8 +61,8 @@ describe('the appends chunk warms itself at idle', () => {
 
     // Once per page: asking again schedules nothing.
     const { warmUp } = await import('./markdown-warm.js');
-    const { extend, closedBefore, parseTail } = await import('./markdown-append.js');
-    warmUp({ extend, closedBefore, parseTail });
+    const { extend, closedBefore, parseTail, readUnder } = await import('./markdown-append.js');
+    warmUp({ extend, closedBefore, parseTail, readUnder });
     expect(vi.getTimerCount()).toBe(0);
   });
 });
