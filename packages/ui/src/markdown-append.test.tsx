@@ -144,6 +144,23 @@ function cutInto(doc: string, cuts: number[]): string[] {
   return pieces;
 }
 
+describe('parseTail: the parse of the blocks being written', () => {
+  it.each([
+    // No GFM character: CommonMark alone.
+    '1. The server answers `201` at *once*.\n2. **Next**',
+    '> a quote\n\n# Head\n\n    code\n',
+    'para\n---\n',
+    // A GFM construct's character: the GFM parse.
+    '| a | b |\n| - | - |\n| 1 | 2 |',
+    'a ~~struck~~ word',
+    '- [ ] a task\n- [x] done',
+    'a note[^1]\n\n[^1]: the note',
+    'see www.example.com or a@b.co',
+  ])('%j parses to the tree the whole GFM parse gives', (text) => {
+    expect(grow.parseTail(text)).toEqual(parseMarkdown(text));
+  });
+});
+
 describe('appendWords: words appended without a parse', () => {
   it('every token of a random reply splits and draws as a parse would', () => {
     fc.assert(

@@ -187,10 +187,24 @@ const ORDERED = /^\d{1,9}[.)]/;
  * `a@b.c`) are found by a pass over every text of the tree after the parse — an eighth of a
  * small block's parse — that can find nothing in a text holding no `@`, `www`, `http`, and no
  * `&` or `\` (a character reference or an escape that could spell them): such text skips it.
+ * Every other GFM construct needs a character of its own in the text (a table's `|`,
+ * strikethrough's `~`, a footnote's or a task's `[`): text with none of them, and no literal
+ * link, is parsed as CommonMark alone — GFM's syntax extensions, combined again on every
+ * parse and tried at many characters, were ~40% of a short block's parse (a list item, a
+ * paragraph's first words).
  */
 export const parseTail = (text: string): Root =>
-  parseMarkdown(text, MAY_LINK_LITERALLY.test(text) ? undefined : WITHOUT_LITERAL_LINKS);
+  parseMarkdown(
+    text,
+    MAY_LINK_LITERALLY.test(text)
+      ? undefined
+      : GFM_CHARACTERS.test(text)
+        ? WITHOUT_LITERAL_LINKS
+        : COMMONMARK,
+  );
 const MAY_LINK_LITERALLY = /[@&\\]|www|http/i;
+const GFM_CHARACTERS = /[|~[]/;
+const COMMONMARK = {};
 const WITHOUT_LITERAL_LINKS = {
   extensions: [gfm()],
   // Only the literal links' extension has a pass after the parse.
