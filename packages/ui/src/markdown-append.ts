@@ -53,18 +53,20 @@ export function extend(before: Blocks, text: string): Blocks | null {
  * the punctuation of a sentence, not in a marker that may wait for its content (`**`, `*`,
  * `` ` ``, `[`, `~`, `<`: `**` then `bold` opens a span) nor a line break; its last line
  * holds a letter (no list marker, rule or underline being written); it is not code (shown
- * as it comes, spaces and all); and the frame appended letters, digits, spaces and the
- * punctuation of sentences, then at most line breaks.
+ * as it comes, spaces and all); and the frame appended words (`WORDS`, as `appendWords`
+ * appends them), then at most line breaks.
  */
 function shownAfter(before: Blocks, after: Blocks, appended: string): string {
   const block = after.blocks[after.blocks.length - 1] ?? '';
   const was = before.blocks[before.blocks.length - 1] ?? '';
   const written = withoutSpace(was);
+  const end = written[written.length - 1] ?? '';
   if (
     before.shown === written &&
     after.blocks.length === before.blocks.length &&
-    SENTENCE.test(appended) &&
-    SENTENCE_END.test(written[written.length - 1] ?? '') &&
+    WORDS.test(appended.replace(TRAILING_BREAKS, '')) &&
+    WORDS.test(end) &&
+    !SPACE.test(end) &&
     LETTER.test(was.slice(was.lastIndexOf('\n') + 1)) &&
     !CODE_START.test(was)
   ) {
@@ -75,12 +77,7 @@ function shownAfter(before: Blocks, after: Blocks, appended: string): string {
 /** remend drops one trailing space (two are a hard break). */
 const withoutSpace = (text: string): string =>
   text.endsWith(' ') && !text.endsWith('  ') ? text.slice(0, -1) : text;
-/**
- * Words, spaces and the punctuation of sentences (nothing a Markdown span is made of), then
- * at most line breaks.
- */
-const SENTENCE = /^[\p{L}\p{N} ,.;:!?'"()\p{Pd}…]+\n*$/u;
-const SENTENCE_END = /[\p{L}\p{N},.;:!?'"()\p{Pd}…]/u;
+const TRAILING_BREAKS = /\n+$/;
 /**
  * A word with the spaces and line breaks after it, line breaks, spaces, or any other space
  * character: the tokens of a reply, every character in one.
