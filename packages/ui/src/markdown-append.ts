@@ -129,6 +129,9 @@ const HEADER_ROWS = /^\|[^\n]*(?:\n\|[^\n]*)?\n?$/;
  */
 export const readUnder = (block: string, next: string): boolean =>
   INDENTED_CODE.test(block) ||
+  // What the block after indented code reads as depends on what came before the code too:
+  // after a quote's `>` line, `\t- tab\n2. two` is code then a list; alone, code then text.
+  INDENTED_CODE.test(next) ||
   (CONTAINER_START.test(next) &&
     !endsInBlankLine(block) &&
     !CONTAINER_START.test(block) &&
