@@ -153,6 +153,9 @@ describe('parseTail: the parse of the blocks being written', () => {
     // A GFM construct's character: the GFM parse.
     '| a | b |\n| - | - |\n| 1 | 2 |',
     'a ~~struck~~ word',
+    // A table with no pipe: its delimiter row's colon.
+    'word \n---:',
+    'word\n:--',
     '- [ ] a task\n- [x] done',
     'a note[^1]\n\n[^1]: the note',
     'see www.example.com or a@b.co',

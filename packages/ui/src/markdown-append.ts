@@ -187,8 +187,9 @@ const ORDERED = /^\d{1,9}[.)]/;
  * `a@b.c`) are found by a pass over every text of the tree after the parse — an eighth of a
  * small block's parse — that can find nothing in a text holding no `@`, `www`, `http`, and no
  * `&` or `\` (a character reference or an escape that could spell them): such text skips it.
- * Every other GFM construct needs a character of its own in the text (a table's `|`,
- * strikethrough's `~`, a footnote's or a task's `[`): text with none of them, and no literal
+ * Every other GFM construct needs a character of its own in the text (a table's `|` or, in
+ * a table with no pipe, an aligned delimiter's `:-` or `-:`; strikethrough's `~`; a
+ * footnote's or a task's `[`): text with none of them, and no literal
  * link, is parsed as CommonMark alone — GFM's syntax extensions, combined again on every
  * parse and tried at many characters, were ~40% of a short block's parse (a list item, a
  * paragraph's first words).
@@ -203,7 +204,8 @@ export const parseTail = (text: string): Root =>
         : COMMONMARK,
   );
 const MAY_LINK_LITERALLY = /[@&\\]|www|http/i;
-const GFM_CHARACTERS = /[|~[]/;
+/** A table's `|`, or its delimiter row's `:-`/`-:` (micromark reads `a\n-:` as a table). */
+const GFM_CHARACTERS = /[|~[]|:-|-:/;
 const COMMONMARK = {};
 const WITHOUT_LITERAL_LINKS = {
   extensions: [gfm()],
